@@ -1,0 +1,39 @@
+// Aggregation of per-seed run tables into tidy result tables: mean and 95% confidence interval over seeds
+// (Student t, two-sided). danfojs does the grouping; the interval is computed here.
+import * as dfd from 'danfojs-node';
+import type { Row } from '../src/io/table.js';
+
+// two-sided 95% Student t quantiles for df = 1..30
+const T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131,
+  2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042];
+
+/** t_{0.975, df}; beyond the table a Cornish-Fisher expansion (error < 1e-3 for df > 30). */
+export function tQuantile95(df: number): number {
+  if (!(df >= 1) || !Number.isInteger(df)) throw new Error(`degrees of freedom must be an integer >= 1 (got ${df})`);
+  if (df <= 30) return T95[df - 1];
+  const z = 1.959964;
+  return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2);
+}
+
+/**
+ * Group rows by `by` and summarise each of `values` as <v>_mean, <v>_ci95 (half-width; empty for a single
+ * seed, where no interval exists) and a shared n (rows per group).
+ */
+export function meanCi(rows: Row[], by: string[], values: string[]): Row[] {
+  if (rows.length === 0) return [];
+  for (const c of [...by, ...values]) if (!(c in rows[0])) throw new Error(`meanCi: no column "${c}" in the rows`);
+  const spec = Object.fromEntries(values.map((v) => [v, ['mean', 'std', 'count']]));
+  const g = new dfd.DataFrame(rows.map((r) => Object.fromEntries([...by, ...values].map((c) => [c, r[c]])))).groupby(by).agg(spec);
+  const out = dfd.toJSON(g) as Record<string, number | string>[];
+  return out.map((r) => {
+    const row: Row = {};
+    for (const b of by) row[b] = r[b];
+    const n = Number(r[`${values[0]}_count`]);
+    for (const v of values) {
+      row[`${v}_mean`] = Number(r[`${v}_mean`]);
+      row[`${v}_ci95`] = n > 1 ? tQuantile95(n - 1) * Number(r[`${v}_std`]) / Math.sqrt(n) : '';
+    }
+    row.n = n;
+    return row;
+  });
+}

@@ -1,0 +1,73 @@
+// A run directory: complete config.json (seed, backend, code version), metrics.jsonl (one JSON line per
+// step, appended as it happens, so an interrupted run keeps every finished step), tidy CSV outputs.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { writeFileAtomic, writeCsv, type Row } from './table.js';
+import { initBackend } from '../models/backend.js';
+
+/** git commit of the working tree, with "-dirty" when it has uncommitted changes. */
+export function codeVersion(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    return dirty ? `${head}-dirty` : head;
+  } catch {
+    return 'unknown (not a git checkout)';
+  }
+}
+
+export interface Run {
+  dir: string;
+  config: Record<string, unknown>;
+  /** append one metrics line (a step's record) */
+  log(record: Record<string, unknown>): void;
+  /** write a tidy table atomically into the run directory */
+  table(name: string, rows: Row[], columns?: string[]): void;
+  /** mark the run complete (written last; a run without it was interrupted) */
+  finish(summary?: Record<string, unknown>): void;
+}
+
+/**
+ * Open a run directory. The config is recorded with the seed it must contain, the tensor backend
+ * chosen for this process, the code version, the Node version and the start time.
+ */
+export async function openRun(dir: string, config: Record<string, unknown> & { seed: number }): Promise<Run> {
+  const backend = await initBackend();
+  fs.mkdirSync(dir, { recursive: true });
+  for (const f of ['metrics.jsonl', 'done.json']) fs.rmSync(path.join(dir, f), { force: true });
+  const full = { ...config, backend, codeVersion: codeVersion(), node: process.version, startedAt: new Date().toISOString() };
+  writeFileAtomic(path.join(dir, 'config.json'), JSON.stringify(full, null, 2) + '\n');
+  const metricsFile = path.join(dir, 'metrics.jsonl');
+  return {
+    dir,
+    config: full,
+    log(record) { fs.appendFileSync(metricsFile, JSON.stringify(record) + '\n'); },
+    table(name, rows, columns) { writeCsv(path.join(dir, `${name}.csv`), rows, columns); },
+    finish(summary = {}) {
+      writeFileAtomic(path.join(dir, 'done.json'), JSON.stringify({ ...summary, finishedAt: new Date().toISOString() }, null, 2) + '\n');
+    },
+  };
+}
+
+/** Read metrics.jsonl, ignoring a torn last line left by an interrupted write. */
+export function readMetrics(dir: string): Record<string, unknown>[] {
+  const file = path.join(dir, 'metrics.jsonl');
+  if (!fs.existsSync(file)) return [];
+  const out: Record<string, unknown>[] = [];
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (!line) continue;
+    try { out.push(JSON.parse(line)); } catch { /* torn final line of an interrupted run */ }
+  }
+  return out;
+}
+
+/** Load and parse a JSON config file, naming the file in every error. */
+export function loadJsonConfig(file: string): Record<string, unknown> {
+  let text: string;
+  try { text = fs.readFileSync(file, 'utf8'); } catch (e) { throw new Error(`config file ${file} cannot be read: ${(e as Error).message}`); }
+  let v: unknown;
+  try { v = JSON.parse(text); } catch (e) { throw new Error(`config file ${file} is not valid JSON: ${(e as Error).message}`); }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`config file ${file} must hold a JSON object`);
+  return v as Record<string, unknown>;
+}

@@ -1,0 +1,57 @@
+// Argument checks that fail loudly and name the parameter, so that bad input never becomes a NaN table.
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+function show(v: unknown): string {
+  return typeof v === 'string' ? JSON.stringify(v) : String(v);
+}
+
+export function requireFinite(name: string, v: unknown): number {
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new ConfigError(`${name} must be a finite number (got ${show(v)})`);
+  return v;
+}
+
+export function requireInteger(name: string, v: unknown, min = -Infinity, max = Infinity): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+    const range = max === Infinity ? `>= ${min}` : `in [${min}, ${max}]`;
+    throw new ConfigError(`${name} must be an integer ${range} (got ${show(v)})`);
+  }
+  return v;
+}
+
+/** Group size K for majority votes: odd so that a vote never ties (CO-RL's binary reduction). */
+export function requireOddK(name: string, v: unknown): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v % 2 === 0) {
+    throw new ConfigError(`${name} must be an odd integer >= 1 (got ${show(v)})`);
+  }
+  return v;
+}
+
+export function requireProbability(name: string, v: unknown): number {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1) {
+    throw new ConfigError(`${name} must be a probability in [0, 1] (got ${show(v)})`);
+  }
+  return v;
+}
+
+export function requirePositive(name: string, v: unknown): number {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new ConfigError(`${name} must be > 0 (got ${show(v)})`);
+  return v;
+}
+
+export function requireNonNegative(name: string, v: unknown): number {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new ConfigError(`${name} must be >= 0 (got ${show(v)})`);
+  return v;
+}
+
+export function requireArray<T>(name: string, v: unknown, each: (itemName: string, item: unknown) => T, minLength = 1): T[] {
+  if (!Array.isArray(v) || v.length < minLength) {
+    throw new ConfigError(`${name} must be an array of at least ${minLength} item(s) (got ${show(JSON.stringify(v))})`);
+  }
+  return v.map((item, i) => each(`${name}[${i}]`, item));
+}

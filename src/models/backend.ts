@@ -1,0 +1,95 @@
+// Tensor backend selection, in one place. Order: native tfjs (tfjs-node-gpu, then tfjs-node), wasm, cpu.
+// TFJS_BACKEND=tensorflow|wasm|cpu overrides. A self-test then checks the kernels whose gradients the
+// models need, and a finite-difference gradient check, and fails with a message naming what is missing.
+import * as tf from '@tensorflow/tfjs';
+
+async function tryNative(pkg: string): Promise<boolean> {
+  try { await import(pkg); } catch { return false; }          // absent, or its binding never downloaded
+  if (!tf.findBackendFactory('tensorflow')) return false;       // danfojs's alias makes tfjs-node plain tfjs
+  return tf.setBackend('tensorflow');
+}
+
+/** tf.gather's gradient is UnsortedSegmentSum, which tfjs-wasm 4.22 lacks: a plain JS kernel fills in. */
+function registerWasmUnsortedSegmentSum(): void {
+  if (tf.getKernel('UnsortedSegmentSum', 'wasm')) return;
+  tf.registerKernel({
+    kernelName: 'UnsortedSegmentSum', backendName: 'wasm',
+    kernelFunc: ({ inputs, backend, attrs }) => {
+      const { x, segmentIds } = inputs as { x: tf.TensorInfo; segmentIds: tf.TensorInfo };
+      const numSegments = (attrs as unknown as { numSegments: number }).numSegments;
+      const b = backend as unknown as {
+        readSync(id: unknown): Float32Array | Int32Array;
+        makeOutput(s: number[], d: string, o: undefined, v: Float32Array): tf.TensorInfo;
+      };
+      const xv = b.readSync(x.dataId), ids = b.readSync(segmentIds.dataId);
+      const n = segmentIds.shape.reduce((a, c) => a * c, 1), inner = xv.length / n;
+      const out = new Float32Array(numSegments * inner);
+      for (let i = 0; i < n; i++) {
+        const s = ids[i];
+        if (s < 0 || s >= numSegments) continue;
+        for (let j = 0; j < inner; j++) out[s * inner + j] += xv[i * inner + j];
+      }
+      return b.makeOutput([numSegments, ...x.shape.slice(segmentIds.shape.length)], x.dtype, undefined, out);
+    },
+  });
+}
+
+/** Kernels used by the policies' forward and backward passes (transformer and GRU). */
+export const REQUIRED_KERNELS = [
+  'BatchMatMul', 'GatherV2', 'UnsortedSegmentSum', 'OneHot', 'Softmax', 'Exp', 'Log', 'Sum', 'Max', 'Mean',
+  'Add', 'Sub', 'Multiply', 'RealDiv', 'Sigmoid', 'Tanh', 'Relu', 'Rsqrt', 'Sqrt', 'Square', 'Neg', 'Maximum',
+  'Minimum', 'ClipByValue', 'Select', 'Transpose', 'Reshape', 'Concat', 'Slice', 'Tile', 'Cast', 'Multinomial',
+];
+
+/** Throws naming every required kernel the backend lacks, then checks a gradient numerically. */
+export function selfTest(backend = tf.getBackend()): void {
+  const missing = REQUIRED_KERNELS.filter((k) => !tf.getKernel(k, backend));
+  if (missing.length) {
+    throw new Error(`tensor backend "${backend}" lacks kernel(s) the models need: ${missing.join(', ')}. ` +
+      'Set TFJS_BACKEND to another backend (wasm or cpu).');
+  }
+  // Loss exercising embedding gather, matmul, sigmoid, softmax and a reduction; compare with central differences.
+  const emb = tf.tensor2d([[0.3, -0.2], [0.1, 0.4], [-0.5, 0.2]]);
+  const w = tf.tensor2d([[0.7, -0.1, 0.2], [0.05, 0.3, -0.6]]);
+  const ids = tf.tensor1d([0, 2, 2, 1], 'int32');
+  const loss = (e: tf.Tensor) => tf.tidy(() => {
+    const h = tf.sigmoid(tf.matMul(tf.gather(e, ids), w));
+    return tf.mul(tf.softmax(h), tf.log(tf.add(h, 1))).sum() as tf.Scalar;
+  });
+  const grad = tf.tidy(() => tf.grad(loss)(emb).arraySync() as number[][]);
+  const base = emb.arraySync() as number[][], h = 1e-2;
+  let worst = 0;
+  for (let i = 0; i < 3; i++) for (let j = 0; j < 2; j++) {
+    const at = (d: number) => { const v = base.map((r) => r.slice()); v[i][j] += d; return tf.tidy(() => loss(tf.tensor2d(v)).arraySync() as number); };
+    const fd = (at(h) - at(-h)) / (2 * h);
+    worst = Math.max(worst, Math.abs(fd - grad[i][j]) / Math.max(1e-3, Math.abs(fd)));
+  }
+  tf.dispose([emb, w, ids]);
+  if (!(worst < 5e-2)) throw new Error(`tensor backend "${backend}" failed its gradient self-test (relative error ${worst})`);
+}
+
+let chosen: Promise<string> | undefined;
+
+/** Pick and initialise the backend once per process; returns its name ("tensorflow", "wasm" or "cpu"). */
+export function initBackend(prefer: string | undefined = process.env.TFJS_BACKEND): Promise<string> {
+  chosen ??= (async () => {
+    const order = prefer ? [prefer] : ['tensorflow', 'wasm', 'cpu'];
+    for (const name of order) {
+      if (!['tensorflow', 'wasm', 'cpu'].includes(name)) throw new Error(`TFJS_BACKEND must be tensorflow, wasm or cpu (got "${name}")`);
+      if (name === 'tensorflow') {
+        if (await tryNative('@tensorflow/tfjs-node-gpu') || await tryNative('@tensorflow/tfjs-node')) break;
+      } else if (name === 'wasm') {
+        await import('@tensorflow/tfjs-backend-wasm');
+        registerWasmUnsortedSegmentSum();
+        if (await tf.setBackend('wasm')) break;
+      } else if (await tf.setBackend(name)) break;
+      if (prefer) throw new Error(`TFJS_BACKEND=${prefer} could not be initialised on this machine`);
+    }
+    await tf.ready();
+    selfTest();
+    return tf.getBackend();
+  })();
+  return chosen;
+}
+
+export { tf };
