@@ -58,16 +58,13 @@ export function correctProbs(agent: TabularAgent): number[] {
   return Array.from({ length: agent.problems }, (_, x) => answerProbs(agent, x, buf)[0]);
 }
 
-/** Plurality vote; ties go to the answer seen first (as CO-RL's Counter.most_common does). */
+/** Plurality vote; a tie goes to the tied answer that appeared first (as CO-RL's Counter.most_common). */
 export function majorityVote(samples: ArrayLike<number>, answers: number): number {
   const counts = new Int32Array(answers);
-  let best = samples[0], bestCount = 0;
-  for (let k = 0; k < samples.length; k++) {
-    const a = samples[k];
-    counts[a]++;
-    if (counts[a] > bestCount) { best = a; bestCount = counts[a]; }
-  }
-  return best;
+  let top = 0;
+  for (let k = 0; k < samples.length; k++) top = Math.max(top, ++counts[samples[k]]);
+  for (let k = 0; k < samples.length; k++) if (counts[samples[k]] === top) return samples[k];
+  throw new Error('majorityVote needs at least one sample');
 }
 
 /** GRPO advantages (r - mean)/(std + eps) with the population std; identical rewards give zeros. */

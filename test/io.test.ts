@@ -1,0 +1,112 @@
+// Run directories, tidy tables, config errors, aggregation over seeds.
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { readCsv, toCsv, writeCsv } from '../src/io/table.js';
+import { loadJsonConfig, openRun, readMetrics } from '../src/io/run.js';
+import { requireOddK, requireProbability } from '../src/io/validate.js';
+import { meanCi, tQuantile95 } from '../analysis/aggregate.js';
+import { checkTheoryConfig, defaultTheoryConfig, mergeConfig } from '../src/theory/experiments.js';
+import { selfRewardRate, q, F } from '../src/theory/dynamics.js';
+import { makeRng } from '../src/util/random.js';
+
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'wb-'));
+
+describe('tidy tables', () => {
+  it('round-trip numbers, strings with commas and quotes', () => {
+    const f = path.join(tmp(), 't.csv');
+    writeCsv(f, [{ a: 1.5, b: 'x,y', c: 'say "hi"' }, { a: -2e-9, b: 'plain', c: '' }]);
+    assert.deepEqual(readCsv(f), [{ a: 1.5, b: 'x,y', c: 'say "hi"' }, { a: -2e-9, b: 'plain', c: '' }]);
+  });
+  it('refuse to write NaN or a row missing a column', () => {
+    assert.throws(() => toCsv([{ a: NaN }]), /non-finite/);
+    assert.throws(() => toCsv([{ a: 1, b: 2 }, { a: 1 }]), /missing column "b"/);
+  });
+  it('are written atomically: no temp files left, old content replaced whole', () => {
+    const d = tmp(), f = path.join(d, 't.csv');
+    writeCsv(f, [{ a: 1 }]);
+    writeCsv(f, [{ a: 2 }]);
+    assert.deepEqual(fs.readdirSync(d), ['t.csv']);
+    assert.deepEqual(readCsv(f), [{ a: 2 }]);
+  });
+});
+
+describe('run directory', () => {
+  it('records the seed, backend and code version, appends metrics, marks completion', async () => {
+    const d = path.join(tmp(), 'run');
+    const run = await openRun(d, { seed: 42, lr: 0.1 });
+    run.log({ step: 0, reward: 1 });
+    run.log({ step: 1, reward: 0.5 });
+    run.table('out', [{ x: 1 }]);
+    const cfg = JSON.parse(fs.readFileSync(path.join(d, 'config.json'), 'utf8'));
+    assert.equal(cfg.seed, 42);
+    assert.equal(cfg.lr, 0.1);
+    assert.ok(['wasm', 'cpu', 'tensorflow'].includes(cfg.backend), cfg.backend);
+    assert.ok(typeof cfg.codeVersion === 'string' && cfg.codeVersion.length > 0);
+    assert.ok(!fs.existsSync(path.join(d, 'done.json')), 'not finished yet');
+    run.finish();
+    assert.ok(fs.existsSync(path.join(d, 'done.json')));
+    assert.deepEqual(readMetrics(d), [{ step: 0, reward: 1 }, { step: 1, reward: 0.5 }]);
+  });
+  it('reads back the finished steps of an interrupted run (torn last line)', async () => {
+    const d = path.join(tmp(), 'run');
+    const run = await openRun(d, { seed: 1 });
+    run.log({ step: 0 });
+    fs.appendFileSync(path.join(d, 'metrics.jsonl'), '{"step": 1, "rew');
+    assert.deepEqual(readMetrics(d), [{ step: 0 }]);
+  });
+});
+
+describe('config errors name the parameter', () => {
+  it('for bad K, p, eta', () => {
+    assert.throws(() => requireOddK('K', 4), /K must be an odd integer >= 1 \(got 4\)/);
+    assert.throws(() => requireOddK('K', 0), /K must be an odd integer/);
+    assert.throws(() => requireOddK('K', 2.5), /K must be an odd integer/);
+    assert.throws(() => requireProbability('p', 1.2), /p must be a probability in \[0, 1\] \(got 1.2\)/);
+    assert.throws(() => selfRewardRate(-0.1, { K: 3, eta: 1 }), /p must be a probability/);
+    assert.throws(() => q(0.5, { K: 3, eta: -1 }), /eta must be >= 0/);
+    assert.throws(() => selfRewardRate(0.5, { K: 6, eta: 1 }), /K must be an odd integer/);
+    assert.throws(() => F(0.7, { K: 3, eta: 0 }), /eta = 0/);
+  });
+  it('for a theory config: unknown keys, nested bad values, negative step size', () => {
+    assert.throws(() => mergeConfig(defaultTheoryConfig, { Kz: [3] }), /unknown config key "Kz"/);
+    assert.throws(() => mergeConfig(defaultTheoryConfig, { stochastic: { lrr: 1 } }), /unknown config key "stochastic.lrr"/);
+    assert.throws(() => checkTheoryConfig(mergeConfig(defaultTheoryConfig, { Ks: [3, 4] })), /Ks\[1\] must be an odd integer/);
+    assert.throws(() => checkTheoryConfig(mergeConfig(defaultTheoryConfig, { stochastic: { lr: -0.1 } })), /stochastic.lr must be > 0/);
+    assert.throws(() => checkTheoryConfig(mergeConfig(defaultTheoryConfig, { eta: -1 })), /eta must be > 0/);
+    assert.throws(() => checkTheoryConfig(mergeConfig(defaultTheoryConfig, { stochastic: { offsets: [1.5] } })), /stochastic.offsets\[0\]/);
+    assert.doesNotThrow(() => checkTheoryConfig(mergeConfig(defaultTheoryConfig, { Ks: [3] })));
+  });
+  it('for a malformed config file', () => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'bad.json'), '{"Ks": [3,');
+    fs.writeFileSync(path.join(d, 'list.json'), '[1]');
+    assert.throws(() => loadJsonConfig(path.join(d, 'bad.json')), /bad.json is not valid JSON/);
+    assert.throws(() => loadJsonConfig(path.join(d, 'list.json')), /must hold a JSON object/);
+    assert.throws(() => loadJsonConfig(path.join(d, 'missing.json')), /cannot be read/);
+  });
+  it('for a non-integer seed', () => {
+    assert.throws(() => makeRng(1.5), /seed must be an integer/);
+  });
+});
+
+describe('aggregation over seeds (danfojs)', () => {
+  it('gives mean and Student-t 95% CI by hand', () => {
+    const rows = [{ g: 'a', v: 1 }, { g: 'a', v: 2 }, { g: 'a', v: 4 }, { g: 'b', v: 3 }];
+    const out = meanCi(rows, ['g'], ['v']);
+    const a = out.find((r) => r.g === 'a')!, b = out.find((r) => r.g === 'b')!;
+    assert.ok(Math.abs(Number(a.v_mean) - 7 / 3) < 1e-12);
+    const sd = Math.sqrt(((1 - 7 / 3) ** 2 + (2 - 7 / 3) ** 2 + (4 - 7 / 3) ** 2) / 2);
+    assert.ok(Math.abs(Number(a.v_ci95) - (4.303 * sd) / Math.sqrt(3)) < 1e-9);
+    assert.equal(a.n, 3);
+    assert.equal(b.v_ci95, '', 'no interval from a single seed');
+  });
+  it('t quantiles: table and large-df expansion', () => {
+    assert.equal(tQuantile95(1), 12.706);
+    assert.equal(tQuantile95(4), 2.776);
+    assert.ok(Math.abs(tQuantile95(60) - 2.0003) < 1e-3);
+    assert.ok(Math.abs(tQuantile95(1000) - 1.9623) < 1e-3);
+    assert.throws(() => tQuantile95(0), /degrees of freedom/);
+  });
+});
