@@ -1,0 +1,15 @@
+// Build a policy of either family from its config, optionally from a checkpoint.
+import { createTransformer } from './transformer.js';
+import { createGru } from './gru.js';
+import { loadWeights, readCheckpoint, type ModelConfig, type Policy } from './policy.js';
+
+export function createPolicy(config: ModelConfig): Policy {
+  return config.arch === 'transformer' ? createTransformer(config) : createGru(config);
+}
+
+export function loadPolicy(file: string): Policy {
+  const ck = readCheckpoint(file);
+  const p = createPolicy(ck.config);
+  loadWeights(p, ck, file);
+  return p;
+}

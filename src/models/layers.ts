@@ -1,0 +1,30 @@
+// Building blocks tuned for tfjs-wasm (TOOLCHAIN.md section 3): a linear layer whose backward pass uses only
+// untransposed matmuls (XNNPACK's fast path), layer norm from moments, and a sigmoid GELU (no erf/tanh loops).
+import { tf } from './backend.js';
+
+/** y = x @ w for 2-D x; the gradient is computed with explicit transposes so every matmul takes the fast path. */
+export const linear = tf.customGrad((x: tf.Tensor, w: tf.Tensor, save: tf.GradSaveFunc) => {
+  save([x, w]);
+  return {
+    value: tf.matMul(x as tf.Tensor2D, w as tf.Tensor2D),
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+      const [xs, ws] = saved as tf.Tensor2D[];
+      return [tf.matMul(dy as tf.Tensor2D, tf.transpose(ws)), tf.matMul(tf.transpose(xs), dy as tf.Tensor2D)];
+    },
+  };
+}) as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
+
+export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D, eps = 1e-5): tf.Tensor2D {
+  const { mean, variance } = tf.moments(x, -1, true);
+  return x.sub(mean).mul(tf.rsqrt(variance.add(eps))).mul(gain).add(bias);
+}
+
+/** GELU approximated as x * sigmoid(1.702 x). */
+export const gelu = (x: tf.Tensor) => x.mul(tf.sigmoid(x.mul(1.702)));
+
+/** Deterministic Gaussian init from our seeded RNG (so a seed fixes the model). */
+export function initMatrix(shape: number[], std: number, normal: () => number): Float32Array {
+  const n = shape.reduce((a, b) => a * b, 1), out = new Float32Array(n);
+  for (let i = 0; i < n; i++) out[i] = std * normal();
+  return out;
+}

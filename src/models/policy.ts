@@ -1,0 +1,158 @@
+// The policy interface shared by both architecture families, padded batches, sampling, and checkpoints.
+import * as fs from 'node:fs';
+import { tf } from './backend.js';
+import { writeFileAtomic } from '../io/table.js';
+import type { Rng } from '../util/random.js';
+import { EOS, PAD, V } from '../world/vocab.js';
+import { ConfigError } from '../io/validate.js';
+
+export const ARCHITECTURES = ['transformer', 'gru'] as const;
+export type Architecture = (typeof ARCHITECTURES)[number];
+export type Size = 'S' | 'M';
+export const ROLE_INDEX = { reason: 0, rubric: 1, hint: 2 } as const;
+
+export interface ModelConfig {
+  arch: Architecture;
+  size: Size;
+  vocab: number;
+  /** maximum sequence length (prompt + completion) */
+  context: number;
+  dModel: number;
+  layers: number;
+  heads: number;
+  /** one value head per role */
+  roles: number;
+  /** initialisation seed */
+  seed: number;
+}
+
+/** The two sizes of each family (S and M stand in for the papers' 4B and 8B). */
+export const SIZES: Record<Architecture, Record<Size, Pick<ModelConfig, 'dModel' | 'layers' | 'heads'>>> = {
+  transformer: { S: { dModel: 64, layers: 2, heads: 4 }, M: { dModel: 128, layers: 2, heads: 4 } },
+  gru: { S: { dModel: 96, layers: 1, heads: 1 }, M: { dModel: 160, layers: 1, heads: 1 } },
+};
+
+export function modelConfig(arch: Architecture, size: Size, seed = 0, context = 96): ModelConfig {
+  if (!ARCHITECTURES.includes(arch)) throw new ConfigError(`unknown architecture "${arch}" (known: ${ARCHITECTURES.join(', ')})`);
+  if (!(size in SIZES[arch])) throw new ConfigError(`unknown size "${size}" (known: S, M)`);
+  return { arch, size, vocab: V, context, roles: 3, seed, ...SIZES[arch][size] };
+}
+
+/** A left-padded batch: row b holds its sequence in columns pad[b]..T-1; positions count from its first token. */
+export interface Batch {
+  tokens: tf.Tensor2D;
+  positions: tf.Tensor2D;
+  /** 1 where a token is real, 0 where it is left padding, [B, T] */
+  valid: tf.Tensor2D;
+  pad: number[];
+  lengths: number[];
+  T: number;
+}
+
+export function makeBatch(seqs: number[][], T = Math.max(...seqs.map((s) => s.length))): Batch {
+  const B = seqs.length, tok = new Int32Array(B * T), pos = new Int32Array(B * T), val = new Float32Array(B * T);
+  const pad = seqs.map((s) => {
+    if (s.length > T) throw new ConfigError(`sequence of length ${s.length} exceeds the batch width ${T}`);
+    return T - s.length;
+  });
+  seqs.forEach((s, b) => s.forEach((t, j) => {
+    const i = b * T + pad[b] + j;
+    tok[i] = t; pos[i] = j; val[i] = 1;
+  }));
+  return { tokens: tf.tensor2d(tok, [B, T], 'int32'), positions: tf.tensor2d(pos, [B, T], 'int32'), valid: tf.tensor2d(val, [B, T]), pad, lengths: seqs.map((s) => s.length), T };
+}
+
+export const disposeBatch = (b: Batch) => tf.dispose([b.tokens, b.positions, b.valid]);
+
+/** Incremental decoding state of a model (keys and values, or a hidden state). */
+export interface DecodeState { dispose(): void }
+
+export interface Policy {
+  config: ModelConfig;
+  /** trainable weights by name */
+  weights: Record<string, tf.Variable>;
+  /** logits [B, T, V] and values [B, T, roles] */
+  forward(b: Batch): { logits: tf.Tensor3D; values: tf.Tensor3D };
+  /** run the prompts, returning the decode state and the logits of the next token [B, V] */
+  prefill(b: Batch): { state: DecodeState; logits: tf.Tensor2D };
+  /** feed one token per row at the given positions; returns next-token logits [B, V] */
+  step(state: DecodeState, tokens: tf.Tensor1D, positions: tf.Tensor1D): tf.Tensor2D;
+}
+
+export interface SampleOptions { maxNew: number; temperature: number; topP: number }
+
+/** Draw from probs (length V) restricted to the smallest top set with mass >= topP. */
+export function sampleTopP(probs: Float32Array, offset: number, topP: number, rng: Rng): number {
+  if (topP >= 1) return rng.categorical(probs, offset, V);
+  const idx = Array.from({ length: V }, (_, i) => i).sort((a, b) => probs[offset + b] - probs[offset + a]);
+  const keep: number[] = [];
+  let mass = 0;
+  for (const i of idx) { keep.push(i); mass += probs[offset + i]; if (mass >= topP) break; }
+  return keep[rng.categorical(keep.map((i) => probs[offset + i]))];
+}
+
+/** Sample completions for a batch of prompts with cached incremental decoding. Completions end at <eos> or maxNew. */
+export function sample(policy: Policy, prompts: number[][], opts: SampleOptions, rng: Rng): number[][] {
+  if (!(opts.temperature > 0)) throw new ConfigError(`temperature must be > 0 (got ${opts.temperature})`);
+  const maxNew = Math.min(opts.maxNew, policy.config.context - Math.max(...prompts.map((p) => p.length)));
+  if (maxNew < 1) throw new ConfigError(`prompts leave no room in the context of ${policy.config.context} tokens`);
+  const batch = makeBatch(prompts);
+  let { state, logits } = policy.prefill(batch);
+  disposeBatch(batch);
+  const B = prompts.length, out: number[][] = prompts.map(() => []), done = new Array(B).fill(false);
+  try {
+    for (let s = 0; s < maxNew; s++) {
+      const probsT = tf.tidy(() => tf.softmax(logits.div(opts.temperature)));
+      const probs = probsT.dataSync() as Float32Array;
+      probsT.dispose();
+      logits.dispose();
+      const next = new Int32Array(B);
+      for (let b = 0; b < B; b++) {
+        if (done[b]) { next[b] = PAD; continue; }
+        next[b] = sampleTopP(probs, b * V, opts.topP, rng);
+        out[b].push(next[b]);
+        if (next[b] === EOS) done[b] = true;
+      }
+      if (done.every(Boolean) || s === maxNew - 1) { logits = tf.zeros([1, 1]); break; }
+      const tokT = tf.tensor1d(next, 'int32'), posT = tf.tensor1d(prompts.map((p) => p.length + s), 'int32');
+      logits = policy.step(state, tokT, posT);
+      tf.dispose([tokT, posT]);
+    }
+  } finally {
+    logits.dispose();
+    state.dispose();
+  }
+  return out;
+}
+
+// ---- checkpoints: JSON with the config and base64 float32 weights; loading checks names and shapes ----
+
+export function saveCheckpoint(policy: Policy, file: string, meta: Record<string, unknown> = {}): void {
+  const weights: Record<string, { shape: number[]; data: string }> = {};
+  for (const [name, v] of Object.entries(policy.weights)) {
+    const data = v.dataSync() as Float32Array;
+    if (data.some((x) => !Number.isFinite(x))) throw new Error(`refusing to save a checkpoint: weight ${name} contains NaN or Infinity`);
+    weights[name] = { shape: v.shape, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64') };
+  }
+  writeFileAtomic(file, JSON.stringify({ config: policy.config, meta, weights }));
+}
+
+export interface Checkpoint { config: ModelConfig; meta: Record<string, unknown>; weights: Record<string, { shape: number[]; data: string }> }
+
+export function readCheckpoint(file: string): Checkpoint {
+  if (!fs.existsSync(file)) throw new Error(`checkpoint ${file} does not exist`);
+  try { return JSON.parse(fs.readFileSync(file, 'utf8')) as Checkpoint; } catch (e) { throw new Error(`checkpoint ${file} is not valid JSON: ${(e as Error).message}`); }
+}
+
+/** Copy checkpoint weights into a policy, checking that every name and shape matches. */
+export function loadWeights(policy: Policy, ck: Checkpoint, file = 'checkpoint'): void {
+  const want = Object.keys(policy.weights).sort(), have = Object.keys(ck.weights).sort();
+  const missing = want.filter((n) => !have.includes(n)), extra = have.filter((n) => !want.includes(n));
+  if (missing.length || extra.length) throw new Error(`${file} does not fit the model: missing [${missing.join(', ')}], unexpected [${extra.join(', ')}]`);
+  for (const name of want) {
+    const w = ck.weights[name], v = policy.weights[name];
+    if (w.shape.join('x') !== v.shape.join('x')) throw new Error(`${file}: weight ${name} has shape [${w.shape}], the model expects [${v.shape}]`);
+    const buf = Buffer.from(w.data, 'base64');
+    v.assign(tf.tensor(new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4).slice(), w.shape));
+  }
+}

@@ -1,0 +1,111 @@
+// A small decoder-only transformer (pre-LN, learned positions, untied head, one value head per role),
+// with cached keys and values for incremental sampling. Written for tfjs-wasm's fast paths: 2-D linear
+// layers with custom gradients, separate Wq/Wk/Wv, 4-D transposes only, one-hot embeddings.
+import { tf } from './backend.js';
+import { gelu, initMatrix, layerNorm, linear } from './layers.js';
+import type { Batch, DecodeState, ModelConfig, Policy } from './policy.js';
+import { makeRng } from '../util/random.js';
+
+const NEG = -1e9;
+
+export function createTransformer(config: ModelConfig): Policy {
+  const { vocab: Vv, context: C, dModel: d, layers: L, heads: H, roles: R } = config;
+  if (d % H !== 0) throw new Error(`dModel ${d} must be divisible by heads ${H}`);
+  const dh = d / H, scale = 1 / Math.sqrt(dh), rng = makeRng(config.seed);
+  const w: Record<string, tf.Variable> = {};
+  const param = (name: string, shape: number[], std: number | 'one' | 'zero') => {
+    const n = shape.reduce((a, b) => a * b, 1);
+    const data = std === 'one' ? new Float32Array(n).fill(1) : std === 'zero' ? new Float32Array(n) : initMatrix(shape, std, rng.normal);
+    w[name] = tf.variable(tf.tensor(data, shape), true); // tfjs variable names are global: leave them unnamed
+  };
+  param('tok_emb', [Vv, d], 0.02);
+  param('pos_emb', [C, d], 0.02);
+  for (let l = 0; l < L; l++) {
+    param(`l${l}.ln1_g`, [d], 'one'); param(`l${l}.ln1_b`, [d], 'zero');
+    for (const m of ['wq', 'wk', 'wv']) param(`l${l}.${m}`, [d, d], 0.02);
+    param(`l${l}.wo`, [d, d], 0.02 / Math.sqrt(2 * L));
+    param(`l${l}.ln2_g`, [d], 'one'); param(`l${l}.ln2_b`, [d], 'zero');
+    param(`l${l}.w1`, [d, 4 * d], 0.02); param(`l${l}.b1`, [4 * d], 'zero');
+    param(`l${l}.w2`, [4 * d, d], 0.02 / Math.sqrt(2 * L)); param(`l${l}.b2`, [d], 'zero');
+  }
+  param('lnf_g', [d], 'one'); param('lnf_b', [d], 'zero');
+  param('head', [d, Vv], 0.02);
+  param('value_head', [d, R], 0.02); param('value_b', [R], 'zero');
+
+  const P = (n: string) => w[n] as unknown as tf.Tensor2D;
+  const G = (n: string) => w[n] as unknown as tf.Tensor1D;
+  const embed = (tokens: tf.Tensor, positions: tf.Tensor) =>
+    linear(tf.oneHot(tokens.reshape([-1]) as tf.Tensor1D, Vv).toFloat() as tf.Tensor2D, P('tok_emb'))
+      .add(linear(tf.oneHot(positions.reshape([-1]) as tf.Tensor1D, C).toFloat() as tf.Tensor2D, P('pos_emb'))) as tf.Tensor2D;
+  const mlp = (x: tf.Tensor2D, l: number) => {
+    const h = layerNorm(x, G(`l${l}.ln2_g`), G(`l${l}.ln2_b`));
+    return x.add(linear(gelu(linear(h, P(`l${l}.w1`)).add(G(`l${l}.b1`))) as tf.Tensor2D, P(`l${l}.w2`)).add(G(`l${l}.b2`))) as tf.Tensor2D;
+  };
+  const heads = (x: tf.Tensor2D, B: number, T: number) => x.reshape([B, T, H, dh]).transpose([0, 2, 1, 3]) as tf.Tensor4D;
+  const outputs = (x: tf.Tensor2D) => {
+    const h = layerNorm(x, G('lnf_g'), G('lnf_b'));
+    return { logits: linear(h, P('head')), values: linear(h, P('value_head')).add(G('value_b')) as tf.Tensor2D };
+  };
+
+  /** Full forward pass; optionally returns each layer's keys and values for decoding. */
+  function run(b: Batch, keep: boolean) {
+    const [B, T] = b.tokens.shape;
+    const causal = tf.linalg.bandPart(tf.ones([T, T]), -1, 0).sub(1).mul(-NEG).reshape([1, 1, T, T]);
+    const keyMask = tf.sub(1, b.valid).mul(NEG).reshape([B, 1, 1, T]);
+    const mask = causal.add(keyMask);
+    let x = embed(b.tokens, b.positions);
+    const cache: { k: tf.Tensor4D; v: tf.Tensor4D }[] = [];
+    for (let l = 0; l < L; l++) {
+      const h = layerNorm(x, G(`l${l}.ln1_g`), G(`l${l}.ln1_b`));
+      const q = heads(linear(h, P(`l${l}.wq`)), B, T), k = heads(linear(h, P(`l${l}.wk`)), B, T), v = heads(linear(h, P(`l${l}.wv`)), B, T);
+      if (keep) cache.push({ k: tf.keep(k), v: tf.keep(v) });
+      const att = tf.softmax(tf.matMul(q, k, false, true).mul(scale).add(mask));
+      const y = tf.matMul(att, v).transpose([0, 2, 1, 3]).reshape([B * T, d]) as tf.Tensor2D;
+      x = mlp(x.add(linear(y, P(`l${l}.wo`))) as tf.Tensor2D, l);
+    }
+    const o = outputs(x);
+    return { logits: o.logits.reshape([B, T, Vv]) as tf.Tensor3D, values: o.values.reshape([B, T, R]) as tf.Tensor3D, cache, keyMask };
+  }
+
+  class KV implements DecodeState {
+    constructor(public layers: { k: tf.Tensor4D; v: tf.Tensor4D }[], public keyMask: tf.Tensor) {}
+    dispose() { tf.dispose([...this.layers.flatMap((c) => [c.k, c.v]), this.keyMask]); }
+  }
+
+  return {
+    config,
+    weights: w,
+    forward(b) {
+      return tf.tidy(() => { const r = run(b, false); return { logits: r.logits, values: r.values }; });
+    },
+    prefill(b) {
+      let state!: KV;
+      const logits = tf.tidy(() => {
+        const r = run(b, true);
+        state = new KV(r.cache, tf.keep(r.keyMask));
+        return r.logits.slice([0, b.T - 1, 0], [-1, 1, -1]).reshape([b.tokens.shape[0], Vv]) as tf.Tensor2D;
+      });
+      return { state, logits };
+    },
+    step(s, tokens, positions) {
+      const st = s as KV, B = tokens.shape[0];
+      return tf.tidy(() => {
+        const km = tf.concat([st.keyMask, tf.zeros([B, 1, 1, 1])], 3);
+        st.keyMask.dispose();
+        st.keyMask = tf.keep(km);
+        let x = embed(tokens, positions);
+        for (let l = 0; l < L; l++) {
+          const h = layerNorm(x, G(`l${l}.ln1_g`), G(`l${l}.ln1_b`));
+          const one = (m: string) => linear(h, P(`l${l}.${m}`)).reshape([B, H, 1, dh]) as tf.Tensor4D;
+          const c = st.layers[l];
+          const k = tf.concat([c.k, one('wk')], 2), v = tf.concat([c.v, one('wv')], 2);
+          tf.dispose([c.k, c.v]);
+          c.k = tf.keep(k); c.v = tf.keep(v);
+          const att = tf.softmax(tf.matMul(one('wq'), k, false, true).mul(scale).add(km));
+          x = mlp(x.add(linear(tf.matMul(att, v).reshape([B, d]) as tf.Tensor2D, P(`l${l}.wo`))) as tf.Tensor2D, l);
+        }
+        return outputs(x).logits;
+      });
+    },
+  };
+}
