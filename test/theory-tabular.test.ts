@@ -1,6 +1,8 @@
 // Finite-sample GRPO on tabular agents, and the error-overlap statistics.
 import { strict as assert } from 'node:assert';
-import { agentFromProbs, binaryAgent, correctProbs, groupAdvantages, majorityVote, trainTabular, type StepStats } from '../src/theory/tabular.js';
+import { agentFromProbs, binaryAgent, correctProbs, majorityVote, trainTabular, type StepStats } from '../src/theory/tabular.js';
+import { groupAdvantages } from '../src/rl/advantages.js';
+const pop = (eps: number) => ({ std: 'population' as const, eps, singleton: 'zero' as const });
 import { correlatedPair, errorOverlap, sampleOnce } from '../src/theory/overlap.js';
 import { defaultTheoryConfig, stochasticVsOde } from '../src/theory/experiments.js';
 import { makeRng, type Rng } from '../src/util/random.js';
@@ -17,15 +19,15 @@ function scripted(draws: number[]): Rng {
 
 describe('GRPO advantages', () => {
   it('are (r - mean)/std with the population std', () => {
-    assert.deepEqual(Array.from(groupAdvantages([1, 0, 0, 1], 0)), [1, -1, -1, 1]);
-    const a = groupAdvantages([1, 0, 0], 0); // mean 1/3, std sqrt(2)/3
+    assert.deepEqual(Array.from(groupAdvantages([1, 0, 0, 1], pop(0))), [1, -1, -1, 1]);
+    const a = groupAdvantages([1, 0, 0], pop(0)); // mean 1/3, std sqrt(2)/3
     close(a[0], (2 / 3) / (Math.SQRT2 / 3));
     close(a[1], (-1 / 3) / (Math.SQRT2 / 3));
   });
   it('are zero for a group of identical rewards and for a group of one', () => {
-    assert.deepEqual(Array.from(groupAdvantages([1, 1, 1], 1e-6)), [0, 0, 0]);
-    assert.deepEqual(Array.from(groupAdvantages([0, 0], 1e-6)), [0, 0]);
-    assert.deepEqual(Array.from(groupAdvantages([1], 1e-6)), [0]);
+    assert.deepEqual(Array.from(groupAdvantages([1, 1, 1], pop(1e-6))), [0, 0, 0]);
+    assert.deepEqual(Array.from(groupAdvantages([0, 0], pop(1e-6))), [0, 0]);
+    assert.deepEqual(Array.from(groupAdvantages([1], pop(1e-6))), [0]);
   });
 });
 

@@ -3,7 +3,7 @@
 import { tf } from './backend.js';
 
 /** y = x @ w for 2-D x; the gradient is computed with explicit transposes so every matmul takes the fast path. */
-export const linear = tf.customGrad((x: tf.Tensor, w: tf.Tensor, save: tf.GradSaveFunc) => {
+export const linear = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, save: tf.GradSaveFunc) => {
   save([x, w]);
   return {
     value: tf.matMul(x as tf.Tensor2D, w as tf.Tensor2D),
@@ -12,7 +12,7 @@ export const linear = tf.customGrad((x: tf.Tensor, w: tf.Tensor, save: tf.GradSa
       return [tf.matMul(dy as tf.Tensor2D, tf.transpose(ws)), tf.matMul(tf.transpose(xs), dy as tf.Tensor2D)];
     },
   };
-}) as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
+}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
 
 export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D, eps = 1e-5): tf.Tensor2D {
   const { mean, variance } = tf.moments(x, -1, true);

@@ -5,6 +5,7 @@
 // With M = 2 this is exactly the ODE's binary reduction: one GRPO step of size lr on the logits moves
 // the log-odds by 2*lr*(2Z-1)*sqrt(C(K-C))/K, i.e. the ODE with eta = 1 at time t = 2*lr*step.
 import type { Rng } from '../util/random.js';
+import { groupAdvantages } from '../rl/advantages.js';
 import { requireOddK, requirePositive, requireInteger, requireNonNegative, ConfigError } from '../io/validate.js';
 
 export interface TabularAgent {
@@ -65,19 +66,6 @@ export function majorityVote(samples: ArrayLike<number>, answers: number): numbe
   for (let k = 0; k < samples.length; k++) top = Math.max(top, ++counts[samples[k]]);
   for (let k = 0; k < samples.length; k++) if (counts[samples[k]] === top) return samples[k];
   throw new Error('majorityVote needs at least one sample');
-}
-
-/** GRPO advantages (r - mean)/(std + eps) with the population std; identical rewards give zeros. */
-export function groupAdvantages(rewards: ArrayLike<number>, eps: number, out = new Float64Array(rewards.length)): Float64Array {
-  const n = rewards.length;
-  let mean = 0;
-  for (let i = 0; i < n; i++) mean += rewards[i];
-  mean /= n;
-  let v = 0;
-  for (let i = 0; i < n; i++) v += (rewards[i] - mean) ** 2;
-  const std = Math.sqrt(v / n);
-  for (let i = 0; i < n; i++) out[i] = std === 0 ? 0 : (rewards[i] - mean) / (std + eps);
-  return out;
 }
 
 export type Supervision = 'self_reward' | 'co_training';
@@ -156,7 +144,7 @@ export function trainTabular(agents: TabularAgent[], mode: Supervision, c: Tabul
         mean /= K;
         stdSum[n] += Math.sqrt(mean * (1 - mean));
         if (step === c.steps) continue;
-        groupAdvantages(rewards, c.advantageEps, adv);
+        groupAdvantages(rewards, { std: 'population', eps: c.advantageEps, singleton: 'zero' }, adv);
         // d log pi(a) / d logits = onehot(a) - pi; averaged over the group
         const o = x * M, pr = probs[n];
         for (let k = 0; k < K; k++) {

@@ -1,0 +1,114 @@
+// Cold start: supervised fine-tuning on teacher data (reasoning traces in mixed styles and quality,
+// rubric-writing traces, and rubric-as-hint traces), as RLCER does before RL.
+import { tf } from '../models/backend.js';
+import { makeSequenceBatch, disposeSequenceBatch, tokenLogProbs } from '../models/logprobs.js';
+import type { Policy } from '../models/policy.js';
+import type { Rng } from '../util/random.js';
+import { sampleProblem, TRAIN_FAMILIES, domainOf, type Family, type ProblemKnobs } from '../world/problems.js';
+import { writeTrace, STYLES, type Style, type TeacherKnobs } from '../world/teacher.js';
+import { promptTokens } from '../world/trace.js';
+import { encode } from '../world/vocab.js';
+import { referenceRubric, sampleTeacherRubric, toTokens } from '../rubrics/rubric.js';
+import { EVAL_GRID } from '../world/datasets.js';
+import { ConfigError, requireNonNegative, requirePositive, requireInteger, requireProbability } from '../io/validate.js';
+
+export interface ColdStartData {
+  /** families in the SFT mixture (chain_ood is held out) */
+  families: Family[];
+  /** share of each reasoning style in the teacher traces */
+  styleMix: Record<Style, number>;
+  teacher: TeacherKnobs;
+  problems: ProblemKnobs;
+  /** share of rubric-writing examples (role <rubric>) */
+  rubricShare: number;
+  /** share of rubric-as-hint examples (role <hint>) */
+  hintShare: number;
+}
+
+export const defaultColdStartData: ColdStartData = {
+  families: TRAIN_FAMILIES,
+  styleMix: { systematic: 0.35, verified: 0.2, shortcut: 0.15, sloppy: 0.15, redundant: 0.15 },
+  teacher: { errorRate: 0.1, verifyMiss: 0.3 },
+  problems: { carryFreeShare: null },
+  rubricShare: 0.15,
+  hintShare: 0.05,
+};
+
+export function checkColdStartData(c: ColdStartData): void {
+  for (const s of Object.keys(c.styleMix)) if (!(STYLES as readonly string[]).includes(s)) throw new ConfigError(`unknown style "${s}" in styleMix`);
+  Object.entries(c.styleMix).forEach(([s, v]) => requireNonNegative(`styleMix.${s}`, v));
+  if (Object.values(c.styleMix).reduce((a, b) => a + b, 0) <= 0) throw new ConfigError('styleMix must have a positive total');
+  requireProbability('rubricShare', c.rubricShare);
+  requireProbability('hintShare', c.hintShare);
+  if (c.families.includes('chain_ood')) throw new ConfigError('chain_ood is the held-out family and cannot be in the cold-start mixture');
+}
+
+export interface Example { prompt: number[]; completion: number[]; kind: 'reason' | 'rubric' | 'hint'; style?: Style }
+
+/** One SFT example drawn from the mixture. */
+export function sampleExample(c: ColdStartData, rng: Rng): Example {
+  const family = c.families[rng.int(c.families.length)];
+  const digits = EVAL_GRID[family][rng.int(EVAL_GRID[family].length)];
+  const p = sampleProblem(family, digits, rng, c.problems);
+  const u = rng.next();
+  if (u < c.rubricShare) {
+    return { kind: 'rubric', prompt: encode(promptTokens(p, 'rubric')), completion: encode(toTokens(sampleTeacherRubric(p, rng))) };
+  }
+  const styles = Object.keys(c.styleMix) as Style[];
+  if (u < c.rubricShare + c.hintShare && family !== 'chain') {
+    // the hint is a short reference rubric; the trace follows it (a careful style)
+    const items = referenceRubric(p).items.filter((i) => i.points > 0);
+    const hint = toTokens({ domain: domainOf(family), items: items.slice(0, 2 + rng.int(2)) }).slice(0, -1);
+    const style: Style = rng.next() < 0.5 ? 'systematic' : 'verified';
+    return { kind: 'hint', style, prompt: encode(promptTokens(p, 'hint', hint)), completion: encode(writeTrace(p, style, rng, c.teacher).tokens) };
+  }
+  const style = styles[rng.categorical(styles.map((s) => c.styleMix[s]))];
+  return { kind: 'reason', style, prompt: encode(promptTokens(p, 'reason')), completion: encode(writeTrace(p, style, rng, c.teacher).tokens) };
+}
+
+export interface SftConfig {
+  steps: number;
+  batch: number;
+  lr: number;
+  warmup: number;
+  clipNorm: number;
+}
+
+export const defaultSftConfig: SftConfig = { steps: 3000, batch: 64, lr: 1e-3, warmup: 100, clipNorm: 1 };
+
+export function checkSftConfig(c: SftConfig): void {
+  requireInteger('steps', c.steps, 1);
+  requireInteger('batch', c.batch, 1);
+  requirePositive('lr', c.lr);
+  requireInteger('warmup', c.warmup, 0);
+  requirePositive('clipNorm', c.clipNorm);
+}
+
+/** Clip gradients to a global norm; returns the norm before clipping. Throws on a non-finite gradient. */
+export function clipByGlobalNorm(grads: Record<string, tf.Tensor>, maxNorm: number): number {
+  const norm = Math.sqrt(Object.values(grads).reduce((s, g) => s + (tf.tidy(() => g.square().sum().dataSync()[0])), 0));
+  if (!Number.isFinite(norm)) throw new Error(`non-finite gradient norm (${norm}): the update would write NaN into the weights`);
+  if (norm > maxNorm) for (const k of Object.keys(grads)) { const g = grads[k]; grads[k] = g.mul(maxNorm / norm); g.dispose(); }
+  return norm;
+}
+
+/** One SFT step: masked next-token cross-entropy on completion tokens. Returns the loss and gradient norm. */
+export function sftStep(policy: Policy, opt: tf.Optimizer, batch: Example[], clipNorm: number): { loss: number; gradNorm: number } {
+  const sb = makeSequenceBatch(batch.map((e) => e.prompt), batch.map((e) => e.completion));
+  try {
+    const vars = Object.values(policy.weights);
+    const { value, grads } = tf.variableGrads(() => {
+      const { logp } = tokenLogProbs(policy, sb);
+      return logp.sum().neg().div(sb.mask.sum()) as tf.Scalar;
+    }, vars);
+    const loss = value.dataSync()[0];
+    value.dispose();
+    if (!Number.isFinite(loss)) { tf.dispose(Object.values(grads)); throw new Error(`SFT loss is ${loss}: stopping before it reaches the weights`); }
+    const gradNorm = clipByGlobalNorm(grads, clipNorm);
+    opt.applyGradients(grads as tf.NamedTensorMap);
+    tf.dispose(Object.values(grads));
+    return { loss, gradNorm };
+  } finally {
+    disposeSequenceBatch(sb);
+  }
+}

@@ -1,0 +1,75 @@
+// Evaluation: sample n completions per problem and report avg@n (the pass@1 estimate), unbiased pass@k,
+// maj@k, the share of each CoT style, and for the rubricator the format validity of its rubrics.
+import type { Rng } from '../util/random.js';
+import { sample, type Policy } from '../models/policy.js';
+import type { Problem } from '../world/problems.js';
+import { domainOf } from '../world/problems.js';
+import { isCorrect, parseTrace, promptTokens, type ParsedTrace } from '../world/trace.js';
+import { decode, encode } from '../world/vocab.js';
+import { parseRubricTokens } from '../rubrics/rubric.js';
+import { judge } from '../rubrics/criteria.js';
+import { choose } from '../theory/binomial.js';
+import { majorityVote } from '../theory/tabular.js';
+
+/** Unbiased pass@k from c correct out of n samples: 1 - C(n-c, k) / C(n, k). */
+export function passAtK(n: number, c: number, k: number): number {
+  if (k > n) throw new Error(`pass@${k} needs at least ${k} samples (got ${n})`);
+  if (n - c < k) return 1;
+  return 1 - choose(n - c, k) / choose(n, k);
+}
+
+/** Majority-vote correctness over answers (null = no answer, which never wins a vote against an answer). */
+export function majCorrect(answers: (string | null)[], truth: string): boolean {
+  const given = answers.filter((a): a is string => a !== null);
+  if (given.length === 0) return false;
+  const ids = [...new Set(given)];
+  return ids[majorityVote(given.map((a) => ids.indexOf(a)), ids.length)] === truth;
+}
+
+export type TraceStyle = 'shortcut' | 'verified' | 'redundant' | 'sloppy' | 'systematic' | 'malformed';
+
+/** Which style a trace looks like, judged from its content (not from how it was produced). */
+export function classifyStyle(t: ParsedTrace, p: Problem): TraceStyle {
+  if (!t.terminated) return 'malformed';
+  if (t.passes.length === 0) return 'shortcut';
+  if (t.verify !== null) return 'verified';
+  if (judge({ name: 'REPEAT', args: [] }, t, p)) return 'redundant';
+  if (!judge({ name: 'CARRY', args: [] }, t, p)) return 'sloppy';
+  return 'systematic';
+}
+
+export interface ProblemResult { problem: Problem; correct: number; samples: number; maj: boolean; styles: Record<string, number>; traces: ParsedTrace[] }
+
+/** Sample n completions per problem (batched) and score them. */
+export function evaluateReasoner(policy: Policy, problems: Problem[], n: number, rng: Rng, temperature = 1, batchRows = 256): ProblemResult[] {
+  const prompts = problems.flatMap((p) => Array.from({ length: n }, () => encode(promptTokens(p, 'reason'))));
+  const outs: number[][] = [];
+  for (let i = 0; i < prompts.length; i += batchRows) {
+    outs.push(...sample(policy, prompts.slice(i, i + batchRows), { maxNew: 96, temperature, topP: 1 }, rng));
+  }
+  return problems.map((p, j) => {
+    const traces = outs.slice(j * n, (j + 1) * n).map((o) => parseTrace(decode(o)));
+    const styles: Record<string, number> = {};
+    let correct = 0;
+    for (const t of traces) {
+      if (isCorrect(p, t)) correct++;
+      const s = classifyStyle(t, p);
+      styles[s] = (styles[s] ?? 0) + 1;
+    }
+    const maj = majCorrect(traces.map((t) => (t.terminated && t.answer ? t.answer.join('') : null)), p.answer.join(''));
+    return { problem: p, correct, samples: n, maj, styles, traces };
+  });
+}
+
+/** Share of rubricator completions that parse into a valid rubric set. */
+export function rubricFormatValidity(policy: Policy, problems: Problem[], rng: Rng, temperature = 1): { valid: number; reasons: Record<string, number> } {
+  const outs = sample(policy, problems.map((p) => encode(promptTokens(p, 'rubric'))), { maxNew: 60, temperature, topP: 1 }, rng);
+  let valid = 0;
+  const reasons: Record<string, number> = {};
+  outs.forEach((o, i) => {
+    const r = parseRubricTokens(decode(o), domainOf(problems[i].family));
+    if (r.ok) valid++;
+    else { const why = r.reason.replace(/ at token \d+/, '').replace(/got .*/, 'got ...'); reasons[why] = (reasons[why] ?? 0) + 1; }
+  });
+  return { valid: valid / problems.length, reasons };
+}

@@ -1,0 +1,100 @@
+// RL engine formulas against hand-computed values, and a gradient check of the PPO loss.
+import { strict as assert } from 'node:assert';
+import { gae, groupAdvantages, whiten } from '../src/rl/advantages.js';
+import { clippedSurrogate, clippedValueLoss, klK3, tokenMean } from '../src/rl/losses.js';
+import { initBackend, tf } from '../src/models/backend.js';
+import { passAtK, majCorrect } from '../src/rl/evaluate.js';
+
+const close = (a: number, b: number, tol = 1e-9, what = '') => assert.ok(Math.abs(a - b) <= tol, `${what} ${a} vs ${b}`);
+const val = (t: tf.Tensor) => t.dataSync()[0];
+
+describe('GRPO group advantages (decided edge cases)', () => {
+  it('use the Bessel std + eps by default', () => {
+    const a = groupAdvantages([1, -1, -1, 1]); // mean 0, sample std sqrt(4/3)
+    close(a[0], 1 / (Math.sqrt(4 / 3) + 1e-6), 1e-12);
+    close(a[1], -1 / (Math.sqrt(4 / 3) + 1e-6), 1e-12);
+  });
+  it('give zeros when all rewards are equal, and a group of one gets 0 (or its raw reward if asked)', () => {
+    assert.deepEqual(Array.from(groupAdvantages([1, 1, 1])), [0, 0, 0]);
+    assert.deepEqual(Array.from(groupAdvantages([-1, -1])), [0, 0]);
+    assert.deepEqual(Array.from(groupAdvantages([0.7])), [0]);
+    assert.deepEqual(Array.from(groupAdvantages([0.7], { std: 'sample', eps: 1e-6, singleton: 'raw' })), [0.7]);
+  });
+  it("Dr. GRPO ('none') only subtracts the mean", () => {
+    assert.deepEqual(Array.from(groupAdvantages([3, 1], { std: 'none', eps: 1e-6, singleton: 'zero' })), [1, -1]);
+  });
+  it('reject an empty group', () => assert.throws(() => groupAdvantages([]), /at least one/));
+});
+
+describe('GAE', () => {
+  it('matches a hand computation (gamma 0.9, lambda 0.5)', () => {
+    // rewards [0, 0, 1], values [0.5, 0.4, 0.8]
+    // delta2 = 1 - 0.8 = 0.2; delta1 = 0 + 0.9*0.8 - 0.4 = 0.32; delta0 = 0 + 0.9*0.4 - 0.5 = -0.14
+    // A2 = 0.2; A1 = 0.32 + 0.45*0.2 = 0.41; A0 = -0.14 + 0.45*0.41 = 0.0445
+    const { advantages, returns } = gae([0, 0, 1], [0.5, 0.4, 0.8], 0.9, 0.5);
+    [0.0445, 0.41, 0.2].forEach((v, i) => close(advantages[i], v, 1e-12, `A${i}`));
+    [0.5445, 0.81, 1.0].forEach((v, i) => close(returns[i], v, 1e-12, `R${i}`));
+  });
+  it('with gamma = lambda = 1 and a final reward, A_t = R - V_t', () => {
+    const { advantages } = gae([0, 0, 0, 2], [0.1, 0.2, 0.3, 0.4], 1, 1);
+    [1.9, 1.8, 1.7, 1.6].forEach((v, i) => close(advantages[i], v, 1e-12));
+  });
+  it('whitening gives mean 0 and std 1 across all responses', () => {
+    const xs = [Float64Array.from([1, 2]), Float64Array.from([3, 4, 5])];
+    whiten(xs);
+    const all = xs.flatMap((x) => Array.from(x));
+    close(all.reduce((a, b) => a + b, 0), 0, 1e-12);
+    close(Math.sqrt(all.reduce((a, b) => a + b * b, 0) / all.length), 1, 1e-6);
+  });
+});
+
+describe('PPO losses', () => {
+  before(async () => { await initBackend(); });
+  it('clipped surrogate by hand', () => {
+    // ratios e^0.5 = 1.6487 (A=+1: clipped to 1.2), e^-0.5 = 0.6065 (A=+1: unclipped 0.6065), e^0.1 (A=-2: min(-2.2103, -2.2103))
+    const logp = tf.tensor2d([[0.5, -0.5, 0.1, 0]]), old = tf.zeros([1, 4]), adv = tf.tensor2d([[1, 1, -2, 5]]), mask = tf.tensor2d([[1, 1, 1, 0]]);
+    const { loss, clipfrac } = clippedSurrogate(logp, old, adv, mask, 0.2);
+    const want = -(1.2 + Math.exp(-0.5) + -2 * Math.exp(0.1)) / 3;
+    close(val(loss), want, 1e-5);
+    close(val(clipfrac), 2 / 3, 1e-6); // |ratio-1| > 0.2 for the first two tokens
+  });
+  it('clipped value loss by hand', () => {
+    // v=1.0, vOld=0.5, R=2: unclipped (1-2)^2=1, clipped vOld+0.2=0.7 -> (0.7-2)^2=1.69; max/2 = 0.845
+    const l = clippedValueLoss(tf.tensor2d([[1]]), tf.tensor2d([[0.5]]), tf.tensor2d([[2]]), tf.tensor2d([[1]]), 0.2);
+    close(val(l), 0.845, 1e-6);
+  });
+  it('k3 KL is 0 at equality and exp(d) - d - 1 otherwise', () => {
+    close(val(klK3(tf.scalar(-1), tf.scalar(-1))), 0, 1e-7);
+    close(val(klK3(tf.scalar(-1), tf.scalar(-0.5))), Math.exp(0.5) - 0.5 - 1, 1e-6);
+  });
+  it('token mean ignores masked tokens', () => {
+    close(val(tokenMean(tf.tensor2d([[1, 2, 100]]), tf.tensor2d([[1, 1, 0]]))), 1.5, 1e-7);
+  });
+  it('gradient of the surrogate matches central differences', () => {
+    const adv = tf.tensor2d([[1.5, -0.7, 0.3]]), old = tf.tensor2d([[-1.0, -0.8, -1.2]]), mask = tf.ones([1, 3]);
+    const f = (lp: tf.Tensor) => clippedSurrogate(lp, old, adv, mask, 0.2).loss;
+    const x = [-0.95, -0.85, -1.1];
+    const g = tf.grad(f)(tf.tensor2d([x])).dataSync();
+    for (let i = 0; i < 3; i++) {
+      const h = 1e-3, up = x.slice(), dn = x.slice();
+      up[i] += h; dn[i] -= h;
+      const fd = (val(f(tf.tensor2d([up]))) - val(f(tf.tensor2d([dn])))) / (2 * h);
+      close(g[i], fd, 2e-3, `d/dlogp[${i}]`);
+    }
+  });
+});
+
+describe('evaluation metrics', () => {
+  it('unbiased pass@k by hand', () => {
+    close(passAtK(4, 1, 1), 0.25, 1e-12);
+    close(passAtK(4, 1, 2), 1 - 3 / 6, 1e-12);
+    close(passAtK(16, 0, 8), 0, 1e-12);
+    close(passAtK(16, 9, 8), 1, 1e-12);
+    assert.throws(() => passAtK(4, 1, 5), /needs at least 5/);
+  });
+  it('maj@k with missing answers', () => {
+    assert.equal(majCorrect(['12', '13', '12', null], '12'), true);
+    assert.equal(majCorrect([null, null], '12'), false);
+    assert.equal(majCorrect(['13', '12'], '12'), false, 'ties go to the first answer');
+  });
+});
