@@ -3,6 +3,7 @@
 import { tf } from '../models/backend.js';
 import { makeSequenceBatch, disposeSequenceBatch, tokenLogProbs } from '../models/logprobs.js';
 import type { Policy } from '../models/policy.js';
+import { clipByGlobalNorm } from '../rl/optim.js';
 import type { Rng } from '../util/random.js';
 import { sampleProblem, TRAIN_FAMILIES, domainOf, type Family, type ProblemKnobs } from '../world/problems.js';
 import { writeTrace, STYLES, type Style, type TeacherKnobs } from '../world/teacher.js';
@@ -82,14 +83,6 @@ export function checkSftConfig(c: SftConfig): void {
   requirePositive('lr', c.lr);
   requireInteger('warmup', c.warmup, 0);
   requirePositive('clipNorm', c.clipNorm);
-}
-
-/** Clip gradients to a global norm; returns the norm before clipping. Throws on a non-finite gradient. */
-export function clipByGlobalNorm(grads: Record<string, tf.Tensor>, maxNorm: number): number {
-  const norm = Math.sqrt(Object.values(grads).reduce((s, g) => s + (tf.tidy(() => g.square().sum().dataSync()[0])), 0));
-  if (!Number.isFinite(norm)) throw new Error(`non-finite gradient norm (${norm}): the update would write NaN into the weights`);
-  if (norm > maxNorm) for (const k of Object.keys(grads)) { const g = grads[k]; grads[k] = g.mul(maxNorm / norm); g.dispose(); }
-  return norm;
 }
 
 /** One SFT step: masked next-token cross-entropy on completion tokens. Returns the loss and gradient norm. */

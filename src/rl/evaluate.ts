@@ -10,6 +10,9 @@ import { parseRubricTokens } from '../rubrics/rubric.js';
 import { judge } from '../rubrics/criteria.js';
 import { choose } from '../theory/binomial.js';
 import { majorityVote } from '../theory/tabular.js';
+import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
+import type { Family } from '../world/problems.js';
+import type { Row } from '../io/table.js';
 
 /** Unbiased pass@k from c correct out of n samples: 1 - C(n-c, k) / C(n, k). */
 export function passAtK(n: number, c: number, k: number): number {
@@ -72,4 +75,34 @@ export function rubricFormatValidity(policy: Policy, problems: Problem[], rng: R
     else { const why = r.reason.replace(/ at token \d+/, '').replace(/got .*/, 'got ...'); reasons[why] = (reasons[why] ?? 0) + 1; }
   });
   return { valid: valid / problems.length, reasons };
+}
+
+/**
+ * Accuracy table on the committed evaluation sets: the first `perCell` problems of every (family, digits)
+ * cell, `n` samples each. One row per cell: avg@n, pass@k and maj@k for k = n, and the share of each style.
+ */
+export function evalReport(policy: Policy, perCell: number, n: number, rng: Rng, families = Object.keys(EVAL_GRID) as Family[]): Row[] {
+  const rows: Row[] = [];
+  for (const family of families) for (const digits of EVAL_GRID[family]) {
+    const res = evaluateReasoner(policy, loadEvalSet(family, digits).slice(0, perCell), n, rng);
+    const styles = ['systematic', 'verified', 'shortcut', 'sloppy', 'redundant', 'malformed'];
+    rows.push({
+      family, difficulty: digits, problems: res.length, samples: n,
+      accuracy: res.reduce((s, r) => s + r.correct / n, 0) / res.length,
+      [`pass_at_${n}`]: res.reduce((s, r) => s + passAtK(n, r.correct, n), 0) / res.length,
+      [`maj_at_${n}`]: res.reduce((s, r) => s + +r.maj, 0) / res.length,
+      ...Object.fromEntries(styles.map((s) => [`style_${s}`, res.reduce((a, r) => a + (r.styles[s] ?? 0) / n, 0) / res.length])),
+    });
+  }
+  return rows;
+}
+
+/** Mean accuracy per family over its difficulty cells. */
+export function familyAccuracy(rows: Row[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const f of [...new Set(rows.map((r) => String(r.family)))]) {
+    const rs = rows.filter((r) => r.family === f);
+    out[f] = rs.reduce((s, r) => s + Number(r.accuracy), 0) / rs.length;
+  }
+  return out;
 }

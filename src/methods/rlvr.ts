@@ -1,0 +1,95 @@
+// RLVR: RL with a verifiable outcome reward only (+1 correct, -1 wrong), the baseline every rubric method
+// is compared with. One readable path: sample prompts -> roll out -> reward -> PPO (or GRPO) update.
+import { tf } from '../models/backend.js';
+import { sample, type Policy } from '../models/policy.js';
+import type { Rng } from '../util/random.js';
+import { sampleProblem, type Problem, type Family } from '../world/problems.js';
+import { isCorrect, parseTrace, promptTokens, type ParsedTrace } from '../world/trace.js';
+import { decode, encode } from '../world/vocab.js';
+import { defaultWorld, type WorldConfig } from '../world/defaults.js';
+import { classifyStyle } from '../rl/evaluate.js';
+import { checkPpoConfig, defaultPpoConfig, makeRoleOptimizers, ppoUpdate, type PpoConfig } from '../rl/ppo.js';
+import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../rl/grpo.js';
+import { mean, type Rollout } from '../rl/rollout.js';
+import { ConfigError, requireInteger, requirePositive } from '../io/validate.js';
+
+export interface RlvrConfig {
+  steps: number;
+  /** prompts per step */
+  prompts: number;
+  /** rollouts per prompt */
+  rollouts: number;
+  temperature: number;
+  algo: 'ppo' | 'grpo';
+  ppo: PpoConfig;
+  grpo: GrpoConfig;
+  world: WorldConfig;
+}
+
+export const defaultRlvrConfig: RlvrConfig = {
+  steps: 150, prompts: 16, rollouts: 8, temperature: 1, algo: 'ppo',
+  ppo: { ...defaultPpoConfig, epochs: 1, minibatches: 2 }, grpo: defaultGrpoConfig, world: defaultWorld,
+};
+
+export function checkRlvrConfig(c: RlvrConfig): void {
+  requireInteger('steps', c.steps, 0);
+  requireInteger('prompts', c.prompts, 1);
+  requireInteger('rollouts', c.rollouts, 1);
+  requirePositive('temperature', c.temperature);
+  if (c.algo !== 'ppo' && c.algo !== 'grpo') throw new ConfigError(`algo must be "ppo" or "grpo" (got "${c.algo}")`);
+  checkPpoConfig(c.ppo);
+  checkGrpoConfig(c.grpo);
+  if (c.world.trainFamilies.includes('chain_ood')) throw new ConfigError('chain_ood is held out of RL training');
+}
+
+export interface ReasonerRollout extends Rollout { problem: Problem; trace: ParsedTrace; correct: boolean }
+
+/** Draw `prompts` training problems and `rollouts` completions of each. */
+export function rollOutReasoner(policy: Policy, c: RlvrConfig, rng: Rng): ReasonerRollout[] {
+  const problems = Array.from({ length: c.prompts }, () => {
+    const f: Family = c.world.trainFamilies[rng.int(c.world.trainFamilies.length)];
+    const ds = c.world.digits[f];
+    return sampleProblem(f, ds[rng.int(ds.length)], rng, c.world.problems);
+  });
+  const prompts = problems.flatMap((p) => Array.from({ length: c.rollouts }, () => encode(promptTokens(p, 'reason'))));
+  const outs = sample(policy, prompts, { maxNew: 96, temperature: c.temperature, topP: 1 }, rng);
+  return outs.map((completion, i) => {
+    const problem = problems[Math.floor(i / c.rollouts)], trace = parseTrace(decode(completion)), correct = isCorrect(problem, trace);
+    return { role: 'reason', group: Math.floor(i / c.rollouts), prompt: prompts[i], completion, problem, trace, correct, reward: 0, components: {} };
+  });
+}
+
+/** The outcome reward: +1 for a correct final answer, -1 otherwise (malformed included). */
+export function outcomeReward(r: ReasonerRollout): number {
+  return r.correct ? 1 : -1;
+}
+
+export interface Trainer { step(rng: Rng): Record<string, number> }
+
+export function makeRlvrTrainer(policy: Policy, c: RlvrConfig): Trainer {
+  checkRlvrConfig(c);
+  const opts = makeRoleOptimizers(c.ppo.lr), grpoOpt = tf.train.adam(c.grpo.lr);
+  return {
+    step(rng) {
+      const t0 = Date.now();
+      const rs = rollOutReasoner(policy, c, rng);
+      const t1 = Date.now();
+      for (const r of rs) { r.components = { outcome: outcomeReward(r) }; r.reward = r.components.outcome; }
+      const upd = c.algo === 'ppo' ? ppoUpdate(policy, opts, rs, c.ppo, rng) : grpoUpdate(policy, grpoOpt, rs, c.grpo, rng);
+      const groups = [...new Set(rs.map((r) => r.group))].map((g) => rs.filter((r) => r.group === g));
+      const styles: Record<string, number> = {};
+      for (const r of rs) { const s = classifyStyle(r.trace, r.problem); styles[s] = (styles[s] ?? 0) + 1 / rs.length; }
+      return {
+        accuracy: mean(rs.map((r) => +r.correct)),
+        'reward/outcome': mean(rs.map((r) => r.components.outcome)),
+        reward_std: mean(groups.map((g) => { const m = mean(g.map((r) => r.reward)); return Math.sqrt(mean(g.map((r) => (r.reward - m) ** 2))); })),
+        mixed_groups: mean(groups.map((g) => +(new Set(g.map((r) => r.correct)).size > 1))),
+        response_length: mean(rs.map((r) => r.completion.length)),
+        terminated: mean(rs.map((r) => +r.trace.terminated)),
+        ...Object.fromEntries(Object.entries(styles).map(([k, v]) => [`style/${k}`, v])),
+        ...upd,
+        sample_ms: t1 - t0, update_ms: Date.now() - t1,
+      };
+    },
+  };
+}

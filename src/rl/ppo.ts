@@ -1,0 +1,111 @@
+// PPO as RLCER uses it: one shared policy plays several roles; token-level clipped surrogate, clipped value
+// loss, GAE (gamma, lambda), reward on the last token, optional k1 KL penalty to a reference policy in the
+// reward, advantages whitened per role, and a learning rate per role (one Adam per role over the shared weights).
+import { tf } from '../models/backend.js';
+import { makeSequenceBatch, disposeSequenceBatch, tokenLogProbs } from '../models/logprobs.js';
+import { ROLE_INDEX, type Policy } from '../models/policy.js';
+import { clipByGlobalNorm } from './optim.js';
+import { gae, whiten } from './advantages.js';
+import { clippedSurrogate, clippedValueLoss, tokenMean } from './losses.js';
+import { fromGrid, mean, minibatches, toGrid, type Rollout } from './rollout.js';
+import type { Role } from '../world/vocab.js';
+import type { Rng } from '../util/random.js';
+import { requireInteger, requireNonNegative, requirePositive, requireProbability } from '../io/validate.js';
+
+export interface PpoConfig {
+  clip: number;
+  valueClip: number;
+  valueCoef: number;
+  entropyCoef: number;
+  gamma: number;
+  lambda: number;
+  /** k1 KL penalty coefficient, subtracted per token from the reward (0: no reference model needed) */
+  klCoef: number;
+  epochs: number;
+  minibatches: number;
+  maxGradNorm: number;
+  /** learning rate per role (RLCER: the rubricator's is 10x the reasoner's) */
+  lr: Record<Role, number>;
+}
+
+export const defaultPpoConfig: PpoConfig = {
+  clip: 0.2, valueClip: 0.2, valueCoef: 0.5, entropyCoef: 0, gamma: 1, lambda: 1, klCoef: 0,
+  epochs: 2, minibatches: 2, maxGradNorm: 1, lr: { reason: 1e-4, rubric: 1e-3, hint: 1e-4 },
+};
+
+export function checkPpoConfig(c: PpoConfig): void {
+  requirePositive('ppo.clip', c.clip); requirePositive('ppo.valueClip', c.valueClip);
+  requireNonNegative('ppo.valueCoef', c.valueCoef); requireNonNegative('ppo.entropyCoef', c.entropyCoef);
+  requireProbability('ppo.gamma', c.gamma); requireProbability('ppo.lambda', c.lambda); requireNonNegative('ppo.klCoef', c.klCoef);
+  requireInteger('ppo.epochs', c.epochs, 1); requireInteger('ppo.minibatches', c.minibatches, 1); requirePositive('ppo.maxGradNorm', c.maxGradNorm);
+  for (const [r, v] of Object.entries(c.lr)) requirePositive(`ppo.lr.${r}`, v);
+}
+
+export const makeRoleOptimizers = (lr: Record<Role, number>) =>
+  Object.fromEntries(Object.entries(lr).map(([r, v]) => [r, tf.train.adam(v)])) as unknown as Record<Role, tf.Optimizer>;
+
+/** Old log-probs and values of rollouts (no gradient), per row. */
+export function scoreRollouts(policy: Policy, rs: Rollout[], role: Role) {
+  const sb = makeSequenceBatch(rs.map((r) => r.prompt), rs.map((r) => r.completion));
+  const out = tf.tidy(() => { const o = tokenLogProbs(policy, sb, ROLE_INDEX[role]); return [o.logp, o.values]; });
+  const res = { logp: fromGrid(sb, out[0]), values: fromGrid(sb, out[1]) };
+  tf.dispose(out);
+  disposeSequenceBatch(sb);
+  return res;
+}
+
+export interface PpoMetrics { [k: string]: number }
+
+/** One PPO update on a batch of rollouts (any mix of roles). */
+export function ppoUpdate(policy: Policy, opts: Record<Role, tf.Optimizer>, rollouts: Rollout[], c: PpoConfig, rng: Rng, ref?: Policy): PpoMetrics {
+  checkPpoConfig(c);
+  const metrics: PpoMetrics = {};
+  const vars = Object.values(policy.weights);
+  for (const role of [...new Set(rollouts.map((r) => r.role))]) {
+    const rs = rollouts.filter((r) => r.role === role);
+    const old = scoreRollouts(policy, rs, role);
+    const refLogp = ref && c.klCoef > 0 ? scoreRollouts(ref, rs, role).logp : null;
+    // per-token rewards: the scalar on the last token, minus the k1 KL penalty on every token
+    const adv: Float64Array[] = [], ret: Float64Array[] = [];
+    let kl = 0;
+    rs.forEach((r, i) => {
+      const T = r.completion.length, rew = new Float64Array(T);
+      rew[T - 1] = r.reward;
+      if (refLogp) for (let t = 0; t < T; t++) { const k = old.logp[i][t] - refLogp[i][t]; rew[t] -= c.klCoef * k; kl += k / T; }
+      const g = gae(rew, old.values[i], c.gamma, c.lambda);
+      adv.push(g.advantages); ret.push(g.returns);
+    });
+    whiten(adv); // advantages normalised per role
+    const acc = { pg: [] as number[], v: [] as number[], ent: [] as number[], clipfrac: [] as number[], approxKl: [] as number[], gradNorm: [] as number[] };
+    for (let e = 0; e < c.epochs; e++) {
+      for (const mb of minibatches(rs.length, c.minibatches, rng)) {
+        const sb = makeSequenceBatch(mb.map((i) => rs[i].prompt), mb.map((i) => rs[i].completion));
+        const oldLp = toGrid(sb, mb.map((i) => old.logp[i])), oldV = toGrid(sb, mb.map((i) => old.values[i]));
+        const A = toGrid(sb, mb.map((i) => adv[i])), R = toGrid(sb, mb.map((i) => ret[i]));
+        let parts: tf.Scalar[] = [];
+        const { value, grads } = tf.variableGrads(() => {
+          const o = tokenLogProbs(policy, sb, ROLE_INDEX[role]);
+          const s = clippedSurrogate(o.logp, oldLp, A, sb.mask, c.clip);
+          const vl = clippedValueLoss(o.values, oldV, R, sb.mask, c.valueClip);
+          const ent = tokenMean(o.entropy, sb.mask);
+          parts = [s.loss, vl, ent, s.clipfrac, s.approxKl].map((t) => tf.keep(t.clone()));
+          return s.loss.add(vl.mul(c.valueCoef)).sub(ent.mul(c.entropyCoef)) as tf.Scalar;
+        }, vars);
+        const loss = value.dataSync()[0];
+        if (!Number.isFinite(loss)) throw new Error(`PPO loss is ${loss} (role ${role}): stopping before it reaches the weights`);
+        acc.gradNorm.push(clipByGlobalNorm(grads, c.maxGradNorm));
+        opts[role].applyGradients(grads as tf.NamedTensorMap);
+        const [pg, v, ent, cf, ak] = parts.map((t) => t.dataSync()[0]);
+        acc.pg.push(pg); acc.v.push(v); acc.ent.push(ent); acc.clipfrac.push(cf); acc.approxKl.push(ak);
+        tf.dispose([value, ...Object.values(grads), ...parts, oldLp, oldV, A, R]);
+        disposeSequenceBatch(sb);
+      }
+    }
+    Object.assign(metrics, {
+      [`${role}/pg_loss`]: mean(acc.pg), [`${role}/value_loss`]: mean(acc.v), [`${role}/entropy`]: mean(acc.ent),
+      [`${role}/clipfrac`]: mean(acc.clipfrac), [`${role}/approx_kl`]: mean(acc.approxKl), [`${role}/grad_norm`]: mean(acc.gradNorm),
+      [`${role}/kl_ref`]: refLogp ? kl / rs.length : 0, [`${role}/value_mean`]: mean(old.values.map(mean)),
+    });
+  }
+  return metrics;
+}

@@ -1,0 +1,85 @@
+// Models: cached decoding equals the full forward pass, checkpoints round-trip exactly, bad shapes are named.
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { initBackend, tf } from '../src/models/backend.js';
+import { createPolicy, loadPolicy } from '../src/models/index.js';
+import { makeBatch, modelConfig, sample, saveCheckpoint, readCheckpoint, loadWeights, sampleTopP, ARCHITECTURES } from '../src/models/policy.js';
+import { makeSequenceBatch, tokenLogProbs } from '../src/models/logprobs.js';
+import { makeRng } from '../src/util/random.js';
+import { EOS, V } from '../src/world/vocab.js';
+
+const maxDiff = (a: number[], b: number[]) => Math.max(...a.map((v, i) => Math.abs(v - b[i])));
+
+describe('policy models', function () {
+  this.timeout(60000);
+  before(async () => { await initBackend(); });
+  for (const arch of ARCHITECTURES) {
+    it(`${arch}: prefill and cached steps give the same logits as the full forward pass`, () => {
+      const m = createPolicy(modelConfig(arch, 'S', 3));
+      const seqs = [[2, 14, 15, 16, 17, 18], [2, 19, 20]];
+      const { state, logits } = m.prefill(makeBatch(seqs));
+      const step = m.step(state, tf.tensor1d([21, 22], 'int32'), tf.tensor1d([6, 3], 'int32'));
+      const full = m.forward(makeBatch([[...seqs[0], 21], [...seqs[1], 22]])).logits.arraySync() as number[][][];
+      const pre = logits.arraySync() as number[][], st = step.arraySync() as number[][];
+      const fullPrev = m.forward(makeBatch(seqs)).logits.arraySync() as number[][][];
+      assert.ok(maxDiff(pre[0], fullPrev[0][5]) < 1e-5 && maxDiff(pre[1], fullPrev[1][5]) < 1e-5);
+      assert.ok(maxDiff(st[0], full[0][6]) < 1e-5 && maxDiff(st[1], full[1][6]) < 1e-5);
+      state.dispose();
+    });
+    it(`${arch}: left padding does not change a row's outputs`, () => {
+      const m = createPolicy(modelConfig(arch, 'S', 4));
+      const alone = m.forward(makeBatch([[2, 14, 15]])).logits.arraySync() as number[][][];
+      const padded = m.forward(makeBatch([[2, 14, 15], [2, 16, 17, 18, 19, 20]])).logits.arraySync() as number[][][];
+      assert.ok(maxDiff(alone[0][2], padded[0][5]) < 1e-5);
+    });
+    it(`${arch}: checkpoints save and load exactly; a wrong shape is named`, () => {
+      const m = createPolicy(modelConfig(arch, 'S', 5));
+      const f = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wb-ck-')), 'm.json');
+      saveCheckpoint(m, f, { step: 7 });
+      const back = loadPolicy(f);
+      for (const [k, v] of Object.entries(m.weights)) assert.deepEqual(Array.from(back.weights[k].dataSync()), Array.from(v.dataSync()), k);
+      assert.equal(readCheckpoint(f).meta.step, 7);
+      const other = createPolicy(modelConfig(arch, 'M', 5));
+      assert.throws(() => loadWeights(other, readCheckpoint(f), f), /has shape \[.*\], the model expects/);
+    });
+  }
+  it('refuses to save NaN weights', () => {
+    const m = createPolicy(modelConfig('transformer', 'S', 6));
+    const name = Object.keys(m.weights)[0];
+    m.weights[name].assign(tf.fill(m.weights[name].shape, NaN));
+    assert.throws(() => saveCheckpoint(m, path.join(os.tmpdir(), 'nan.json')), /contains NaN/);
+  });
+  it('samples within the context, stops rows at <eos>, and is reproducible from a seed', () => {
+    const m = createPolicy(modelConfig('transformer', 'S', 7));
+    const prompts = [[2, 14, 15], [2, 16]];
+    const a = sample(m, prompts, { maxNew: 20, temperature: 1, topP: 1 }, makeRng(1));
+    const b = sample(m, prompts, { maxNew: 20, temperature: 1, topP: 1 }, makeRng(1));
+    assert.deepEqual(a, b);
+    for (const o of a) { assert.ok(o.length <= 20); assert.ok(o.indexOf(EOS) === -1 || o.indexOf(EOS) === o.length - 1); }
+    assert.throws(() => sample(m, prompts, { maxNew: 5, temperature: 0, topP: 1 }, makeRng(1)), /temperature must be > 0/);
+  });
+  it('top-p keeps the smallest set with enough mass', () => {
+    const probs = new Float32Array(V);
+    probs[3] = 0.6; probs[4] = 0.3; probs[5] = 0.1;
+    const rng = makeRng(2), seen = new Set<number>();
+    for (let i = 0; i < 200; i++) seen.add(sampleTopP(probs, 0, 0.8, rng));
+    assert.deepEqual([...seen].sort(), [3, 4]);
+  });
+  it('token log-probs are log-softmax at the completion positions only', () => {
+    const m = createPolicy(modelConfig('transformer', 'S', 8));
+    const sb = makeSequenceBatch([[2, 14], [2, 15, 16]], [[17, EOS], [EOS]]);
+    const { logp } = tokenLogProbs(m, sb);
+    const lp = logp.arraySync() as number[][], logits = m.forward(sb).logits.arraySync() as number[][][];
+    const ls = (row: number[], t: number) => row[t] - Math.log(row.reduce((s, v) => s + Math.exp(v), 0));
+    // both rows have length 4 (no padding); row 0's completion is predicted at columns 1..2, row 1's at column 2
+    assert.deepEqual(sb.start, [1, 2]);
+    assert.ok(Math.abs(lp[0][1] - ls(logits[0][1], 17)) < 1e-5);
+    assert.ok(Math.abs(lp[0][2] - ls(logits[0][2], EOS)) < 1e-5);
+    assert.equal(lp[0][0], 0);
+    assert.equal(lp[0][3], 0);
+    assert.ok(Math.abs(lp[1][2] - ls(logits[1][2], EOS)) < 1e-5);
+    assert.equal(lp[1][1], 0);
+  });
+});
