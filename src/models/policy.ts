@@ -79,7 +79,13 @@ export interface Policy {
   step(state: DecodeState, tokens: tf.Tensor1D, positions: tf.Tensor1D): tf.Tensor2D;
 }
 
-export interface SampleOptions { maxNew: number; temperature: number; topP: number }
+export interface SampleOptions {
+  maxNew: number;
+  temperature: number;
+  topP: number;
+  /** keep sampling past <eos> (benchmarks measure a fixed number of tokens) */
+  ignoreEos?: boolean;
+}
 
 /** Draw from probs (length V) restricted to the smallest top set with mass >= topP. */
 export function sampleTopP(probs: Float32Array, offset: number, topP: number, rng: Rng): number {
@@ -111,7 +117,7 @@ export function sample(policy: Policy, prompts: number[][], opts: SampleOptions,
         if (done[b]) { next[b] = PAD; continue; }
         next[b] = sampleTopP(probs, b * V, opts.topP, rng);
         out[b].push(next[b]);
-        if (next[b] === EOS) done[b] = true;
+        if (next[b] === EOS && !opts.ignoreEos) done[b] = true;
       }
       if (done.every(Boolean) || s === maxNew - 1) { logits = tf.zeros([1, 1]); break; }
       const tokT = tf.tensor1d(next, 'int32'), posT = tf.tensor1d(prompts.map((p) => p.length + s), 'int32');

@@ -2,7 +2,7 @@
 // loss, GAE (gamma, lambda), reward on the last token, optional k1 KL penalty to a reference policy in the
 // reward, advantages whitened per role, and a learning rate per role (one Adam per role over the shared weights).
 import { tf } from '../models/backend.js';
-import { makeSequenceBatch, disposeSequenceBatch, tokenLogProbs } from '../models/logprobs.js';
+import { makeSequenceBatch, disposeSequenceBatch, tokenLogProbs, type SequenceBatch } from '../models/logprobs.js';
 import { ROLE_INDEX, type Policy } from '../models/policy.js';
 import { clipByGlobalNorm } from './optim.js';
 import { gae, whiten } from './advantages.js';
@@ -56,11 +56,34 @@ export function scoreRollouts(policy: Policy, rs: Rollout[], role: Role) {
 
 export interface PpoMetrics { [k: string]: number }
 
+/** One gradient step of the PPO objective on a minibatch (old log-probs, old values, advantages, returns as [B, T]). */
+export function ppoGradientStep(policy: Policy, opt: tf.Optimizer, sb: SequenceBatch, d: { oldLp: tf.Tensor; oldV: tf.Tensor; A: tf.Tensor; R: tf.Tensor },
+  role: Role, c: PpoConfig) {
+  let parts: tf.Scalar[] = [];
+  const { value, grads } = tf.variableGrads(() => {
+    const o = tokenLogProbs(policy, sb, ROLE_INDEX[role]);
+    const s = clippedSurrogate(o.logp, d.oldLp, d.A, sb.mask, c.clip);
+    const vl = clippedValueLoss(o.values, d.oldV, d.R, sb.mask, c.valueClip);
+    const ent = tokenMean(o.entropy, sb.mask);
+    parts = [s.loss, vl, ent, s.clipfrac, s.approxKl].map((t) => tf.keep(t.clone()));
+    return s.loss.add(vl.mul(c.valueCoef)).sub(ent.mul(c.entropyCoef)) as tf.Scalar;
+  }, Object.values(policy.weights));
+  try {
+    const loss = value.dataSync()[0];
+    if (!Number.isFinite(loss)) throw new Error(`PPO loss is ${loss} (role ${role}): stopping before it reaches the weights`);
+    const gradNorm = clipByGlobalNorm(grads, c.maxGradNorm);
+    opt.applyGradients(grads as tf.NamedTensorMap);
+    const [pg, v, ent, clipfrac, approxKl] = parts.map((t) => t.dataSync()[0]);
+    return { gradNorm, pg, v, ent, clipfrac, approxKl };
+  } finally {
+    tf.dispose([value, ...Object.values(grads), ...parts]);
+  }
+}
+
 /** One PPO update on a batch of rollouts (any mix of roles). */
 export function ppoUpdate(policy: Policy, opts: Record<Role, tf.Optimizer>, rollouts: Rollout[], c: PpoConfig, rng: Rng, ref?: Policy): PpoMetrics {
   checkPpoConfig(c);
   const metrics: PpoMetrics = {};
-  const vars = Object.values(policy.weights);
   for (const role of [...new Set(rollouts.map((r) => r.role))]) {
     const rs = rollouts.filter((r) => r.role === role);
     const old = scoreRollouts(policy, rs, role);
@@ -82,22 +105,9 @@ export function ppoUpdate(policy: Policy, opts: Record<Role, tf.Optimizer>, roll
         const sb = makeSequenceBatch(mb.map((i) => rs[i].prompt), mb.map((i) => rs[i].completion));
         const oldLp = toGrid(sb, mb.map((i) => old.logp[i])), oldV = toGrid(sb, mb.map((i) => old.values[i]));
         const A = toGrid(sb, mb.map((i) => adv[i])), R = toGrid(sb, mb.map((i) => ret[i]));
-        let parts: tf.Scalar[] = [];
-        const { value, grads } = tf.variableGrads(() => {
-          const o = tokenLogProbs(policy, sb, ROLE_INDEX[role]);
-          const s = clippedSurrogate(o.logp, oldLp, A, sb.mask, c.clip);
-          const vl = clippedValueLoss(o.values, oldV, R, sb.mask, c.valueClip);
-          const ent = tokenMean(o.entropy, sb.mask);
-          parts = [s.loss, vl, ent, s.clipfrac, s.approxKl].map((t) => tf.keep(t.clone()));
-          return s.loss.add(vl.mul(c.valueCoef)).sub(ent.mul(c.entropyCoef)) as tf.Scalar;
-        }, vars);
-        const loss = value.dataSync()[0];
-        if (!Number.isFinite(loss)) throw new Error(`PPO loss is ${loss} (role ${role}): stopping before it reaches the weights`);
-        acc.gradNorm.push(clipByGlobalNorm(grads, c.maxGradNorm));
-        opts[role].applyGradients(grads as tf.NamedTensorMap);
-        const [pg, v, ent, cf, ak] = parts.map((t) => t.dataSync()[0]);
-        acc.pg.push(pg); acc.v.push(v); acc.ent.push(ent); acc.clipfrac.push(cf); acc.approxKl.push(ak);
-        tf.dispose([value, ...Object.values(grads), ...parts, oldLp, oldV, A, R]);
+        const st = ppoGradientStep(policy, opts[role], sb, { oldLp, oldV, A, R }, role, c);
+        acc.gradNorm.push(st.gradNorm); acc.pg.push(st.pg); acc.v.push(st.v); acc.ent.push(st.ent); acc.clipfrac.push(st.clipfrac); acc.approxKl.push(st.approxKl);
+        tf.dispose([oldLp, oldV, A, R]);
         disposeSequenceBatch(sb);
       }
     }
