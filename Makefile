@@ -5,11 +5,18 @@ TSX := ./node_modules/.bin/tsx
 SEEDS ?= 0,1,2,3,4
 JUPYTER := JUPYTER_PATH="$(CURDIR)/.jupyter/share/jupyter" PYDEVD_DISABLE_FILE_VALIDATION=1 /usr/bin/jupyter
 
-.PHONY: help setup test typecheck theory figures notebooks clean-runs
+.PHONY: help setup test typecheck theory figures notebooks clean-runs data coldstart coldstart-report rlvr world-criteria bench
+COLDSTART_MODELS ?= transformer-S gru-S
+RLVR_SEEDS ?= 0 1
 
 help:
 	@echo "make setup      install Debian packages, npm packages and the tslab kernel (idempotent)"
 	@echo "make theory     CO-RL theory: runs -> results/theory/*.csv -> results/figures/theory_*"
+	@echo "make data       regenerate the fixed evaluation sets and their checksums (data/eval/)"
+	@echo "make coldstart  SFT cold start of $(COLDSTART_MODELS) -> data/checkpoints/, then results/coldstart/report.csv"
+	@echo "make rlvr       RLVR from the transformer-S cold start, seeds $(RLVR_SEEDS) in parallel -> results/rlvr/"
+	@echo "make world-criteria  the pre-registered world criteria -> results/world/criteria.csv"
+	@echo "make bench      tfjs vs the PyTorch reference, side by side (update step, sampling, ratios)"
 	@echo "make figures    regenerate every figure from the committed tables in results/"
 	@echo "make notebooks  execute notebooks/*.ipynb headless into results/notebooks/"
 	@echo "make test       typecheck, then the test suite (ends with 'N passed, N failed')"
@@ -34,6 +41,28 @@ figures:
 
 notebooks:
 	$(JUPYTER) nbconvert --to notebook --execute --output-dir results/notebooks notebooks/*.ipynb
+
+data:
+	$(TSX) src/cli/make-data.ts
+
+# both cores: one model per process
+coldstart:
+	echo $(COLDSTART_MODELS) | tr ' ' '\n' | xargs -P 2 -I{} sh -c 'm={}; $(TSX) src/cli/coldstart.ts --arch $${m%-*} --size $${m##*-}'
+	$(MAKE) coldstart-report
+
+coldstart-report:
+	$(TSX) src/cli/coldstart-report.ts
+
+# both cores: one seed per process
+rlvr:
+	echo $(RLVR_SEEDS) | tr ' ' '\n' | xargs -P 2 -I{} $(TSX) src/cli/rlvr.ts --seed {} --out runs/rlvr/seed-{}
+	$(TSX) analysis/rlvr.ts runs/rlvr results/rlvr
+
+world-criteria:
+	$(TSX) src/cli/world-criteria.ts
+
+bench:
+	$(TSX) src/cli/bench.ts
 
 clean-runs:
 	rm -rf runs

@@ -1,0 +1,33 @@
+// `make coldstart` (report step): evaluate every cold-start checkpoint on the fixed evaluation sets.
+// Writes results/coldstart/report.csv: model, family, difficulty, accuracy (avg@n), pass@n, maj@n, the share of
+// each CoT style, and the rubricator's format validity rate.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs, runMain } from './args.js';
+import { initBackend } from '../models/backend.js';
+import { loadPolicy } from '../models/index.js';
+import { evalReport, rubricFormatValidity } from '../rl/evaluate.js';
+import { sampleProblem, TRAIN_FAMILIES } from '../world/problems.js';
+import { EVAL_GRID } from '../world/datasets.js';
+import { writeCsv, type Row } from '../io/table.js';
+import { makeRng } from '../util/random.js';
+
+runMain(async () => {
+  const a = parseArgs(process.argv.slice(2), { problems: 'problems per cell (default 32)', samples: 'samples per problem (default 8)', out: 'output CSV' });
+  const perCell = Number(a.problems ?? 32), n = Number(a.samples ?? 8), out = a.out ?? 'results/coldstart/report.csv';
+  await initBackend();
+  const files = fs.readdirSync('data/checkpoints').filter((f) => /^coldstart-.*\.json$/.test(f)).sort();
+  if (files.length === 0) throw new Error('no cold-start checkpoints in data/checkpoints; run make coldstart first');
+  const rows: Row[] = [];
+  for (const f of files) {
+    const model = f.replace(/^coldstart-|\.json$/g, '');
+    const policy = loadPolicy(path.join('data/checkpoints', f));
+    const rng = makeRng(7);
+    const rubricProblems = Array.from({ length: 96 }, (_, i) => { const fam = TRAIN_FAMILIES[i % 3]; return sampleProblem(fam, EVAL_GRID[fam][i % EVAL_GRID[fam].length], rng); });
+    const rubric = rubricFormatValidity(policy, rubricProblems, rng);
+    for (const r of evalReport(policy, perCell, n, rng)) rows.push({ model, ...r, rubric_format_validity: rubric.valid });
+    console.log(`${model}: rubric format validity ${rubric.valid.toFixed(3)}; failures ${JSON.stringify(rubric.reasons)}`);
+  }
+  writeCsv(out, rows);
+  console.log(`cold-start report -> ${out}`);
+});
