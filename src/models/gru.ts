@@ -1,7 +1,7 @@
 // The second architecture family: a GRU language model with the same Policy interface as the transformer
 // (CO-RL's "different family" partner). Its decode state is the hidden state; left padding keeps it at zero.
 import { tf } from './backend.js';
-import { initMatrix, layerNorm, linear } from './layers.js';
+import { embedLinear, initMatrix, layerNorm, linear, oneHotF } from './layers.js';
 import type { Batch, DecodeState, ModelConfig, Policy } from './policy.js';
 import { makeRng } from '../util/random.js';
 
@@ -36,7 +36,7 @@ export function createGru(config: ModelConfig): Policy {
     const o = layerNorm(h, G('lnf_g'), G('lnf_b'));
     return { logits: linear(o, P('head')), values: linear(o, P('value_head')).add(G('value_b')) as tf.Tensor2D };
   };
-  const embed = (tokens: tf.Tensor) => linear(tf.oneHot(tokens.reshape([-1]) as tf.Tensor1D, Vv).toFloat() as tf.Tensor2D, P('tok_emb'));
+  const embed = (tokens: tf.Tensor) => embedLinear(oneHotF(tokens, Vv), P('tok_emb'));
 
   function run(b: Batch) {
     const [B, T] = b.tokens.shape;

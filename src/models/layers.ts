@@ -14,6 +14,18 @@ export const linear = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, save: tf.GradS
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
 
+/** y = onehot @ table for a constant one-hot input: the backward pass computes only the table's gradient. */
+export const embedLinear = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, save: tf.GradSaveFunc) => {
+  save([x]);
+  return {
+    value: tf.matMul(x as tf.Tensor2D, w as tf.Tensor2D),
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => [tf.zerosLike(saved[0]), tf.matMul(tf.transpose(saved[0] as tf.Tensor2D), dy as tf.Tensor2D)],
+  };
+}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
+
+/** One-hot rows as float32 (no separate cast op). */
+export const oneHotF = (ids: tf.Tensor, depth: number) => tf.oneHot(ids.reshape([-1]) as tf.Tensor1D, depth, 1, 0, 'float32') as tf.Tensor2D;
+
 export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D, eps = 1e-5): tf.Tensor2D {
   const { mean, variance } = tf.moments(x, -1, true);
   return x.sub(mean).mul(tf.rsqrt(variance.add(eps))).mul(gain).add(bias);

@@ -25,14 +25,17 @@ export function makeSequenceBatch(prompts: number[][], completions: number[][]):
 
 export const disposeSequenceBatch = (b: SequenceBatch) => tf.dispose([b.tokens, b.positions, b.valid, b.targets, b.mask]);
 
-/** log pi(target_t | prefix) at every position [B, T] (zero where masked out), the values of `role`, and entropy. */
-export function tokenLogProbs(policy: Policy, b: SequenceBatch, role = 0) {
+/**
+ * log pi(target_t | prefix) at every position [B, T] (zero where masked out), the values of `role`, and the
+ * entropy (only when asked: it costs a pass over [B, T, V] forward and backward).
+ */
+export function tokenLogProbs(policy: Policy, b: SequenceBatch, role = 0, withEntropy = true) {
   const { logits, values } = policy.forward(b);
   const V = logits.shape[2];
   const logp = tf.logSoftmax(logits);
   // select the target's log-prob with a one-hot product (tfjs-wasm's batched gather is wrong; TOOLCHAIN.md)
-  const picked = logp.mul(tf.oneHot(b.targets, V).toFloat()).sum(-1).mul(b.mask) as tf.Tensor2D;
-  const entropy = tf.exp(logp).mul(logp).sum(-1).neg().mul(b.mask) as tf.Tensor2D;
+  const picked = logp.mul(tf.oneHot(b.targets, V, 1, 0, 'float32')).sum(-1).mul(b.mask) as tf.Tensor2D;
+  const entropy = withEntropy ? tf.exp(logp).mul(logp).sum(-1).neg().mul(b.mask) as tf.Tensor2D : tf.zerosLike(picked);
   const v = values.slice([0, 0, role], [-1, -1, 1]).squeeze([2]).mul(b.mask) as tf.Tensor2D;
   return { logp: picked, entropy, values: v };
 }

@@ -2,7 +2,7 @@
 // with cached keys and values for incremental sampling. Written for tfjs-wasm's fast paths: 2-D linear
 // layers with custom gradients, separate Wq/Wk/Wv, 4-D transposes only, one-hot embeddings.
 import { tf } from './backend.js';
-import { gelu, initMatrix, layerNorm, linear } from './layers.js';
+import { embedLinear, gelu, initMatrix, layerNorm, linear, oneHotF } from './layers.js';
 import type { Batch, DecodeState, ModelConfig, Policy } from './policy.js';
 import { makeRng } from '../util/random.js';
 
@@ -35,8 +35,7 @@ export function createTransformer(config: ModelConfig): Policy {
   const P = (n: string) => w[n] as unknown as tf.Tensor2D;
   const G = (n: string) => w[n] as unknown as tf.Tensor1D;
   const embed = (tokens: tf.Tensor, positions: tf.Tensor) =>
-    linear(tf.oneHot(tokens.reshape([-1]) as tf.Tensor1D, Vv).toFloat() as tf.Tensor2D, P('tok_emb'))
-      .add(linear(tf.oneHot(positions.reshape([-1]) as tf.Tensor1D, C).toFloat() as tf.Tensor2D, P('pos_emb'))) as tf.Tensor2D;
+    embedLinear(oneHotF(tokens, Vv), P('tok_emb')).add(embedLinear(oneHotF(positions, C), P('pos_emb'))) as tf.Tensor2D;
   const mlp = (x: tf.Tensor2D, l: number) => {
     const h = layerNorm(x, G(`l${l}.ln2_g`), G(`l${l}.ln2_b`));
     return x.add(linear(gelu(linear(h, P(`l${l}.w1`)).add(G(`l${l}.b1`))) as tf.Tensor2D, P(`l${l}.w2`)).add(G(`l${l}.b2`))) as tf.Tensor2D;

@@ -56,7 +56,7 @@ export function grpoUpdate(policy: Policy, opt: tf.Optimizer, rs: Rollout[], c: 
       const ref = refLp ? toGrid(sb, mb.map((i) => refLp[i])) : null;
       let parts: tf.Scalar[] = [];
       const { value, grads } = tf.variableGrads(() => {
-        const o = tokenLogProbs(policy, sb, 0);
+        const o = tokenLogProbs(policy, sb, 0, false);
         const s = clippedSurrogate(o.logp, oldLp, A, sb.mask, c.clip);
         const kl = ref ? tokenMean(klK3(o.logp, ref), sb.mask) : tf.scalar(0);
         parts = [s.loss, kl, s.clipfrac].map((t) => tf.keep(t.clone()));

@@ -47,8 +47,8 @@ export const makeRoleOptimizers = (lr: Record<Role, number>) =>
 /** Old log-probs and values of rollouts (no gradient), per row. */
 export function scoreRollouts(policy: Policy, rs: Rollout[], role: Role) {
   const sb = makeSequenceBatch(rs.map((r) => r.prompt), rs.map((r) => r.completion));
-  const out = tf.tidy(() => { const o = tokenLogProbs(policy, sb, ROLE_INDEX[role]); return [o.logp, o.values]; });
-  const res = { logp: fromGrid(sb, out[0]), values: fromGrid(sb, out[1]) };
+  const out = tf.tidy(() => { const o = tokenLogProbs(policy, sb, ROLE_INDEX[role]); return [o.logp, o.values, o.entropy]; });
+  const res = { logp: fromGrid(sb, out[0]), values: fromGrid(sb, out[1]), entropy: fromGrid(sb, out[2]) };
   tf.dispose(out);
   disposeSequenceBatch(sb);
   return res;
@@ -61,7 +61,8 @@ export function ppoGradientStep(policy: Policy, opt: tf.Optimizer, sb: SequenceB
   role: Role, c: PpoConfig) {
   let parts: tf.Scalar[] = [];
   const { value, grads } = tf.variableGrads(() => {
-    const o = tokenLogProbs(policy, sb, ROLE_INDEX[role]);
+    // the entropy joins the graph only when it is in the loss; otherwise it is logged from the scoring pass
+    const o = tokenLogProbs(policy, sb, ROLE_INDEX[role], c.entropyCoef > 0);
     const s = clippedSurrogate(o.logp, d.oldLp, d.A, sb.mask, c.clip);
     const vl = clippedValueLoss(o.values, d.oldV, d.R, sb.mask, c.valueClip);
     const ent = tokenMean(o.entropy, sb.mask);
@@ -112,7 +113,7 @@ export function ppoUpdate(policy: Policy, opts: Record<Role, tf.Optimizer>, roll
       }
     }
     Object.assign(metrics, {
-      [`${role}/pg_loss`]: mean(acc.pg), [`${role}/value_loss`]: mean(acc.v), [`${role}/entropy`]: mean(acc.ent),
+      [`${role}/pg_loss`]: mean(acc.pg), [`${role}/value_loss`]: mean(acc.v), [`${role}/entropy`]: mean(old.entropy.map(mean)),
       [`${role}/clipfrac`]: mean(acc.clipfrac), [`${role}/approx_kl`]: mean(acc.approxKl), [`${role}/grad_norm`]: mean(acc.gradNorm),
       [`${role}/kl_ref`]: refLogp ? kl / rs.length : 0, [`${role}/value_mean`]: mean(old.values.map(mean)),
     });
