@@ -23,8 +23,8 @@ export const embedLinear = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, save: tf.
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
 
-/** One-hot rows as float32 (no separate cast op). */
-export const oneHotF = (ids: tf.Tensor, depth: number) => tf.oneHot(ids.reshape([-1]) as tf.Tensor1D, depth, 1, 0, 'float32') as tf.Tensor2D;
+/** One-hot rows as float32. Trap: tfjs-wasm 4.22's OneHot with dtype 'float32' writes int32 bits (1 reads as 1.4e-45); cast instead. */
+export const oneHotF = (ids: tf.Tensor, depth: number) => tf.oneHot(ids.reshape([-1]) as tf.Tensor1D, depth).toFloat() as tf.Tensor2D;
 
 export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D, eps = 1e-5): tf.Tensor2D {
   const { mean, variance } = tf.moments(x, -1, true);
