@@ -5,7 +5,7 @@ TSX := ./node_modules/.bin/tsx
 SEEDS ?= 0,1,2,3,4
 JUPYTER := JUPYTER_PATH="$(CURDIR)/.jupyter/share/jupyter" PYDEVD_DISABLE_FILE_VALIDATION=1 /usr/bin/jupyter
 
-.PHONY: help setup test typecheck theory figures notebooks clean-runs data coldstart coldstart-report rlvr world-criteria bench
+.PHONY: help setup test typecheck theory figures notebooks clean-runs data coldstart coldstart-report rlvr world-criteria bench verifier
 COLDSTART_MODELS ?= transformer-S gru-S
 RLVR_SEEDS ?= 0 1
 
@@ -15,6 +15,7 @@ help:
 	@echo "make data       regenerate the fixed evaluation sets and their checksums (data/eval/)"
 	@echo "make coldstart  SFT cold start of $(COLDSTART_MODELS) -> data/checkpoints/, then results/coldstart/report.csv"
 	@echo "make rlvr       RLVR from the transformer-S cold start, seeds $(RLVR_SEEDS) in parallel -> results/rlvr/"
+	@echo "make verifier   distil the verifier from teacher labels on cold-start rollouts -> results/verifier/accuracy.csv"
 	@echo "make world-criteria  the pre-registered world criteria -> results/world/criteria.csv"
 	@echo "make bench      tfjs vs the PyTorch reference, side by side (update step, sampling, ratios)"
 	@echo "make figures    regenerate every figure from the committed tables in results/"
@@ -57,6 +58,9 @@ coldstart-report:
 rlvr:
 	echo $(RLVR_SEEDS) | tr ' ' '\n' | xargs -P 2 -I{} $(TSX) src/cli/rlvr.ts --seed {} --out runs/rlvr/seed-{}
 	$(TSX) analysis/rlvr.ts runs/rlvr results/rlvr
+
+verifier:
+	$(TSX) src/cli/verifier.ts
 
 world-criteria:
 	$(TSX) src/cli/world-criteria.ts

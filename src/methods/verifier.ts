@@ -1,0 +1,78 @@
+// Distilling the verifier: teacher labels on the cold-start model's rollouts, balanced over criterion kinds,
+// binary cross-entropy, then accuracy against the teacher per criterion kind on held-out rollouts.
+import { tf } from '../models/backend.js';
+import { sample, type Policy } from '../models/policy.js';
+import { verifierInput, verifierLogits } from '../models/verifier.js';
+import { clipByGlobalNorm } from '../rl/optim.js';
+import type { Rng } from '../util/random.js';
+import { sampleProblem, type Problem } from '../world/problems.js';
+import { parseTrace, promptTokens } from '../world/trace.js';
+import { decode, encode } from '../world/vocab.js';
+import { defaultWorld } from '../world/defaults.js';
+import { CRITERION_NAMES, judge, type Criterion, CRITERIA, type CriterionSpec } from '../rubrics/criteria.js';
+import { referenceRubric, sampleTeacherRubric } from '../rubrics/rubric.js';
+
+export interface LabelledExample { c: Criterion; p: Problem; completion: string[]; label: boolean }
+
+/** Criteria worth asking about one rollout: the reference rubric, a teacher rubric, and a random COL/NDIG/LEN/NSTEP. */
+export function criteriaFor(p: Problem, rng: Rng): Criterion[] {
+  const out = [...referenceRubric(p).items, ...sampleTeacherRubric(p, rng).items].map((i) => i.criterion);
+  for (const name of ['COL', 'NDIG', 'LEN', 'NSTEP'] as const) {
+    const spec = CRITERIA[name] as CriterionSpec;
+    out.push({ name, args: spec.args.map(([lo, hi]) => lo + rng.int(Math.min(hi, name === 'LEN' ? 99 : 12) - lo + 1)) });
+  }
+  for (const name of CRITERION_NAMES) if ((CRITERIA[name] as CriterionSpec).args.length === 0) out.push({ name, args: [] });
+  const seen = new Set<string>();
+  return out.filter((c) => { const k = `${c.name} ${c.args.join(' ')}`; if (seen.has(k)) return false; seen.add(k); return true; });
+}
+
+/** Rollouts of the cold-start policy on training prompts, each paired with criteria and the teacher's labels. */
+export function distillationData(policy: Policy, prompts: number, rollouts: number, perRollout: number, rng: Rng): LabelledExample[] {
+  const problems = Array.from({ length: prompts }, () => {
+    const f = defaultWorld.trainFamilies[rng.int(defaultWorld.trainFamilies.length)], ds = defaultWorld.digits[f];
+    return sampleProblem(f, ds[rng.int(ds.length)], rng, defaultWorld.problems);
+  });
+  const inputs = problems.flatMap((p) => Array.from({ length: rollouts }, () => encode(promptTokens(p, 'reason'))));
+  const outs: number[][] = [];
+  for (let i = 0; i < inputs.length; i += 256) outs.push(...sample(policy, inputs.slice(i, i + 256), { maxNew: 96, temperature: 1, topP: 1 }, rng));
+  const data: LabelledExample[] = [];
+  outs.forEach((o, i) => {
+    const p = problems[Math.floor(i / rollouts)], completion = decode(o), t = parseTrace(completion);
+    const cs = criteriaFor(p, rng);
+    for (let k = 0; k < perRollout; k++) {
+      const c = cs[rng.int(cs.length)];
+      data.push({ c, p, completion, label: judge(c, t, p) });
+    }
+  });
+  return data;
+}
+
+/** One BCE step on a minibatch; returns the loss. */
+export function verifierStep(model: Policy, opt: tf.Optimizer, batch: LabelledExample[]): number {
+  const inputs = batch.map((x) => verifierInput(x.c, x.p, x.completion));
+  const y = tf.tensor1d(batch.map((x) => +x.label));
+  const { value, grads } = tf.variableGrads(() => tf.losses.sigmoidCrossEntropy(y, verifierLogits(model, inputs)) as tf.Scalar, Object.values(model.weights));
+  const loss = value.dataSync()[0];
+  if (!Number.isFinite(loss)) throw new Error(`verifier loss is ${loss}: stopping before it reaches the weights`);
+  clipByGlobalNorm(grads, 1);
+  opt.applyGradients(grads as tf.NamedTensorMap);
+  tf.dispose([value, y, ...Object.values(grads)]);
+  return loss;
+}
+
+/** Accuracy against the teacher per criterion kind (and the share of positives, the majority baseline). */
+export function verifierAccuracy(model: Policy, data: LabelledExample[]): { criterion: string; examples: number; positive_rate: number; accuracy: number }[] {
+  const pred: boolean[] = [];
+  for (let i = 0; i < data.length; i += 256) {
+    const l = verifierLogits(model, data.slice(i, i + 256).map((x) => verifierInput(x.c, x.p, x.completion)));
+    pred.push(...Array.from(l.dataSync(), (v) => v > 0));
+    l.dispose();
+  }
+  const kinds = [...new Set(data.map((x) => x.c.name))].sort();
+  const row = (name: string, idx: number[]) => ({
+    criterion: name, examples: idx.length,
+    positive_rate: idx.filter((i) => data[i].label).length / idx.length,
+    accuracy: idx.filter((i) => pred[i] === data[i].label).length / idx.length,
+  });
+  return [...kinds.map((k) => row(k, data.map((x, i) => (x.c.name === k ? i : -1)).filter((i) => i >= 0))), row('all', data.map((_, i) => i))];
+}
