@@ -28,6 +28,26 @@ describe('policy models', function () {
       assert.ok(maxDiff(st[0], full[0][6]) < 1e-5 && maxDiff(st[1], full[1][6]) < 1e-5);
       state.dispose();
     });
+    it(`${arch}: 40 cached steps (past the cache's block size) match the full forward pass`, () => {
+      const m = createPolicy(modelConfig(arch, 'S', 9));
+      const rng = makeRng(5);
+      const prompts = [[2, 14, 15, 16], [2, 17]], cont = [0, 1].map(() => Array.from({ length: 40 }, () => 3 + rng.int(V - 3)));
+      const { state, logits } = m.prefill(makeBatch(prompts));
+      const stepLogits: number[][][] = [];
+      logits.dispose();
+      for (let s = 0; s < 40; s++) {
+        const lg = m.step(state, tf.tensor1d(cont.map((c) => c[s]), 'int32'), tf.tensor1d(prompts.map((p) => p.length + s), 'int32'));
+        stepLogits.push(lg.arraySync() as number[][]);
+        lg.dispose();
+      }
+      state.dispose();
+      const full = m.forward(makeBatch(prompts.map((p, i) => [...p, ...cont[i]]))).logits.arraySync() as number[][][];
+      const T = full[0].length;
+      for (let s = 0; s < 40; s++) for (let b = 0; b < 2; b++) {
+        const col = T - 40 + s; // both rows end at the last column
+        assert.ok(maxDiff(stepLogits[s][b], full[b][col]) < 1e-4, `step ${s} row ${b}`);
+      }
+    });
     it(`${arch}: left padding does not change a row's outputs`, () => {
       const m = createPolicy(modelConfig(arch, 'S', 4));
       const alone = m.forward(makeBatch([[2, 14, 15]])).logits.arraySync() as number[][][];

@@ -67,8 +67,8 @@ export function createTransformer(config: ModelConfig): Policy {
   }
 
   class KV implements DecodeState {
-    constructor(public layers: { k: tf.Tensor4D; v: tf.Tensor4D }[], public keyMask: tf.Tensor) {}
-    dispose() { tf.dispose([...this.layers.flatMap((c) => [c.k, c.v]), this.keyMask]); }
+    constructor(public layers: { k: tf.Tensor4D; v: tf.Tensor4D }[], public keyMask: tf.Tensor, public wqkv: tf.Tensor2D[]) {}
+    dispose() { tf.dispose([...this.layers.flatMap((c) => [c.k, c.v]), this.keyMask, ...this.wqkv]); }
   }
 
   return {
@@ -81,7 +81,8 @@ export function createTransformer(config: ModelConfig): Policy {
       let state!: KV;
       const logits = tf.tidy(() => {
         const r = run(b, true);
-        state = new KV(r.cache, tf.keep(r.keyMask));
+        // fused Wq|Wk|Wv for decoding: one matmul per layer and step instead of three
+        state = new KV(r.cache, tf.keep(r.keyMask), Array.from({ length: L }, (_, l) => tf.keep(tf.concat([P(`l${l}.wq`), P(`l${l}.wk`), P(`l${l}.wv`)], 1))));
         return r.logits.slice([0, b.T - 1, 0], [-1, 1, -1]).reshape([b.tokens.shape[0], Vv]) as tf.Tensor2D;
       });
       return { state, logits };
@@ -92,16 +93,17 @@ export function createTransformer(config: ModelConfig): Policy {
         const km = tf.concat([st.keyMask, tf.zeros([B, 1, 1, 1])], 3);
         st.keyMask.dispose();
         st.keyMask = tf.keep(km);
-        let x = embed(tokens, positions);
+        let x = tf.gather(P('tok_emb'), tokens).add(tf.gather(P('pos_emb'), positions)) as tf.Tensor2D; // no gradient here
         for (let l = 0; l < L; l++) {
           const h = layerNorm(x, G(`l${l}.ln1_g`), G(`l${l}.ln1_b`));
-          const one = (m: string) => linear(h, P(`l${l}.${m}`)).reshape([B, H, 1, dh]) as tf.Tensor4D;
+          const [q, k1, v1] = tf.split(tf.matMul(h, st.wqkv[l]), 3, 1).map((t) => t.reshape([B, H, 1, dh]) as tf.Tensor4D);
           const c = st.layers[l];
-          const k = tf.concat([c.k, one('wk')], 2), v = tf.concat([c.v, one('wv')], 2);
+          const k = tf.concat([c.k, k1], 2), v = tf.concat([c.v, v1], 2);
           tf.dispose([c.k, c.v]);
           c.k = tf.keep(k); c.v = tf.keep(v);
-          const att = tf.softmax(tf.matMul(one('wq'), k, false, true).mul(scale).add(km));
-          x = mlp(x.add(linear(tf.matMul(att, v).reshape([B, d]) as tf.Tensor2D, P(`l${l}.wo`))) as tf.Tensor2D, l);
+          const att = tf.softmax(tf.matMul(q, k, false, true).mul(scale).add(km));
+          const y = tf.matMul(att, v);
+          x = mlp(x.add(linear(y.reshape([B, d]) as tf.Tensor2D, P(`l${l}.wo`))) as tf.Tensor2D, l);
         }
         return outputs(x).logits;
       });
