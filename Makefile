@@ -58,6 +58,7 @@ coldstart-report:
 rlvr:
 	echo $(RLVR_SEEDS) | tr ' ' '\n' | xargs -P 2 -I{} $(TSX) src/cli/rlvr.ts --seed {} --out runs/rlvr/seed-{}
 	$(TSX) analysis/rlvr.ts runs/rlvr results/rlvr
+	$(TSX) analysis/make-figures.ts rlvr
 
 verifier:
 	$(TSX) src/cli/verifier.ts

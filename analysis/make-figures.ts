@@ -1,11 +1,13 @@
 // `make figures`: regenerate every figure from the committed tables in results/, without rerunning anything.
-// Usage: tsx analysis/make-figures.ts [theme ...]   (themes: theory; default all)
+// Usage: tsx analysis/make-figures.ts [theme ...]   (themes: theory, rlvr; default all)
 import { writeFigures, type Figure } from './figures.js';
 import { theoryFigures } from './theory-figures.js';
+import { rlvrFigures } from './rlvr-figures.js';
 import { runMain } from '../src/cli/args.js';
 
 const THEMES: Record<string, () => Figure[]> = {
   theory: () => theoryFigures('results/theory'),
+  rlvr: () => rlvrFigures('results/rlvr'),
 };
 
 runMain(async () => {
