@@ -103,3 +103,18 @@ describe('rubric sets', () => {
     }
   });
 });
+
+describe("RLCER's validity test", () => {
+  it('Pearson correlation by hand, null when a side is constant', async () => {
+    const { pearson, isValidCriterion } = await import('../src/rubrics/validity.js');
+    assert.ok(Math.abs(pearson([1, 0, 1, 0], [1, 0, 1, 0])! - 1) < 1e-12);
+    assert.ok(Math.abs(pearson([1, 0, 1, 0], [0, 1, 0, 1])! + 1) < 1e-12);
+    // v = [1,1,0,0], z = [1,0,0,0]: cov = 0.125, sd_v = 0.5, sd_z = sqrt(3)/4 -> r = 1/sqrt(3)
+    assert.ok(Math.abs(pearson([1, 1, 0, 0], [1, 0, 0, 0])! - 1 / Math.sqrt(3)) < 1e-12);
+    assert.equal(pearson([1, 1, 1], [0, 1, 0]), null);
+    assert.equal(isValidCriterion([1, 1, 0, 0], [1, 0, 0, 0]), true);   // 0.577 > 0.2
+    assert.equal(isValidCriterion([1, 0, 1, 0], [1, 1, 0, 0]), false);  // r = 0
+    assert.equal(isValidCriterion([1, 1, 1, 1], [1, 0, 0, 0]), false);  // constant satisfaction
+    assert.equal(isValidCriterion([1, 0, 1, 0], [1, 1, 1, 1]), false);  // constant correctness
+  });
+});
