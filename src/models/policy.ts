@@ -24,6 +24,12 @@ export interface ModelConfig {
   roles: number;
   /** initialisation seed */
   seed: number;
+  /**
+   * transformer position handling: 'alibi' (a per-head linear distance bias on attention scores, no position
+   * embedding; the default: local column arithmetic must not be relearned at every absolute position) or
+   * 'learned' (absolute position embeddings; checkpoints without this field)
+   */
+  positions?: 'alibi' | 'learned';
 }
 
 /** The two sizes of each family (S and M stand in for the papers' 4B and 8B). */
@@ -35,7 +41,7 @@ export const SIZES: Record<Architecture, Record<Size, Pick<ModelConfig, 'dModel'
 export function modelConfig(arch: Architecture, size: Size, seed = 0, context = 96): ModelConfig {
   if (!ARCHITECTURES.includes(arch)) throw new ConfigError(`unknown architecture "${arch}" (known: ${ARCHITECTURES.join(', ')})`);
   if (!(size in SIZES[arch])) throw new ConfigError(`unknown size "${size}" (known: S, M)`);
-  return { arch, size, vocab: V, context, roles: 3, seed, ...SIZES[arch][size] };
+  return { arch, size, vocab: V, context, roles: 3, seed, ...SIZES[arch][size], ...(arch === 'transformer' ? { positions: 'alibi' as const } : {}) };
 }
 
 /** A left-padded batch: row b holds its sequence in columns pad[b]..T-1; positions count from its first token. */

@@ -12,6 +12,9 @@ export function createTransformer(config: ModelConfig): Policy {
   const { vocab: Vv, context: C, dModel: d, layers: L, heads: H, roles: R } = config;
   if (d % H !== 0) throw new Error(`dModel ${d} must be divisible by heads ${H}`);
   const dh = d / H, scale = 1 / Math.sqrt(dh), rng = makeRng(config.seed);
+  const alibi = config.positions === 'alibi';
+  // ALiBi slopes 2^(-8(h+1)/H): head h adds -slope_h * (query index - key index) to its scores
+  const slopes = tf.keep(tf.tensor(Array.from({ length: H }, (_, h) => -Math.pow(2, (-8 * (h + 1)) / H)), [1, H, 1, 1]));
   const w: Record<string, tf.Variable> = {};
   const param = (name: string, shape: number[], std: number | 'one' | 'zero') => {
     const n = shape.reduce((a, b) => a * b, 1);
@@ -19,7 +22,7 @@ export function createTransformer(config: ModelConfig): Policy {
     w[name] = tf.variable(tf.tensor(data, shape), true); // tfjs variable names are global: leave them unnamed
   };
   param('tok_emb', [Vv, d], 0.02);
-  param('pos_emb', [C, d], 0.02);
+  if (!alibi) param('pos_emb', [C, d], 0.02);
   for (let l = 0; l < L; l++) {
     param(`l${l}.ln1_g`, [d], 'one'); param(`l${l}.ln1_b`, [d], 'zero');
     for (const m of ['wq', 'wk', 'wv']) param(`l${l}.${m}`, [d, d], 0.02);
@@ -35,7 +38,8 @@ export function createTransformer(config: ModelConfig): Policy {
   const P = (n: string) => w[n] as unknown as tf.Tensor2D;
   const G = (n: string) => w[n] as unknown as tf.Tensor1D;
   const embed = (tokens: tf.Tensor, positions: tf.Tensor) =>
-    embedLinear(oneHotF(tokens, Vv), P('tok_emb')).add(embedLinear(oneHotF(positions, C), P('pos_emb'))) as tf.Tensor2D;
+    alibi ? embedLinear(oneHotF(tokens, Vv), P('tok_emb'))
+      : embedLinear(oneHotF(tokens, Vv), P('tok_emb')).add(embedLinear(oneHotF(positions, C), P('pos_emb'))) as tf.Tensor2D;
   const mlp = (x: tf.Tensor2D, l: number) => {
     const h = layerNorm(x, G(`l${l}.ln2_g`), G(`l${l}.ln2_b`));
     return x.add(linear(gelu(linear(h, P(`l${l}.w1`)).add(G(`l${l}.b1`))) as tf.Tensor2D, P(`l${l}.w2`)).add(G(`l${l}.b2`))) as tf.Tensor2D;
@@ -51,7 +55,11 @@ export function createTransformer(config: ModelConfig): Policy {
     const [B, T] = b.tokens.shape;
     const causal = tf.linalg.bandPart(tf.ones([T, T]), -1, 0).sub(1).mul(-NEG).reshape([1, 1, T, T]);
     const keyMask = tf.sub(1, b.valid).mul(NEG).reshape([B, 1, 1, T]);
-    const mask = causal.add(keyMask);
+    let mask = causal.add(keyMask);
+    if (alibi) {
+      const idx = tf.range(0, T);
+      mask = mask.add(slopes.mul(idx.reshape([T, 1]).sub(idx.reshape([1, T])).reshape([1, 1, T, T])));
+    }
     let x = embed(b.tokens, b.positions);
     const cache: { k: tf.Tensor4D; v: tf.Tensor4D }[] = [];
     for (let l = 0; l < L; l++) {
@@ -93,7 +101,10 @@ export function createTransformer(config: ModelConfig): Policy {
         const km = tf.concat([st.keyMask, tf.zeros([B, 1, 1, 1])], 3);
         st.keyMask.dispose();
         st.keyMask = tf.keep(km);
-        let x = tf.gather(P('tok_emb'), tokens).add(tf.gather(P('pos_emb'), positions)) as tf.Tensor2D; // no gradient here
+        let x = (alibi ? tf.gather(P('tok_emb'), tokens) : tf.gather(P('tok_emb'), tokens).add(tf.gather(P('pos_emb'), positions))) as tf.Tensor2D;
+        // the new token sits at batch column tk - 1 of the cache (left padding included): its distance to key j is tk - 1 - j
+        const tk = km.shape[3] as number;
+        const bias = alibi ? km.add(slopes.mul(tf.range(tk - 1, -1, -1).reshape([1, 1, 1, tk]))) : km;
         for (let l = 0; l < L; l++) {
           const h = layerNorm(x, G(`l${l}.ln1_g`), G(`l${l}.ln1_b`));
           const [q, k1, v1] = tf.split(tf.matMul(h, st.wqkv[l]), 3, 1).map((t) => t.reshape([B, H, 1, dh]) as tf.Tensor4D);
@@ -101,7 +112,7 @@ export function createTransformer(config: ModelConfig): Policy {
           const k = tf.concat([c.k, k1], 2), v = tf.concat([c.v, v1], 2);
           tf.dispose([c.k, c.v]);
           c.k = tf.keep(k); c.v = tf.keep(v);
-          const att = tf.softmax(tf.matMul(q, k, false, true).mul(scale).add(km));
+          const att = tf.softmax(tf.matMul(q, k, false, true).mul(scale).add(bias));
           const y = tf.matMul(att, v);
           x = mlp(x.add(linear(y.reshape([B, d]) as tf.Tensor2D, P(`l${l}.wo`))) as tf.Tensor2D, l);
         }
