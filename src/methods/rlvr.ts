@@ -27,7 +27,7 @@ export interface RlvrConfig {
 }
 
 export const defaultRlvrConfig: RlvrConfig = {
-  steps: 150, prompts: 16, rollouts: 8, temperature: 1, algo: 'ppo',
+  steps: 100, prompts: 16, rollouts: 8, temperature: 1, algo: 'ppo',
   ppo: { ...defaultPpoConfig, epochs: 1, minibatches: 2 }, grpo: defaultGrpoConfig, world: defaultWorld,
 };
 
