@@ -1,18 +1,13 @@
 // The second architecture family: a GRU language model with the same Policy interface as the transformer
 // (CO-RL's "different family" partner). Its decode state is the hidden state; left padding keeps it at zero.
 import { tf } from './backend.js';
-import { embedLinear, initMatrix, layerNorm, linear, oneHotF } from './layers.js';
+import { embedLinear, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
 import type { Batch, DecodeState, ModelConfig, Policy } from './policy.js';
-import { makeRng } from '../util/random.js';
 
 export function createGru(config: ModelConfig): Policy {
-  const { vocab: Vv, dModel: d, layers: L, roles: R } = config, rng = makeRng(config.seed);
-  const w: Record<string, tf.Variable> = {};
-  const param = (name: string, shape: number[], std: number | 'one' | 'zero') => {
-    const n = shape.reduce((a, b) => a * b, 1);
-    const data = std === 'one' ? new Float32Array(n).fill(1) : std === 'zero' ? new Float32Array(n) : initMatrix(shape, std, rng.normal);
-    w[name] = tf.variable(tf.tensor(data, shape), true); // tfjs variable names are global: leave them unnamed
-  };
+  const { vocab: Vv, dModel: d, layers: L, roles: R } = config;
+  const { weights: w, param, P, G } = weightRegistry(config.seed);
+
   param('tok_emb', [Vv, d], 0.1);
   for (let l = 0; l < L; l++) {
     param(`l${l}.wx`, [d, 3 * d], 1 / Math.sqrt(d)); param(`l${l}.wh`, [d, 3 * d], 1 / Math.sqrt(d)); param(`l${l}.b`, [3 * d], 'zero');
@@ -20,8 +15,6 @@ export function createGru(config: ModelConfig): Policy {
   param('lnf_g', [d], 'one'); param('lnf_b', [d], 'zero');
   param('head', [d, Vv], 0.02);
   param('value_head', [d, R], 0.02); param('value_b', [R], 'zero');
-  const P = (n: string) => w[n] as unknown as tf.Tensor2D;
-  const G = (n: string) => w[n] as unknown as tf.Tensor1D;
 
   /** One GRU step for layer l: x projections xp [B, 3d] (bias included), previous h [B, d], validity [B, 1]. */
   const cell = (l: number, xp: tf.Tensor2D, h: tf.Tensor2D, valid: tf.Tensor2D) => {

@@ -1,6 +1,7 @@
 // Building blocks tuned for tfjs-wasm (TOOLCHAIN.md section 3): a linear layer whose backward pass uses only
 // untransposed matmuls (XNNPACK's fast path), layer norm from moments, and a sigmoid GELU (no erf/tanh loops).
 import { tf } from './backend.js';
+import { makeRng } from '../util/random.js';
 
 /** y = x @ w for 2-D x; the gradient is computed with explicit transposes so every matmul takes the fast path. */
 export const linear = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, save: tf.GradSaveFunc) => {
@@ -34,9 +35,17 @@ export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D, 
 /** GELU approximated as x * sigmoid(1.702 x). */
 export const gelu = (x: tf.Tensor) => x.mul(tf.sigmoid(x.mul(1.702)));
 
-/** Deterministic Gaussian init from our seeded RNG (so a seed fixes the model). */
-export function initMatrix(shape: number[], std: number, normal: () => number): Float32Array {
-  const n = shape.reduce((a, b) => a * b, 1), out = new Float32Array(n);
-  for (let i = 0; i < n; i++) out[i] = std * normal();
-  return out;
+/**
+ * A model's weight registry. `param` creates a trainable variable, initialised from the seeded RNG (Gaussian
+ * with the given std, or ones, or zeros), so that a seed fixes the model.
+ */
+export function weightRegistry(seed: number) {
+  const rng = makeRng(seed), weights: Record<string, tf.Variable> = {};
+  const param = (name: string, shape: number[], std: number | 'one' | 'zero') => {
+    const n = shape.reduce((a, b) => a * b, 1), data = new Float32Array(n);
+    if (std === 'one') data.fill(1);
+    else if (std !== 'zero') for (let i = 0; i < n; i++) data[i] = std * rng.normal();
+    weights[name] = tf.variable(tf.tensor(data, shape), true); // tfjs variable names are global: leave them unnamed
+  };
+  return { weights, param, P: (n: string) => weights[n] as unknown as tf.Tensor2D, G: (n: string) => weights[n] as unknown as tf.Tensor1D };
 }

@@ -2,25 +2,20 @@
 // with cached keys and values for incremental sampling. Written for tfjs-wasm's fast paths: 2-D linear
 // layers with custom gradients, separate Wq/Wk/Wv, 4-D transposes only, one-hot embeddings.
 import { tf } from './backend.js';
-import { embedLinear, gelu, initMatrix, layerNorm, linear, oneHotF } from './layers.js';
+import { embedLinear, gelu, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
 import type { Batch, DecodeState, ModelConfig, Policy } from './policy.js';
-import { makeRng } from '../util/random.js';
 
 const NEG = -1e9;
 
 export function createTransformer(config: ModelConfig): Policy {
   const { vocab: Vv, context: C, dModel: d, layers: L, heads: H, roles: R } = config;
   if (d % H !== 0) throw new Error(`dModel ${d} must be divisible by heads ${H}`);
-  const dh = d / H, scale = 1 / Math.sqrt(dh), rng = makeRng(config.seed);
+  const dh = d / H, scale = 1 / Math.sqrt(dh);
   const alibi = config.positions === 'alibi';
   // ALiBi slopes 2^(-8(h+1)/H): head h adds -slope_h * (query index - key index) to its scores
   const slopes = tf.keep(tf.tensor(Array.from({ length: H }, (_, h) => -Math.pow(2, (-8 * (h + 1)) / H)), [1, H, 1, 1]));
-  const w: Record<string, tf.Variable> = {};
-  const param = (name: string, shape: number[], std: number | 'one' | 'zero') => {
-    const n = shape.reduce((a, b) => a * b, 1);
-    const data = std === 'one' ? new Float32Array(n).fill(1) : std === 'zero' ? new Float32Array(n) : initMatrix(shape, std, rng.normal);
-    w[name] = tf.variable(tf.tensor(data, shape), true); // tfjs variable names are global: leave them unnamed
-  };
+  const { weights: w, param, P, G } = weightRegistry(config.seed);
+
   param('tok_emb', [Vv, d], 0.02);
   if (!alibi) param('pos_emb', [C, d], 0.02);
   for (let l = 0; l < L; l++) {
@@ -35,8 +30,6 @@ export function createTransformer(config: ModelConfig): Policy {
   param('head', [d, Vv], 0.02);
   param('value_head', [d, R], 0.02); param('value_b', [R], 'zero');
 
-  const P = (n: string) => w[n] as unknown as tf.Tensor2D;
-  const G = (n: string) => w[n] as unknown as tf.Tensor1D;
   const embed = (tokens: tf.Tensor, positions: tf.Tensor) =>
     alibi ? embedLinear(oneHotF(tokens, Vv), P('tok_emb'))
       : embedLinear(oneHotF(tokens, Vv), P('tok_emb')).add(embedLinear(oneHotF(positions, C), P('pos_emb'))) as tf.Tensor2D;
