@@ -10,11 +10,11 @@ import { makeRng } from '../src/util/random.js';
 
 const p = solve('add', [347, 589]); // 0936: columns 7+9=16 (d6 c1), 4+8+1=13 (d3 c1), 3+5+1=9 (d9 c0)
 const T = (s: string) => parseTrace(s.split(' '));
-const sys = T('C0 7 9 0 6 1 C1 4 8 1 3 1 C2 3 5 1 9 0 A 0 9 3 6 <eos>');
-const sloppy = T('C0 7 9 0 6 0 C1 4 8 0 2 0 C2 3 5 0 8 0 A 0 8 2 6 <eos>');
+const sys = T('C0 7 9 0 1 6 C1 4 8 1 1 3 C2 3 5 1 0 9 A 0 9 3 6 <eos>');
+const sloppy = T('C0 7 9 0 0 6 C1 4 8 0 0 2 C2 3 5 0 0 8 A 0 8 2 6 <eos>');
 const short = T('A 0 8 2 6 <eos>');
-const revised = T('C0 7 9 0 6 1 C1 4 8 1 4 1 C2 3 5 1 9 0 V 6 3 9 R C1 3 A 0 9 3 6 <eos>');
-const repeated = T('C0 7 9 0 6 1 C1 4 8 1 3 1 C1 4 8 1 3 1 C2 3 5 1 9 0 A 0 9 3 6 <eos>');
+const revised = T('C0 7 9 0 1 6 C1 4 8 1 1 4 C2 3 5 1 0 9 V 6 3 9 R C1 3 A 0 9 3 6 <eos>');
+const repeated = T('C0 7 9 0 1 6 C1 4 8 1 1 3 C1 4 8 1 1 3 C2 3 5 1 0 9 A 0 9 3 6 <eos>');
 const j = (s: string, t: ReturnType<typeof T>) => judge(parseCriterion(s)!, t, p);
 
 describe('criteria, judged by hand', () => {

@@ -39,7 +39,9 @@ function writePass(xs: number[], ys: number[], op: '+' | '-', sloppy: boolean, w
   return cols;
 }
 
-const stepTokens = (s: Step) => [`C${s.k}`, String(s.x), String(s.y), String(s.cin), String(s.d), String(s.cout)];
+// carry before digit: given the carry, the digit is x + y + cin - 10 cout, far easier to learn than a bare mod 10
+// (a transformer trained with the digit first learned the carry but never the digit)
+const stepTokens = (s: Step) => [`C${s.k}`, String(s.x), String(s.y), String(s.cin), String(s.cout), String(s.d)];
 
 export interface TeacherTrace { style: Style; tokens: string[]; erred: boolean }
 

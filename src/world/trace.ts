@@ -2,7 +2,7 @@
 //
 // Grammar of a reasoner's completion:
 //   pass ('|' pass)*  ['V' digit* ['R' ('Ck' digit)+]]  'A' digit+ '<eos>'      (a shortcut skips the passes)
-//   pass   = column*,  column = 'Ck' x y cin d cout   (least significant column first)
+//   pass   = column*,  column = 'Ck' x y cin cout d   (least significant column first; the carry before the digit)
 import type { Problem } from './problems.js';
 import { FAMILY_OPS, digitsLsb } from './problems.js';
 import { EOS, roleToken, type Role } from './vocab.js';
@@ -51,7 +51,7 @@ export function parseTrace(tokens: readonly string[]): ParsedTrace {
     const v = [1, 2, 3, 4, 5].map((j) => digit(tokens[i + j]));
     if (v.some((x) => x < 0)) return fail('malformed column step');
     if (!pass) { pass = []; r.passes.push(pass); }
-    pass.push({ k: column(tokens[i]), x: v[0], y: v[1], cin: v[2], d: v[3], cout: v[4] });
+    pass.push({ k: column(tokens[i]), x: v[0], y: v[1], cin: v[2], cout: v[3], d: v[4] });
     i += 6;
   }
   if (tokens[i] === 'V') {
