@@ -103,3 +103,27 @@ describe('policy models', function () {
     assert.equal(Math.abs(lp[1][1]), 0);
   });
 });
+
+describe('gradient check of the whole model', function () {
+  this.timeout(60000);
+  for (const arch of ARCHITECTURES) {
+    it(`${arch}: autodiff gradients of the completion log-likelihood match central differences`, async () => {
+      await initBackend();
+      const p = createPolicy(modelConfig(arch, 'S', 0));
+      const sb = makeSequenceBatch([[2, 14, 15, 16], [2, 17]], [[18, 19, 1], [20, 1]]);
+      const f = () => tf.tidy(() => tokenLogProbs(p, sb).logp.sum().neg() as tf.Scalar);
+      const vars = Object.values(p.weights), names = Object.keys(p.weights);
+      const { grads } = tf.variableGrads(f, vars);
+      vars.forEach((w, n) => {
+        if (names[n].startsWith('value')) return; // the value heads do not enter the log-likelihood
+        const gd = grads[w.name].dataSync(), base = w.dataSync().slice();
+        let i = 0;
+        for (let j = 0; j < gd.length; j++) if (Math.abs(gd[j]) > Math.abs(gd[i])) i = j;
+        const at = (h: number) => { const v = base.slice(); v[i] += h; w.assign(tf.tensor(v, w.shape)); return f().dataSync()[0]; };
+        const num = (at(1e-2) - at(-1e-2)) / 2e-2;
+        w.assign(tf.tensor(base, w.shape));
+        assert.ok(Math.abs(num - gd[i]) <= 0.05 * Math.abs(num) + 2e-3, `${names[n]}: autodiff ${gd[i]} vs numeric ${num}`);
+      });
+    });
+  }
+});
