@@ -12,9 +12,9 @@ import { writeCsv } from '../io/table.js';
 import { makeRng } from '../util/random.js';
 
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { checkpoint: 'cold-start policy', steps: 'training steps (default 1500)', seed: 'seed', out: 'run directory',
+  const a = parseArgs(process.argv.slice(2), { checkpoint: 'cold-start policy', steps: 'training steps (default 1000)', seed: 'seed', out: 'run directory',
     prompts: 'training prompts (default 768; held out: a quarter)', results: 'accuracy CSV', save: 'verifier checkpoint' });
-  const seed = Number(a.seed ?? 0), steps = Number(a.steps ?? 1500), batch = 64;
+  const seed = Number(a.seed ?? 0), steps = Number(a.steps ?? 1000), batch = 64;
   const run = await openRun(a.out ?? 'runs/verifier', { experiment: 'verifier', seed, steps, batch, lr: 1e-3, policy: a.checkpoint ?? 'data/checkpoints/coldstart-transformer-S.json' });
   const policy = loadPolicy(String(run.config.policy));
   const rng = makeRng(seed);
