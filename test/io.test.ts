@@ -7,7 +7,8 @@ import { readCsv, toCsv, writeCsv } from '../src/io/table.js';
 import { loadJsonConfig, openRun, readMetrics } from '../src/io/run.js';
 import { requireOddK, requireProbability } from '../src/io/validate.js';
 import { meanCi, tQuantile95 } from '../analysis/aggregate.js';
-import { checkTheoryConfig, defaultTheoryConfig, mergeConfig } from '../src/theory/experiments.js';
+import { checkTheoryConfig, defaultTheoryConfig } from '../src/theory/experiments.js';
+import { mergeConfig } from '../src/io/config.js';
 import { selfRewardRate, q, F } from '../src/theory/dynamics.js';
 import { makeRng } from '../src/util/random.js';
 

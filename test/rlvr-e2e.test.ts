@@ -11,7 +11,7 @@ import { makeSequenceBatch } from '../src/models/logprobs.js';
 import { defaultPpoConfig, makeRoleOptimizers, ppoGradientStep } from '../src/rl/ppo.js';
 import { readCsv } from '../src/io/table.js';
 import { checkRlvrConfig, defaultRlvrConfig } from '../src/methods/rlvr.js';
-import { mergeConfig } from '../src/theory/experiments.js';
+import { mergeConfig } from '../src/io/config.js';
 
 describe('RLVR end to end', function () {
   this.timeout(180000);

@@ -9,7 +9,7 @@ import { tf } from '../models/backend.js';
 import { createPolicy } from '../models/index.js';
 import { loadWeights, modelConfig, readCheckpoint, saveCheckpoint, type Architecture, type Size } from '../models/policy.js';
 import { checkColdStartData, checkSftConfig, defaultColdStartData, defaultSftConfig, sampleExample, sftStep } from '../methods/coldstart.js';
-import { mergeConfig } from '../theory/experiments.js';
+import { mergeConfig } from '../io/config.js';
 import { makeRng } from '../util/random.js';
 import { requireInteger } from '../io/validate.js';
 

@@ -8,7 +8,7 @@ import { loadPolicy } from '../models/index.js';
 import { saveCheckpoint } from '../models/policy.js';
 import { checkRlvrConfig, defaultRlvrConfig, makeRlvrTrainer } from '../methods/rlvr.js';
 import { evalReport, familyAccuracy } from '../rl/evaluate.js';
-import { mergeConfig } from '../theory/experiments.js';
+import { mergeConfig } from '../io/config.js';
 import { makeRng } from '../util/random.js';
 import { requireInteger } from '../io/validate.js';
 

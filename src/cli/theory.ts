@@ -5,6 +5,7 @@
 import * as path from 'node:path';
 import { parseArgs, parseSeeds, runMain } from './args.js';
 import { openRun, loadJsonConfig } from '../io/run.js';
+import { mergeConfig } from '../io/config.js';
 import { makeRng } from '../util/random.js';
 import * as X from '../theory/experiments.js';
 
@@ -14,7 +15,7 @@ runMain(async () => {
     seeds: 'comma-separated seeds for the stochastic experiments (default 0,1,2,3,4)',
     out: 'output folder (default runs/theory)',
   });
-  const config = X.checkTheoryConfig(X.mergeConfig(X.defaultTheoryConfig, args.config ? loadJsonConfig(args.config) : undefined));
+  const config = X.checkTheoryConfig(mergeConfig(X.defaultTheoryConfig, args.config ? loadJsonConfig(args.config) : undefined));
   const seeds = parseSeeds(args.seeds ?? '0,1,2,3,4');
   const out = args.out ?? 'runs/theory';
   const t0 = Date.now();

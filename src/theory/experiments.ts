@@ -256,16 +256,4 @@ export function overlapVsOutcome(c: TheoryConfig, seed: number, rng: Rng, log?: 
   return rows;
 }
 
-/** Deep-merge a partial user config over the defaults (objects merge, arrays and scalars replace). */
-export function mergeConfig<T>(base: T, over: unknown, where = 'config'): T {
-  if (over === undefined) return base;
-  if (typeof base !== 'object' || base === null || Array.isArray(base)) return over as T;
-  if (typeof over !== 'object' || over === null || Array.isArray(over)) throw new ConfigError(`${where} must be an object`);
-  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
-  for (const [k, v] of Object.entries(over as Record<string, unknown>)) {
-    if (!(k in out)) throw new ConfigError(`unknown config key "${where === 'config' ? k : `${where}.${k}`}"`);
-    out[k] = mergeConfig(out[k], v, where === 'config' ? k : `${where}.${k}`);
-  }
-  return out as T;
-}
 
