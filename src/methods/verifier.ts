@@ -2,7 +2,7 @@
 // binary cross-entropy, then accuracy against the teacher per criterion kind on held-out rollouts.
 import { tf } from '../models/backend.js';
 import { sample, type Policy } from '../models/policy.js';
-import { verifierInput, verifierLogits } from '../models/verifier.js';
+import { learnedJudge, verifierInput, verifierLogits } from '../models/verifier.js';
 import { clipByGlobalNorm } from '../rl/optim.js';
 import type { Rng } from '../util/random.js';
 import { sampleProblem, type Problem } from '../world/problems.js';
@@ -62,12 +62,7 @@ export function verifierStep(model: Policy, opt: tf.Optimizer, batch: LabelledEx
 
 /** Accuracy against the teacher per criterion kind (and the share of positives, the majority baseline). */
 export function verifierAccuracy(model: Policy, data: LabelledExample[]): { criterion: string; examples: number; positive_rate: number; accuracy: number }[] {
-  const pred: boolean[] = [];
-  for (let i = 0; i < data.length; i += 256) {
-    const l = verifierLogits(model, data.slice(i, i + 256).map((x) => verifierInput(x.c, x.p, x.completion)));
-    pred.push(...Array.from(l.dataSync(), (v) => v > 0));
-    l.dispose();
-  }
+  const pred = learnedJudge(model)(data);
   const kinds = [...new Set(data.map((x) => x.c.name))].sort();
   const row = (name: string, idx: number[]) => ({
     criterion: name, examples: idx.length,

@@ -37,5 +37,4 @@ export function minibatches(n: number, parts: number, rng: Rng): number[][] {
   return Array.from({ length: Math.ceil(n / size) }, (_, k) => idx.slice(k * size, (k + 1) * size));
 }
 
-/** Mean of an array (0 for an empty one). */
-export const mean = (xs: ArrayLike<number>) => (xs.length ? Array.from(xs).reduce((a, b) => a + b, 0) / xs.length : 0);
+export { mean } from '../util/stats.js';

@@ -6,6 +6,7 @@ import { geometricTimes } from './ode.js';
 import { binaryAgent, cloneAgent, correctProbs, trainTabular, type StepStats, type Supervision, type TabularConfig } from './tabular.js';
 import { correlatedPair, errorOverlap, sampleOnce, type PairSpec } from './overlap.js';
 import type { Rng } from '../util/random.js';
+import { mean } from '../util/stats.js';
 import type { Row } from '../io/table.js';
 import { ConfigError, requireArray, requireFinite, requireInteger, requireOddK, requirePositive, requireProbability } from '../io/validate.js';
 
@@ -240,7 +241,6 @@ export function overlapVsOutcome(c: TheoryConfig, seed: number, rng: Rng, log?: 
     const pair = correlatedPair({ ...o, rho, baseLogit }, rng);
     const ov = errorOverlap(sampleOnce(pair[0], rng), sampleOnce(pair[1], rng));
     const [pA, pB] = pair.map(correctProbs);
-    const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
     const predictedCo = mean(pA.map((a, i) => (a + pB[i] > 1 ? 1 : 0)));
     const predictedSelf = (mean(pA.map((a) => (a > 0.5 ? 1 : 0))) + mean(pB.map((b) => (b > 0.5 ? 1 : 0)))) / 2;
     const final: Record<Supervision, number> = { self_reward: 0, co_training: 0 };
