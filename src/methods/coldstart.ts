@@ -7,7 +7,7 @@ import { clipByGlobalNorm } from '../rl/optim.js';
 import type { Rng } from '../util/random.js';
 import { sampleProblem, TRAIN_FAMILIES, domainOf, type Family, type ProblemKnobs } from '../world/problems.js';
 import { writeTrace, STYLES, type Style, type TeacherKnobs } from '../world/teacher.js';
-import { promptTokens } from '../world/trace.js';
+import { parseTrace, promptTokens } from '../world/trace.js';
 import { encode } from '../world/vocab.js';
 import { referenceRubric, sampleTeacherRubric, toTokens } from '../rubrics/rubric.js';
 import { EVAL_GRID } from '../world/datasets.js';
@@ -52,10 +52,14 @@ export function sampleExample(c: ColdStartData, rng: Rng): Example {
   const digits = EVAL_GRID[family][rng.int(EVAL_GRID[family].length)];
   const p = sampleProblem(family, digits, rng, c.problems);
   const u = rng.next();
-  if (u < c.rubricShare) {
-    return { kind: 'rubric', prompt: encode(promptTokens(p, 'rubric')), completion: encode(toTokens(sampleTeacherRubric(p, rng))) };
-  }
   const styles = Object.keys(c.styleMix) as Style[];
+  const drawStyle = () => styles[rng.categorical(styles.map((s) => c.styleMix[s]))];
+  if (u < c.rubricShare) {
+    // the rubricator reads a CoT of any style and quality, then writes a rubric set
+    const cot = writeTrace(p, drawStyle(), rng, c.teacher).tokens;
+    const rubric = sampleTeacherRubric(p, rng, parseTrace(cot));
+    return { kind: 'rubric', prompt: encode(promptTokens(p, 'rubric', cot)), completion: encode(toTokens(rubric)) };
+  }
   if (u < c.rubricShare + c.hintShare && family !== 'chain') {
     // the hint is a short reference rubric; the trace follows it (a careful style)
     const items = referenceRubric(p).items.filter((i) => i.points > 0);
@@ -63,7 +67,7 @@ export function sampleExample(c: ColdStartData, rng: Rng): Example {
     const style: Style = rng.next() < 0.5 ? 'systematic' : 'verified';
     return { kind: 'hint', style, prompt: encode(promptTokens(p, 'hint', hint)), completion: encode(writeTrace(p, style, rng, c.teacher).tokens) };
   }
-  const style = styles[rng.categorical(styles.map((s) => c.styleMix[s]))];
+  const style = drawStyle();
   return { kind: 'reason', style, prompt: encode(promptTokens(p, 'reason')), completion: encode(writeTrace(p, style, rng, c.teacher).tokens) };
 }
 
@@ -85,15 +89,21 @@ export function checkSftConfig(c: SftConfig): void {
   requirePositive('clipNorm', c.clipNorm);
 }
 
-/** One SFT step: masked next-token cross-entropy on completion tokens. Returns the loss and gradient norm. */
-export function sftStep(policy: Policy, opt: tf.Optimizer, batch: Example[], clipNorm: number): { loss: number; gradNorm: number } {
-  const sb = makeSequenceBatch(batch.map((e) => e.prompt), batch.map((e) => e.completion));
+/**
+ * One SFT step: masked next-token cross-entropy on completion tokens. Returns the loss and gradient norm.
+ * The batch is sorted by length and split into `buckets` padded sub-batches inside one gradient tape, so a few
+ * long rubricator examples (prompt = question + CoT) do not pad every short trace to their length.
+ */
+export function sftStep(policy: Policy, opt: tf.Optimizer, batch: Example[], clipNorm: number, buckets = 4): { loss: number; gradNorm: number } {
+  const sorted = [...batch].sort((a, b) => a.prompt.length + a.completion.length - b.prompt.length - b.completion.length);
+  const size = Math.ceil(sorted.length / Math.max(1, buckets));
+  const sbs = Array.from({ length: Math.ceil(sorted.length / size) }, (_, k) => sorted.slice(k * size, (k + 1) * size))
+    .map((part) => makeSequenceBatch(part.map((e) => e.prompt), part.map((e) => e.completion)));
+  const tokens = batch.reduce((s, e) => s + e.completion.length, 0);
   try {
     const vars = Object.values(policy.weights);
-    const { value, grads } = tf.variableGrads(() => {
-      const { logp } = tokenLogProbs(policy, sb);
-      return logp.sum().neg().div(sb.mask.sum()) as tf.Scalar;
-    }, vars);
+    const { value, grads } = tf.variableGrads(() =>
+      tf.addN(sbs.map((sb) => tokenLogProbs(policy, sb).logp.sum())).neg().div(tokens) as tf.Scalar, vars);
     const loss = value.dataSync()[0];
     value.dispose();
     if (!Number.isFinite(loss)) { tf.dispose(Object.values(grads)); throw new Error(`SFT loss is ${loss}: stopping before it reaches the weights`); }
@@ -102,6 +112,6 @@ export function sftStep(policy: Policy, opt: tf.Optimizer, batch: Example[], cli
     tf.dispose(Object.values(grads));
     return { loss, gradNorm };
   } finally {
-    disposeSequenceBatch(sb);
+    sbs.forEach(disposeSequenceBatch);
   }
 }

@@ -38,7 +38,7 @@ export const SIZES: Record<Architecture, Record<Size, Pick<ModelConfig, 'dModel'
   gru: { S: { dModel: 96, layers: 1, heads: 1 }, M: { dModel: 160, layers: 1, heads: 1 } },
 };
 
-export function modelConfig(arch: Architecture, size: Size, seed = 0, context = 96): ModelConfig {
+export function modelConfig(arch: Architecture, size: Size, seed = 0, context = 192): ModelConfig {
   if (!ARCHITECTURES.includes(arch)) throw new ConfigError(`unknown architecture "${arch}" (known: ${ARCHITECTURES.join(', ')})`);
   if (!(size in SIZES[arch])) throw new ConfigError(`unknown size "${size}" (known: S, M)`);
   return { arch, size, vocab: V, context, roles: 3, seed, ...SIZES[arch][size], ...(arch === 'transformer' ? { positions: 'alibi' as const } : {}) };

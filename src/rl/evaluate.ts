@@ -1,12 +1,10 @@
 // Evaluation: sample n completions per problem and report avg@n (the pass@1 estimate), unbiased pass@k,
-// maj@k, the share of each CoT style, and for the rubricator the format validity of its rubrics.
+// maj@k and the share of each CoT style.
 import type { Rng } from '../util/random.js';
 import { sample, type Policy } from '../models/policy.js';
 import type { Problem } from '../world/problems.js';
-import { domainOf } from '../world/problems.js';
 import { isCorrect, parseTrace, promptTokens, type ParsedTrace } from '../world/trace.js';
 import { decode, encode } from '../world/vocab.js';
-import { parseRubricTokens } from '../rubrics/rubric.js';
 import { judge } from '../rubrics/criteria.js';
 import { choose } from '../theory/binomial.js';
 import { majorityVote } from '../theory/tabular.js';
@@ -62,19 +60,6 @@ export function evaluateReasoner(policy: Policy, problems: Problem[], n: number,
     const maj = majCorrect(traces.map((t) => (t.terminated && t.answer ? t.answer.join('') : null)), p.answer.join(''));
     return { problem: p, correct, samples: n, maj, styles, traces };
   });
-}
-
-/** Share of rubricator completions that parse into a valid rubric set. */
-export function rubricFormatValidity(policy: Policy, problems: Problem[], rng: Rng, temperature = 1): { valid: number; reasons: Record<string, number> } {
-  const outs = sample(policy, problems.map((p) => encode(promptTokens(p, 'rubric'))), { maxNew: 60, temperature, topP: 1 }, rng);
-  let valid = 0;
-  const reasons: Record<string, number> = {};
-  outs.forEach((o, i) => {
-    const r = parseRubricTokens(decode(o), domainOf(problems[i].family));
-    if (r.ok) valid++;
-    else { const why = r.reason.replace(/ at token \d+/, '').replace(/got .*/, 'got ...'); reasons[why] = (reasons[why] ?? 0) + 1; }
-  });
-  return { valid: valid / problems.length, reasons };
 }
 
 /**

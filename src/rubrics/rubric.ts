@@ -5,6 +5,7 @@
 // Each argument is written with a fixed number of digits (the width of its largest value).
 import type { Rng } from '../util/random.js';
 import type { Problem } from '../world/problems.js';
+import type { ParsedTrace } from '../world/trace.js';
 import { domainOf } from '../world/problems.js';
 import { CATEGORIES, CATEGORY_NAMES, CATEGORY_TOKEN, CRITERIA, CRITERION_NAMES, criterionCategory, criterionText, parseCriterion,
   problemShape, type Category, type Criterion, type CriterionName, type CriterionSpec } from './criteria.js';
@@ -140,20 +141,27 @@ export function referenceRubric(p: Problem): RubricSet {
 }
 
 /**
- * Rubric-writing traces for the cold start: a random subset of plausible criteria with random points,
- * concrete values sometimes wrong, so the untrained rubricator is a plausible but unrefined writer.
+ * Rubric-writing traces for the cold start: a random subset of plausible criteria with random points, written
+ * after reading a CoT. Concrete values are read from the CoT half the time (right only when the CoT is) and are
+ * otherwise the true ones with a `wrongValueRate` of mistakes, so the untrained rubricator is a plausible but
+ * unrefined writer whose concrete criteria RL can learn to ground in the problem rather than in the CoT.
  */
-export function sampleTeacherRubric(p: Problem, rng: Rng, wrongValueRate = 0.3): RubricSet {
+export function sampleTeacherRubric(p: Problem, rng: Rng, cot: ParsedTrace | null = null, wrongValueRate = 0.3): RubricSet {
   const shape = problemShape(p), final = p.passes[p.passes.length - 1];
   const pool: RubricItem[] = [];
   const add = (name: CriterionName, args: number[], sign: number) =>
     pool.push({ category: criterionCategory({ name, args }), criterion: { name, args }, points: sign * (1 + rng.int(3)) });
-  const steps = shape.passes.reduce((a, b) => a + b, 0);
+  const fromCot = cot !== null && rng.next() < 0.5;
+  const cotSteps = cot ? cot.passes.reduce((a, b) => a + b.length, 0) : 0;
+  const steps = fromCot && cotSteps > 0 ? Math.min(16, cotSteps) : shape.passes.reduce((a, b) => a + b, 0);
   add('STEPS', [], 1); add('ORDER', [], 1); add('NSTEP', [steps], 1); add('SHORT', [], -1); add('VERIFY', [], 1); add('REVISE', [], 1);
   add('CARRY', [], 1); add('STEPOK', [], 1); add('REPEAT', [], -1); add('LEN', [Math.min(99, 12 + 7 * steps)], 1);
   const c = final[rng.int(final.length)];
-  add('COL', [c.k, rng.next() < wrongValueRate ? (c.d + 1 + rng.int(9)) % 10 : c.d], 1);
-  add('NDIG', [rng.next() < wrongValueRate ? Math.max(1, shape.answer - 1) : shape.answer], 1);
+  const seen = fromCot ? cot!.passes[cot!.passes.length - 1]?.find((s) => s.k === c.k) : undefined;
+  add('COL', [c.k, seen ? seen.d : rng.next() < wrongValueRate ? (c.d + 1 + rng.int(9)) % 10 : c.d], 1);
+  const ndig = fromCot && cot!.answer && cot!.answer.length >= 1 && cot!.answer.length <= 9 ? cot!.answer.length
+    : rng.next() < wrongValueRate ? Math.max(1, shape.answer - 1) : shape.answer;
+  add('NDIG', [ndig], 1);
   add('MATCH', [], 1);
   // a random subset of 3..6 items, in random order
   for (let i = pool.length - 1; i > 0; i--) { const j = rng.int(i + 1); [pool[i], pool[j]] = [pool[j], pool[i]]; }

@@ -7,11 +7,17 @@ import type { Problem } from './problems.js';
 import { FAMILY_OPS, digitsLsb } from './problems.js';
 import { EOS, roleToken, type Role } from './vocab.js';
 
-export function promptTokens(p: Problem, role: Role = 'reason', hint: string[] = []): string[] {
+/**
+ * The prompt of a role. The hint role carries a rubric (`extra`, without <eos>) before the question; the
+ * rubricator role carries a reasoner's CoT (`extra`, its <eos> dropped) after the question, as RLCER's
+ * rubricator reads the question and a CoT.
+ */
+export function promptTokens(p: Problem, role: Role = 'reason', extra: string[] = []): string[] {
   const num = (v: number) => String(v).split('');
-  const out = [roleToken(role), ...(role === 'hint' ? ['H', ...hint] : []), 'Q', ...num(p.operands[0])];
+  const out = [roleToken(role), ...(role === 'hint' ? ['H', ...extra] : []), 'Q', ...num(p.operands[0])];
   FAMILY_OPS[p.family].forEach((op, i) => out.push(op, ...num(p.operands[i + 1])));
   out.push('=');
+  if (role === 'rubric') out.push(...extra.filter((t) => t !== '<eos>' && t !== '<pad>'));
   return out;
 }
 
