@@ -45,7 +45,7 @@ export function checkRlvrConfig(c: RlvrConfig): void {
 export interface ReasonerRollout extends Rollout { problem: Problem; trace: ParsedTrace; correct: boolean }
 
 /** Draw `prompts` training problems and `rollouts` completions of each. */
-export function rollOutReasoner(policy: Policy, c: RlvrConfig, rng: Rng): ReasonerRollout[] {
+export function rollOutReasoner(policy: Policy, c: Pick<RlvrConfig, 'prompts' | 'rollouts' | 'temperature' | 'world'>, rng: Rng): ReasonerRollout[] {
   const problems = Array.from({ length: c.prompts }, () => {
     const f: Family = c.world.trainFamilies[rng.int(c.world.trainFamilies.length)];
     const ds = c.world.digits[f];
@@ -66,7 +66,13 @@ export function outcomeReward(r: ReasonerRollout): number {
 
 export interface Trainer { step(rng: Rng): Record<string, number> }
 
-export function makeRlvrTrainer(policy: Policy, c: RlvrConfig): Trainer {
+/** A reward as a small pluggable function: each rollout's total reward and its logged components. */
+export type RewardFn = (rs: ReasonerRollout[]) => { reward: number; components: Record<string, number> }[];
+
+export const outcomeRewardFn: RewardFn = (rs) => rs.map((r) => ({ reward: outcomeReward(r), components: { outcome: outcomeReward(r) } }));
+
+/** RLVR by default; another reward function (the static scalar RM) trains the same way. */
+export function makeRlvrTrainer(policy: Policy, c: RlvrConfig, rewardFn: RewardFn = outcomeRewardFn): Trainer {
   checkRlvrConfig(c);
   const opts = makeRoleOptimizers(c.ppo.lr), grpoOpt = tf.train.adam(c.grpo.lr);
   return {
@@ -74,14 +80,14 @@ export function makeRlvrTrainer(policy: Policy, c: RlvrConfig): Trainer {
       const t0 = Date.now();
       const rs = rollOutReasoner(policy, c, rng);
       const t1 = Date.now();
-      for (const r of rs) { r.components = { outcome: outcomeReward(r) }; r.reward = r.components.outcome; }
+      rewardFn(rs).forEach((x, i) => { rs[i].reward = x.reward; rs[i].components = { outcome: outcomeReward(rs[i]), ...x.components }; });
       const upd = c.algo === 'ppo' ? ppoUpdate(policy, opts, rs, c.ppo, rng) : grpoUpdate(policy, grpoOpt, rs, c.grpo, rng);
       const groups = [...new Set(rs.map((r) => r.group))].map((g) => rs.filter((r) => r.group === g));
       const styles: Record<string, number> = {};
       for (const r of rs) { const s = classifyStyle(r.trace, r.problem); styles[s] = (styles[s] ?? 0) + 1 / rs.length; }
       return {
         accuracy: mean(rs.map((r) => +r.correct)),
-        'reward/outcome': mean(rs.map((r) => r.components.outcome)),
+        ...Object.fromEntries(Object.keys(rs[0].components).map((k) => [`reward/${k}`, mean(rs.map((r) => r.components[k]))])),
         reward_std: mean(groups.map((g) => { const m = mean(g.map((r) => r.reward)); return Math.sqrt(mean(g.map((r) => (r.reward - m) ** 2))); })),
         mixed_groups: mean(groups.map((g) => +(new Set(g.map((r) => r.correct)).size > 1))),
         response_length: mean(rs.map((r) => r.completion.length)),

@@ -6,7 +6,7 @@ import { learnedJudge, verifierInput, verifierLogits } from '../models/verifier.
 import { clipByGlobalNorm } from '../rl/optim.js';
 import type { Rng } from '../util/random.js';
 import { sampleProblem, type Problem } from '../world/problems.js';
-import { parseTrace, promptTokens } from '../world/trace.js';
+import { parseTrace, promptTokens, type ParsedTrace } from '../world/trace.js';
 import { decode, encode } from '../world/vocab.js';
 import { defaultWorld } from '../world/defaults.js';
 import { CRITERION_NAMES, judge, type Criterion, CRITERIA, type CriterionSpec } from '../rubrics/criteria.js';
@@ -14,9 +14,12 @@ import { referenceRubric, sampleTeacherRubric } from '../rubrics/rubric.js';
 
 export interface LabelledExample { c: Criterion; p: Problem; completion: string[]; label: boolean }
 
-/** Criteria worth asking about one rollout: the reference rubric, a teacher rubric, and a random COL/NDIG/LEN/NSTEP. */
-export function criteriaFor(p: Problem, rng: Rng): Criterion[] {
-  const out = [...referenceRubric(p).items, ...sampleTeacherRubric(p, rng).items].map((i) => i.criterion);
+/**
+ * Criteria worth asking about one rollout: the reference rubric, a teacher rubric written after reading it (so
+ * concrete values copied from the CoT appear, as the rubricator writes them), and a random COL/NDIG/LEN/NSTEP.
+ */
+export function criteriaFor(p: Problem, rng: Rng, t: ParsedTrace | null = null): Criterion[] {
+  const out = [...referenceRubric(p).items, ...sampleTeacherRubric(p, rng, t).items].map((i) => i.criterion);
   for (const name of ['COL', 'NDIG', 'LEN', 'NSTEP'] as const) {
     const spec = CRITERIA[name] as CriterionSpec;
     out.push({ name, args: spec.args.map(([lo, hi]) => lo + rng.int(Math.min(hi, name === 'LEN' ? 99 : 12) - lo + 1)) });
@@ -26,8 +29,10 @@ export function criteriaFor(p: Problem, rng: Rng): Criterion[] {
   return out.filter((c) => { const k = `${c.name} ${c.args.join(' ')}`; if (seen.has(k)) return false; seen.add(k); return true; });
 }
 
-/** Rollouts of the cold-start policy on training prompts, each paired with criteria and the teacher's labels. */
-export function distillationData(policy: Policy, prompts: number, rollouts: number, perRollout: number, rng: Rng): LabelledExample[] {
+export interface PolicyRollout { p: Problem; completion: string[]; trace: ParsedTrace }
+
+/** `rollouts` samples of the policy (reasoner role) on each of `prompts` training problems. */
+export function policyRollouts(policy: Policy, prompts: number, rollouts: number, rng: Rng): PolicyRollout[] {
   const problems = Array.from({ length: prompts }, () => {
     const f = defaultWorld.trainFamilies[rng.int(defaultWorld.trainFamilies.length)], ds = defaultWorld.digits[f];
     return sampleProblem(f, ds[rng.int(ds.length)], rng, defaultWorld.problems);
@@ -35,30 +40,40 @@ export function distillationData(policy: Policy, prompts: number, rollouts: numb
   const inputs = problems.flatMap((p) => Array.from({ length: rollouts }, () => encode(promptTokens(p, 'reason'))));
   const outs: number[][] = [];
   for (let i = 0; i < inputs.length; i += 256) outs.push(...sample(policy, inputs.slice(i, i + 256), { maxNew: 96, temperature: 1, topP: 1 }, rng));
+  return outs.map((o, i) => { const completion = decode(o); return { p: problems[Math.floor(i / rollouts)], completion, trace: parseTrace(completion) }; });
+}
+
+/** Rollouts of the cold-start policy on training prompts, each paired with criteria and the teacher's labels. */
+export function distillationData(policy: Policy, prompts: number, rollouts: number, perRollout: number, rng: Rng): LabelledExample[] {
   const data: LabelledExample[] = [];
-  outs.forEach((o, i) => {
-    const p = problems[Math.floor(i / rollouts)], completion = decode(o), t = parseTrace(completion);
-    const cs = criteriaFor(p, rng);
+  for (const { p, completion, trace } of policyRollouts(policy, prompts, rollouts, rng)) {
+    const cs = criteriaFor(p, rng, trace);
     for (let k = 0; k < perRollout; k++) {
       const c = cs[rng.int(cs.length)];
-      data.push({ c, p, completion, label: judge(c, t, p) });
+      data.push({ c, p, completion, label: judge(c, trace, p) });
     }
-  });
+  }
   return data;
 }
 
-/** One BCE step on a minibatch; returns the loss. */
-export function verifierStep(model: Policy, opt: tf.Optimizer, batch: LabelledExample[]): number {
-  const inputs = batch.map((x) => verifierInput(x.c, x.p, x.completion));
-  const y = tf.tensor1d(batch.map((x) => +x.label));
+/** One binary cross-entropy step of a classifier read at the last token (verifier, scalar reward model); returns the loss. */
+export function bceStep(model: Policy, opt: tf.Optimizer, inputs: number[][], labels: boolean[]): number {
+  const y = tf.tensor1d(labels.map(Number));
   const { value, grads } = tf.variableGrads(() => tf.losses.sigmoidCrossEntropy(y, verifierLogits(model, inputs)) as tf.Scalar, Object.values(model.weights));
   const loss = value.dataSync()[0];
-  if (!Number.isFinite(loss)) throw new Error(`verifier loss is ${loss}: stopping before it reaches the weights`);
-  clipByGlobalNorm(grads, 1);
-  opt.applyGradients(grads as tf.NamedTensorMap);
-  tf.dispose([value, y, ...Object.values(grads)]);
+  try {
+    if (!Number.isFinite(loss)) throw new Error(`classifier loss is ${loss}: stopping before it reaches the weights`);
+    clipByGlobalNorm(grads, 1);
+    opt.applyGradients(grads as tf.NamedTensorMap);
+  } finally {
+    tf.dispose([value, y, ...Object.values(grads)]);
+  }
   return loss;
 }
+
+/** One verifier step on a minibatch of labelled (criterion, CoT) examples. */
+export const verifierStep = (model: Policy, opt: tf.Optimizer, batch: LabelledExample[]) =>
+  bceStep(model, opt, batch.map((x) => verifierInput(x.c, x.p, x.completion)), batch.map((x) => x.label));
 
 /** Accuracy against the teacher per criterion kind (and the share of positives, the majority baseline). */
 export function verifierAccuracy(model: Policy, data: LabelledExample[]): { criterion: string; examples: number; positive_rate: number; accuracy: number }[] {

@@ -56,9 +56,10 @@ export function scoreRollouts(policy: Policy, rs: Rollout[], role: Role) {
 
 export interface PpoMetrics { [k: string]: number }
 
-/** One gradient step of the PPO objective on a minibatch (old log-probs, old values, advantages, returns as [B, T]). */
-export function ppoGradientStep(policy: Policy, opt: tf.Optimizer, sb: SequenceBatch, d: { oldLp: tf.Tensor; oldV: tf.Tensor; A: tf.Tensor; R: tf.Tensor },
-  role: Role, c: PpoConfig) {
+type StepData = { oldLp: tf.Tensor; oldV: tf.Tensor; A: tf.Tensor; R: tf.Tensor };
+
+/** Gradients of the PPO objective on a minibatch (old log-probs, old values, advantages, returns as [B, T]), not yet applied. */
+export function ppoGradients(policy: Policy, sb: SequenceBatch, d: StepData, role: Role, c: PpoConfig) {
   let parts: tf.Scalar[] = [];
   const { value, grads } = tf.variableGrads(() => {
     // the entropy joins the graph only when it is in the loss; otherwise it is logged from the scoring pass
@@ -69,23 +70,31 @@ export function ppoGradientStep(policy: Policy, opt: tf.Optimizer, sb: SequenceB
     parts = [s.loss, vl, ent, s.clipfrac, s.approxKl].map((t) => tf.keep(t.clone()));
     return s.loss.add(vl.mul(c.valueCoef)).sub(ent.mul(c.entropyCoef)) as tf.Scalar;
   }, Object.values(policy.weights));
-  try {
-    const loss = value.dataSync()[0];
-    if (!Number.isFinite(loss)) throw new Error(`PPO loss is ${loss} (role ${role}): stopping before it reaches the weights`);
-    const gradNorm = clipByGlobalNorm(grads, c.maxGradNorm);
-    opt.applyGradients(grads as tf.NamedTensorMap);
-    const [pg, v, ent, clipfrac, approxKl] = parts.map((t) => t.dataSync()[0]);
-    return { gradNorm, pg, v, ent, clipfrac, approxKl };
-  } finally {
-    tf.dispose([value, ...Object.values(grads), ...parts]);
-  }
+  const loss = value.dataSync()[0];
+  const [pg, v, ent, clipfrac, approxKl] = parts.map((t) => t.dataSync()[0]);
+  tf.dispose([value, ...parts]);
+  if (!Number.isFinite(loss)) { tf.dispose(Object.values(grads)); throw new Error(`PPO loss is ${loss} (role ${role}): stopping before it reaches the weights`); }
+  const gradNorm = clipByGlobalNorm(grads, c.maxGradNorm);
+  return { grads, stats: { gradNorm, pg, v, ent, clipfrac, approxKl } };
 }
 
-/** One PPO update on a batch of rollouts (any mix of roles). */
+/** One gradient step of the PPO objective on a minibatch. */
+export function ppoGradientStep(policy: Policy, opt: tf.Optimizer, sb: SequenceBatch, d: StepData, role: Role, c: PpoConfig) {
+  const { grads, stats } = ppoGradients(policy, sb, d, role, c);
+  opt.applyGradients(grads as tf.NamedTensorMap);
+  tf.dispose(Object.values(grads));
+  return stats;
+}
+
+/**
+ * One PPO update on a batch of rollouts (any mix of roles). Each role has its own advantages (whitened per role)
+ * and its own Adam; in every (epoch, minibatch) the roles' gradients are all taken at the same parameters and
+ * then applied, i.e. the roles' objectives are summed on the shared weights with a learning rate per role.
+ */
 export function ppoUpdate(policy: Policy, opts: Record<Role, tf.Optimizer>, rollouts: Rollout[], c: PpoConfig, rng: Rng, ref?: Policy): PpoMetrics {
   checkPpoConfig(c);
-  const metrics: PpoMetrics = {};
-  for (const role of [...new Set(rollouts.map((r) => r.role))]) {
+  const roles = [...new Set(rollouts.map((r) => r.role))];
+  const prepared = roles.map((role) => {
     const rs = rollouts.filter((r) => r.role === role);
     const old = scoreRollouts(policy, rs, role);
     const refLogp = ref && c.klCoef > 0 ? scoreRollouts(ref, rs, role).logp : null;
@@ -101,21 +110,40 @@ export function ppoUpdate(policy: Policy, opts: Record<Role, tf.Optimizer>, roll
     });
     whiten(adv); // advantages normalised per role
     const acc = { pg: [] as number[], v: [] as number[], ent: [] as number[], clipfrac: [] as number[], approxKl: [] as number[], gradNorm: [] as number[] };
-    for (let e = 0; e < c.epochs; e++) {
-      for (const mb of minibatches(rs.length, c.minibatches, rng)) {
-        const sb = makeSequenceBatch(mb.map((i) => rs[i].prompt), mb.map((i) => rs[i].completion));
-        const oldLp = toGrid(sb, mb.map((i) => old.logp[i])), oldV = toGrid(sb, mb.map((i) => old.values[i]));
-        const A = toGrid(sb, mb.map((i) => adv[i])), R = toGrid(sb, mb.map((i) => ret[i]));
-        const st = ppoGradientStep(policy, opts[role], sb, { oldLp, oldV, A, R }, role, c);
-        acc.gradNorm.push(st.gradNorm); acc.pg.push(st.pg); acc.v.push(st.v); acc.ent.push(st.ent); acc.clipfrac.push(st.clipfrac); acc.approxKl.push(st.approxKl);
-        tf.dispose([oldLp, oldV, A, R]);
-        disposeSequenceBatch(sb);
+    return { role, rs, old, adv, ret, kl: refLogp ? kl / rs.length : 0, acc };
+  });
+  for (let e = 0; e < c.epochs; e++) {
+    const splits = prepared.map((p) => minibatches(p.rs.length, c.minibatches, rng));
+    for (let m = 0; m < Math.max(...splits.map((s) => s.length)); m++) {
+      const pending: { role: Role; grads: tf.NamedTensorMap }[] = [];
+      try {
+        prepared.forEach((p, k) => {
+          const mb = splits[k][m];
+          if (!mb) return;
+          const sb = makeSequenceBatch(mb.map((i) => p.rs[i].prompt), mb.map((i) => p.rs[i].completion));
+          const d = { oldLp: toGrid(sb, mb.map((i) => p.old.logp[i])), oldV: toGrid(sb, mb.map((i) => p.old.values[i])),
+            A: toGrid(sb, mb.map((i) => p.adv[i])), R: toGrid(sb, mb.map((i) => p.ret[i])) };
+          try {
+            const { grads, stats } = ppoGradients(policy, sb, d, p.role, c);
+            pending.push({ role: p.role, grads: grads as tf.NamedTensorMap });
+            for (const key of Object.keys(p.acc) as (keyof typeof p.acc)[]) p.acc[key].push(stats[key]);
+          } finally {
+            tf.dispose(Object.values(d));
+            disposeSequenceBatch(sb);
+          }
+        });
+        for (const g of pending) opts[g.role].applyGradients(g.grads);
+      } finally {
+        for (const g of pending) tf.dispose(Object.values(g.grads));
       }
     }
+  }
+  const metrics: PpoMetrics = {};
+  for (const { role, old, acc, kl } of prepared) {
     Object.assign(metrics, {
       [`${role}/pg_loss`]: mean(acc.pg), [`${role}/value_loss`]: mean(acc.v), [`${role}/entropy`]: mean(old.entropy.map(mean)),
       [`${role}/clipfrac`]: mean(acc.clipfrac), [`${role}/approx_kl`]: mean(acc.approxKl), [`${role}/grad_norm`]: mean(acc.gradNorm),
-      [`${role}/kl_ref`]: refLogp ? kl / rs.length : 0, [`${role}/value_mean`]: mean(old.values.map(mean)),
+      [`${role}/kl_ref`]: kl, [`${role}/value_mean`]: mean(old.values.map(mean)),
     });
   }
   return metrics;

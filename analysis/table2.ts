@@ -1,0 +1,73 @@
+// `make reproduce-table2` (aggregation step): finished runs of a profile -> the tidy Table 2
+// (profile,size,method,column,mean,ci_low,ci_high,seeds), the training curves behind the RLCER figures, and the
+// papers' reported numbers in their own table (labelled as reported).
+// Usage: tsx analysis/table2.ts <profile> [runs/table2] [out dir]
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { readCsv, writeCsv, type Row } from '../src/io/table.js';
+import { readMetrics } from '../src/io/run.js';
+import { meanCi } from './aggregate.js';
+import { runMain } from '../src/cli/args.js';
+import { REPORTED, TABLE2_ROWS, METHODS } from '../src/methods/table2.js';
+
+/** Finished run directories of a profile: runs/table2/<profile>/<size>/<method>/seed-<n>. */
+export function finishedRuns(root: string, profile: string): { size: string; method: string; seed: number; dir: string }[] {
+  const base = path.join(root, profile);
+  if (!fs.existsSync(base)) return [];
+  return fs.readdirSync(base).flatMap((size) => fs.readdirSync(path.join(base, size)).flatMap((method) =>
+    fs.readdirSync(path.join(base, size, method)).map((s) => ({ size, method, seed: Number(s.replace('seed-', '')), dir: path.join(base, size, method, s) }))))
+    .filter((r) => fs.existsSync(path.join(r.dir, 'done.json')));
+}
+
+/** Metrics logged per step that the RLCER figures draw. */
+export const CURVE_METRICS = ['probe_accuracy', 'accuracy', 'reward/outcome', 'reward/cot', 'reward/rubricator', 'format_rate', 'criteria_proposed',
+  'criteria_valid', 'valid_fraction', 'corr_proposed', 'corr_valid', 'concrete_share', 'response_length', 'reason/entropy', 'reason/approx_kl', 'verifier_agreement'];
+
+export function aggregateTable2(profile: string, root = 'runs/table2', out = profile === 'full' ? 'results' : path.join('results', profile)): void {
+  const runs = finishedRuns(root, profile);
+  if (runs.length === 0) throw new Error(`no finished Table 2 runs under ${path.join(root, profile)}`);
+  const finals = runs.flatMap((r) => readCsv(path.join(r.dir, 'final.csv')));
+  const order = (m: string) => { const i = TABLE2_ROWS.indexOf(m); return i < 0 ? 100 + Object.keys(METHODS).indexOf(m) : i; };
+  const table = meanCi(finals, ['size', 'method', 'column'], ['value']).map((r) => {
+    const m = Number(r.value_mean), h = r.value_ci95 === '' ? NaN : Number(r.value_ci95);
+    return { profile, size: r.size, method: r.method, column: r.column, mean: m, ci_low: Number.isNaN(h) ? '' : m - h, ci_high: Number.isNaN(h) ? '' : m + h, seeds: r.n };
+  }).sort((a, b) => String(a.size).localeCompare(String(b.size)) || order(String(a.method)) - order(String(b.method)) || String(a.column).localeCompare(String(b.column)));
+  writeCsv(path.join(out, 'table2.csv'), table, ['profile', 'size', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds']);
+  writeCsv(path.join(out, 'table2_reported.csv'), REPORTED.map((r) => ({ ...r, note: 'reported by the paper, not measured here' })));
+
+  // per-step curves (mean and CI over seeds) and the evaluation curves, for the figures
+  const steps: Row[] = runs.flatMap((r) => readMetrics(r.dir).map((m) => ({ size: r.size, method: r.method, seed: r.seed, step: Number(m.step),
+    ...Object.fromEntries(CURVE_METRICS.map((k) => [k, m[k] === null || m[k] === undefined ? NaN : Number(m[k])])) })));
+  const curveDir = path.join(out, 'rlcer');
+  // long format (one row per size, method, step, metric); a metric undefined at a step (no valid criterion, say)
+  // is left out of that step's mean rather than counted as zero
+  const curves = CURVE_METRICS.flatMap((k) => {
+    const rows = steps.filter((s) => Number.isFinite(Number(s[k]))).map((s) => ({ size: s.size, method: s.method, step: s.step, value: Number(s[k]) }));
+    return meanCi(rows, ['size', 'method', 'step'], ['value']).map((r) => ({ size: r.size, method: r.method, step: r.step, metric: k, mean: r.value_mean, ci95: r.value_ci95, n: r.n }));
+  });
+  if (curves.length) writeCsv(path.join(curveDir, 'curves.csv'), curves);
+  const evalCurves = runs.filter((r) => fs.existsSync(path.join(r.dir, 'curve.csv'))).flatMap((r) => readCsv(path.join(r.dir, 'curve.csv')).map((c) => ({ size: r.size, method: r.method, seed: r.seed, ...c })));
+  if (evalCurves.length) writeCsv(path.join(curveDir, 'eval_curves.csv'), meanCi(evalCurves, ['size', 'method', 'step', 'family'], ['accuracy']));
+  console.log(`Table 2 (${profile}): ${runs.length} runs -> ${path.join(out, 'table2.csv')}; curves -> ${curveDir}`);
+  printTable(table);
+}
+
+/** A readable print of the table: one line per (size, method), columns mean ± half-width. */
+function printTable(rows: Row[]): void {
+  const cols = ['rubric_quality', 'add', 'sub', 'chain', 'chain_ood', 'average'];
+  console.log(['size', 'method'.padEnd(26), ...cols.map((c) => c.padStart(15))].join(' '));
+  for (const key of [...new Set(rows.map((r) => `${r.size}|${r.method}`))]) {
+    const [size, method] = key.split('|');
+    const cell = (c: string) => {
+      const r = rows.find((x) => x.size === size && x.method === method && x.column === c);
+      if (!r) return ''.padStart(15);
+      const h = r.ci_high === '' ? '' : ` ±${((Number(r.ci_high) - Number(r.ci_low)) / 2).toFixed(3)}`;
+      return `${Number(r.mean).toFixed(3)}${h}`.padStart(15);
+    };
+    console.log([size.padEnd(4), method.padEnd(26), ...cols.map(cell)].join(' '));
+  }
+}
+
+if (process.argv[1]?.endsWith('table2.ts') && process.argv[1].includes('analysis')) {
+  runMain(async () => aggregateTable2(process.argv[2] ?? 'quick', process.argv[3] ?? 'runs/table2', process.argv[4]));
+}

@@ -1,0 +1,103 @@
+// One Table 2 run: a method trained from the cold start (or not, for the SFT row), with a progress display, one
+// metrics line per step (every reward component, a probe accuracy), accuracy curves, sampled rubric sets in
+// English (rubrics.jsonl), and at the end a tidy final.csv: accuracy per family, the average, rubric quality.
+// Usage: tsx src/cli/table2-run.ts --method rlcer --size S --seed 0 --profile quick [--steps N] [--out DIR] [--config F]
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs, runMain } from './args.js';
+import { openRun, loadJsonConfig } from '../io/run.js';
+import { mergeConfig } from '../io/config.js';
+import { requireInteger } from '../io/validate.js';
+import { loadPolicy } from '../models/index.js';
+import { sample, saveCheckpoint, type Policy } from '../models/policy.js';
+import { learnedJudge, loadVerifier } from '../models/verifier.js';
+import { makeRng } from '../util/random.js';
+import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
+import type { Family } from '../world/problems.js';
+import { isCorrect, parseTrace, promptTokens } from '../world/trace.js';
+import { decode, encode } from '../world/vocab.js';
+import { evalReport, familyAccuracy } from '../rl/evaluate.js';
+import { defaultRlvrConfig, makeRlvrTrainer, type RewardFn, type Trainer } from '../methods/rlvr.js';
+import { defaultRlcerConfig, makeRlcerTrainer } from '../methods/rlcer.js';
+import { rmScores } from '../methods/scalar-rm.js';
+import { coldStartCheckpoint, methodSpec, profileSpec, scalarRmCheckpoint, VERIFIER_CHECKPOINT } from '../methods/table2.js';
+import { preferencePairs, rubricatorQuality, scalarRmQuality, teacherQuality, type PreferencePair } from '../methods/rubric-quality.js';
+import { writeFileAtomic } from '../io/table.js';
+
+
+/** A fixed probe: the first 4 problems of every evaluation cell, one sample each (accuracy logged every step). */
+function probeAccuracy(policy: Policy, seed: number): number {
+  const problems = (Object.keys(EVAL_GRID) as Family[]).flatMap((f) => EVAL_GRID[f].flatMap((d) => loadEvalSet(f, d).slice(0, 4)));
+  const outs = sample(policy, problems.map((p) => encode(promptTokens(p, 'reason'))), { maxNew: 96, temperature: 1, topP: 1 }, makeRng(seed));
+  return outs.filter((o, i) => isCorrect(problems[i], parseTrace(decode(o)))).length / problems.length;
+}
+
+runMain(async () => {
+  const a = parseArgs(process.argv.slice(2), {
+    method: 'method id (src/methods/table2.ts)', size: 'S or M', seed: 'seed', profile: 'quick or full', steps: 'override the profile\'s steps',
+    out: 'run directory', config: 'JSON overriding the method\'s RL config',
+  });
+  const method = a.method ?? 'rlcer', spec = methodSpec(method), profile = profileSpec(a.profile ?? 'quick');
+  const size = a.size ?? 'S', seed = requireInteger('seed', Number(a.seed ?? 0), 0);
+  const steps = spec.kind === 'sft' ? 0 : requireInteger('steps', Number(a.steps ?? profile.steps), 0);
+  const user = a.config ? loadJsonConfig(a.config) : {};
+  const out = a.out ?? `runs/table2/${a.profile ?? 'quick'}/${size}/${method}/seed-${seed}`;
+  const rlvrCfg = mergeConfig(defaultRlvrConfig, { ...user, steps });
+  const rlcerCfg = mergeConfig(defaultRlcerConfig, { ...spec.rlcer, ...user, steps });
+  const ckpt = coldStartCheckpoint(size);
+  const run = await openRun(out, {
+    experiment: 'table2', method, spec, size, seed, profile: a.profile ?? 'quick', profileSpec: profile, checkpoint: ckpt,
+    ...(spec.kind === 'rlcer' ? { rlcer: rlcerCfg, verifier: VERIFIER_CHECKPOINT } : { rlvr: rlvrCfg }),
+    ...(spec.kind === 'scalar_rm' ? { scalarRm: scalarRmCheckpoint(size) } : {}),
+  });
+  const policy = loadPolicy(ckpt);
+  const verifier = loadVerifier(VERIFIER_CHECKPOINT);
+  const rm = spec.kind === 'scalar_rm' || spec.quality === 'scalar_rm' ? loadVerifier(scalarRmCheckpoint(size)) : null;
+  const rmReward: RewardFn = (rs) => rmScores(rm!, rs.map((r) => ({ p: r.problem, completion: decode(r.completion) }))).map((s) => ({ reward: 2 * s - 1, components: { scalar_rm: 2 * s - 1 } }));
+  const trainer: Trainer & { lastRubrics?: () => unknown[] } =
+    spec.kind === 'rlcer' ? makeRlcerTrainer(policy, rlcerCfg, { verifier, frozenRubricator: rlcerCfg.rubricSource === 'fixed_untrained' ? loadPolicy(ckpt) : undefined })
+      : makeRlvrTrainer(policy, rlvrCfg, spec.kind === 'scalar_rm' ? rmReward : undefined);
+
+  const curve: Record<string, string | number>[] = [];
+  const evaluateCurve = (step: number) => {
+    const fam = familyAccuracy(evalReport(policy, 8, 2, makeRng(2_000_000 + seed)));
+    for (const [family, accuracy] of Object.entries(fam)) curve.push({ step, family, accuracy });
+    run.table('curve', curve);
+  };
+  const t0 = Date.now();
+  if (steps > 0) evaluateCurve(0);
+  const rubricLog = path.join(out, 'rubrics.jsonl');
+  fs.rmSync(rubricLog, { force: true });
+  for (let step = 0; step < steps; step++) {
+    const m = trainer.step(makeRng(seed * 1_000_003 + step));
+    run.log({ step, ...m, probe_accuracy: probeAccuracy(policy, 3_000_000 + step) });
+    for (const r of trainer.lastRubrics?.() ?? []) fs.appendFileSync(rubricLog, JSON.stringify({ step, ...(r as object) }) + '\n');
+    const rate = (step + 1) / ((Date.now() - t0) / 1000);
+    console.log(`[${method} ${size} seed ${seed}] step ${step + 1}/${steps}  acc ${m.accuracy.toFixed(3)}  cot ${(m['reward/cot'] ?? NaN).toFixed(3)}  valid ${(m.criteria_valid ?? NaN).toFixed(2)}/${(m.criteria_proposed ?? NaN).toFixed(2)}  fmt ${(m.format_rate ?? NaN).toFixed(2)}  eta ${((steps - step - 1) / rate / 60).toFixed(1)} min`);
+    if ((step + 1) % profile.curveEvery === 0) evaluateCurve(step + 1);
+  }
+  if (steps > 0) saveCheckpoint(policy, path.join(out, 'checkpoint.json'), { step: steps });
+
+  // final evaluation: accuracy per family (avg@n on the fixed sets) and rubric quality on held-out pairs
+  const rows = evalReport(policy, profile.evalPerCell, profile.evalSamples, makeRng(1_000_000 + seed));
+  run.table('eval', rows);
+  const fam = familyAccuracy(rows);
+  // the same held-out pairs for every row and seed (deterministic; cached per profile and size)
+  const pairsFile = `runs/table2/pairs-${a.profile ?? 'quick'}-${size}.json`;
+  const pairs: PreferencePair[] = fs.existsSync(pairsFile) ? JSON.parse(fs.readFileSync(pairsFile, 'utf8'))
+    : preferencePairs(loadPolicy(ckpt), profile.pairsPerCell, 8, makeRng(4_000_000));
+  writeFileAtomic(pairsFile, JSON.stringify(pairs));
+  const judge = learnedJudge(verifier), qrng = makeRng(5_000_000 + seed);
+  const quality = spec.quality === 'teacher' ? teacherQuality(pairs, judge)
+    : spec.quality === 'scalar_rm' ? scalarRmQuality(rm!, pairs)
+      : rubricatorQuality(spec.quality === 'coldstart' ? loadPolicy(ckpt) : policy, pairs, judge, qrng);
+  const final = [
+    { column: 'rubric_quality', value: quality },
+    ...Object.entries(fam).map(([column, value]) => ({ column, value })),
+    // the average over all four families, the held-out one included
+    { column: 'average', value: Object.values(fam).reduce((s, v) => s + v, 0) / Object.values(fam).length },
+  ].map((r) => ({ method, size, seed, ...r }));
+  run.table('final', final);
+  run.finish({ seconds: (Date.now() - t0) / 1000, pairs: pairs.length });
+  console.log(`[${method} ${size} seed ${seed}] done in ${((Date.now() - t0) / 60000).toFixed(1)} min: ${final.map((r) => `${r.column} ${r.value.toFixed(3)}`).join(', ')}`);
+});

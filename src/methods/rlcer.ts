@@ -1,0 +1,217 @@
+// RLCER: one shared policy plays a reasoner and a rubricator. Per prompt: N reasoner rollouts; the rubricator
+// writes rubric sets after reading reasoner CoTs; the frozen verifier fills the satisfaction matrix; criteria
+// whose satisfaction correlates with correctness are valid; the reasoner earns outcome + CoT reward, the
+// rubricator K_valid/K + format; one PPO update over both roles with role-specific advantages.
+// One readable path per step: roll out -> write rubrics -> judge -> validity -> rewards -> PPO.
+import type { Policy } from '../models/policy.js';
+import { learnedJudge, oracleJudge } from '../models/verifier.js';
+import type { Rng } from '../util/random.js';
+import { decode } from '../world/vocab.js';
+import { domainOf } from '../world/problems.js';
+import { defaultWorld, type WorldConfig } from '../world/defaults.js';
+import { criterionText, type Criterion, criterionEnglish } from '../rubrics/criteria.js';
+import { referenceRubric, type RubricItem } from '../rubrics/rubric.js';
+import { cotRewards, criterionValidity, poolItems, randomValidity, rubricatorReward, type ConstantCorrectness, type CotNorm } from '../rubrics/rewards.js';
+import { checkPpoConfig, defaultPpoConfig, makeRoleOptimizers, ppoUpdate, type PpoConfig } from '../rl/ppo.js';
+import { mean, type Rollout } from '../rl/rollout.js';
+import { classifyStyle } from '../rl/evaluate.js';
+import { ConfigError, requireInteger, requireNonNegative, requirePositive } from '../io/validate.js';
+import { outcomeReward, rollOutReasoner, type ReasonerRollout, type Trainer } from './rlvr.js';
+import { writeRubrics } from './rubricator.js';
+
+export interface RlcerConfig {
+  steps: number;
+  /** prompts per step */
+  prompts: number;
+  /** reasoner rollouts per prompt (N) */
+  rollouts: number;
+  temperature: number;
+  /**
+   * where rubrics come from: 'self' (the policy's own rubricator, trained), 'fixed_untrained' (a frozen copy of
+   * the cold-start policy's rubricator: the "prompted rubrics" analogue), 'teacher' (the teacher's reference rubric)
+   */
+  rubricSource: 'self' | 'fixed_untrained' | 'teacher';
+  /** self-evolution: the rubricator's reward includes K_valid / K; false = format reward only ("w/o evolving") */
+  evolve: boolean;
+  /** weight of the outcome reward (0 = rubric-only training) */
+  outcomeWeight: number;
+  /** weight of the CoT reward */
+  cotWeight: number;
+  /** 'correlation' (the paper's filter) or 'random' (the same number of criteria chosen at random: the control) */
+  validity: 'correlation' | 'random';
+  /** Pearson threshold alpha */
+  threshold: number;
+  constantCorrectness: ConstantCorrectness;
+  cotNorm: CotNorm;
+  /**
+   * which CoTs the rubricator reads: 'each_pooled' (default, the paper's reward figure: one rubric set per rollout,
+   * valid criteria collected into one pool that scores every rollout), 'each_own' (EvoLM's re-implementation:
+   * rollout i is scored by the valid criteria of the set written from its own CoT), 'one' (one set per prompt, from
+   * the first rollout)
+   */
+  rubricatorSees: 'each_pooled' | 'each_own' | 'one';
+  /** 'learned' (the frozen distilled verifier) or 'oracle' (the teacher's exact judgement) */
+  verifier: 'learned' | 'oracle';
+  /** judged items per step re-checked against the teacher to log the learned verifier's agreement */
+  agreementSample: number;
+  ppo: PpoConfig;
+  world: WorldConfig;
+}
+
+export const defaultRlcerConfig: RlcerConfig = {
+  steps: 100, prompts: 16, rollouts: 8, temperature: 1,
+  rubricSource: 'self', evolve: true, outcomeWeight: 1, cotWeight: 1, validity: 'correlation', threshold: 0.2,
+  constantCorrectness: 'none_valid', cotNorm: 'rubric', rubricatorSees: 'each_pooled', verifier: 'learned', agreementSample: 256,
+  ppo: { ...defaultPpoConfig, epochs: 1, minibatches: 2 }, world: defaultWorld,
+};
+
+const oneOf = <T extends string>(name: string, v: T, allowed: readonly T[]) => {
+  if (!allowed.includes(v)) throw new ConfigError(`${name} must be one of ${allowed.map((a) => `"${a}"`).join(', ')} (got "${v}")`);
+};
+
+export function checkRlcerConfig(c: RlcerConfig): void {
+  requireInteger('steps', c.steps, 0); requireInteger('prompts', c.prompts, 1); requireInteger('rollouts', c.rollouts, 2);
+  requirePositive('temperature', c.temperature); requireNonNegative('outcomeWeight', c.outcomeWeight); requireNonNegative('cotWeight', c.cotWeight);
+  requireInteger('agreementSample', c.agreementSample, 0);
+  if (!(c.threshold >= -1 && c.threshold < 1)) throw new ConfigError(`threshold must be in [-1, 1) (got ${c.threshold})`);
+  oneOf('rubricSource', c.rubricSource, ['self', 'fixed_untrained', 'teacher']);
+  oneOf('validity', c.validity, ['correlation', 'random']);
+  oneOf('constantCorrectness', c.constantCorrectness, ['none_valid', 'discriminative']);
+  oneOf('cotNorm', c.cotNorm, ['rubric', 'group']);
+  oneOf('rubricatorSees', c.rubricatorSees, ['each_pooled', 'each_own', 'one']);
+  oneOf('verifier', c.verifier, ['learned', 'oracle']);
+  checkPpoConfig(c.ppo);
+  if (c.world.trainFamilies.includes('chain_ood')) throw new ConfigError('chain_ood is held out of RL training');
+}
+
+/** Criteria with arguments name a concrete value of the problem (EvoLM's "concrete" criteria). */
+export const isConcrete = (c: Criterion) => c.args.length > 0;
+
+export interface RlcerModels {
+  /** the frozen learned verifier (required when verifier = 'learned') */
+  verifier?: Policy;
+  /** the frozen cold-start policy (required when rubricSource = 'fixed_untrained') */
+  frozenRubricator?: Policy;
+}
+
+/** One rubric set as logged: who wrote it, whether it parsed, each criterion in English with its correlation and validity. */
+export interface RubricLog { step?: number; problem: string; parsed: boolean; reason?: string; reward?: number; items: { criterion: string; english: string; points: number; corr: number | null; valid: boolean }[] }
+
+export function makeRlcerTrainer(policy: Policy, c: RlcerConfig, models: RlcerModels = {}): Trainer & { lastRubrics: () => RubricLog[] } {
+  checkRlcerConfig(c);
+  if (c.verifier === 'learned' && !models.verifier) throw new ConfigError('verifier "learned" needs a verifier checkpoint');
+  if (c.rubricSource === 'fixed_untrained' && !models.frozenRubricator) throw new ConfigError('rubricSource "fixed_untrained" needs the frozen cold-start policy');
+  const opts = makeRoleOptimizers(c.ppo.lr);
+  const batchJudge = c.verifier === 'learned' ? learnedJudge(models.verifier!) : (xs: { c: Criterion; p: ReasonerRollout['problem']; completion: string[] }[]) => xs.map((x) => oracleJudge(x.c, x.p, x.completion));
+  let logged: RubricLog[] = [];
+
+  return {
+    lastRubrics: () => logged,
+    step(rng) {
+      const t0 = Date.now();
+      // 1. reasoner rollouts, grouped by prompt
+      const rs = rollOutReasoner(policy, c, rng);
+      const groups = Array.from({ length: c.prompts }, (_, g) => rs.filter((r) => r.group === g));
+      const t1 = Date.now();
+
+      // 2. rubric sets: one per rollout's CoT (or one per prompt), from the chosen source
+      const readers = groups.flatMap((g) => (c.rubricatorSees === 'one' ? [g[0]] : g));
+      const writer = c.rubricSource === 'self' ? policy : models.frozenRubricator;
+      const written = writer ? writeRubrics(writer, readers.map((r) => r.problem), readers.map((r) => decode(r.completion)), rng, c.temperature) : null;
+      const perGroup = c.rubricatorSees === 'one' ? 1 : c.rollouts;
+      const sets = readers.map((r, j) => written ? written[j].parsed : { ok: true as const, rubric: referenceRubric(r.problem) });
+      const t2 = Date.now();
+
+      // 3. satisfaction matrix: every distinct criterion of a prompt's sets, judged on each of its rollouts
+      const universe = groups.map((_, g) => {
+        const items = sets.slice(g * perGroup, (g + 1) * perGroup).flatMap((s) => (s.ok ? s.rubric.items : []));
+        return [...new Map(items.map((i) => [criterionText(i.criterion), i.criterion])).values()];
+      });
+      const queries = universe.flatMap((u, g) => u.flatMap((crit) => groups[g].map((r) => ({ c: crit, p: r.problem, completion: decode(r.completion) }))));
+      const answers = batchJudge(queries);
+      const sat = new Map<string, boolean[]>();
+      let q = 0;
+      universe.forEach((u, g) => u.forEach((crit) => { sat.set(`${g}|${criterionText(crit)}`, groups[g].map(() => answers[q++])); }));
+      let agreement = NaN;
+      if (c.verifier === 'learned' && c.agreementSample > 0 && queries.length > 0) {
+        const idx = Array.from({ length: Math.min(c.agreementSample, queries.length) }, () => rng.int(queries.length));
+        agreement = mean(idx.map((i) => +(oracleJudge(queries[i].c, queries[i].p, queries[i].completion) === answers[i])));
+      }
+      const t3 = Date.now();
+
+      // 4. validity per set, 5. rewards
+      const rubricRollouts: Rollout[] = [];
+      const stats = { proposed: [] as number[], valid: [] as number[], corrProposed: [] as number[], corrValid: [] as number[], concrete: 0, items: 0, format: [] as number[], rubricReward: [] as number[] };
+      const kinds: Record<string, number> = {};
+      logged = [];
+      groups.forEach((g, gi) => {
+        const z = g.map((r) => +r.correct);
+        const validSets: RubricItem[][] = [];
+        for (let j = 0; j < perGroup; j++) {
+          const s = sets[gi * perGroup + j];
+          const items = s.ok ? s.rubric.items : [];
+          const v = items.map((i) => sat.get(`${gi}|${criterionText(i.criterion)}`)!.map(Number));
+          const val = criterionValidity(v, z, c.threshold, c.constantCorrectness);
+          const valid = c.validity === 'random' ? randomValidity(val.valid, rng) : val.valid;
+          validSets.push(items.filter((_, k) => valid[k]));
+          const nValid = valid.filter(Boolean).length;
+          const rr = rubricatorReward(s.ok, items.length, nValid, c.evolve);
+          stats.format.push(rr.format);
+          stats.rubricReward.push(rr.evolving + rr.format);
+          if (s.ok) {
+            stats.proposed.push(items.length); stats.valid.push(nValid);
+            val.corr.forEach((r, k) => { if (r !== null) { stats.corrProposed.push(r); if (valid[k]) stats.corrValid.push(r); } });
+            for (const i of items) { kinds[i.criterion.name] = (kinds[i.criterion.name] ?? 0) + 1; stats.items++; stats.concrete += +isConcrete(i.criterion); }
+          }
+          if (written && c.rubricSource === 'self') {
+            rubricRollouts.push({ role: 'rubric', group: gi, prompt: written[gi * perGroup + j].prompt, completion: written[gi * perGroup + j].completion,
+              reward: rr.evolving + rr.format, components: { evolving: rr.evolving, format: rr.format } });
+          }
+          if (logged.length < 4 && j === 0) {
+            const p = g[0].problem;
+            logged.push({ problem: `${p.operands.join(' ')} (${domainOf(p.family)})`, parsed: s.ok, ...(s.ok ? {} : { reason: s.reason }), reward: rr.evolving + rr.format,
+              items: items.map((i, k) => ({ criterion: criterionText(i.criterion), english: criterionEnglish(i.criterion), points: i.points, corr: val.corr[k], valid: valid[k] })) });
+          }
+        }
+        // the reasoner's CoT reward: pooled valid criteria, or each rollout's own set's
+        const scoreWith = (items: RubricItem[], members: ReasonerRollout[]) =>
+          cotRewards(items.map((i) => i.points), members.map((r) => items.map((i) => sat.get(`${gi}|${criterionText(i.criterion)}`)![g.indexOf(r)])), c.cotNorm);
+        const cot = c.rubricatorSees === 'each_own'
+          ? g.map((r, i) => scoreWith(validSets[i], g)[i])
+          : scoreWith(poolItems(validSets, (i) => criterionText(i.criterion)), g);
+        g.forEach((r, i) => {
+          r.components = { outcome: outcomeReward(r), cot: cot[i] };
+          r.reward = c.outcomeWeight * r.components.outcome + c.cotWeight * r.components.cot;
+        });
+      });
+
+      // 6. one PPO update over both roles
+      const upd = ppoUpdate(policy, opts, [...rs, ...rubricRollouts], c.ppo, rng);
+      const styles: Record<string, number> = {};
+      for (const r of rs) { const s = classifyStyle(r.trace, r.problem); styles[s] = (styles[s] ?? 0) + 1 / rs.length; }
+      const meanOr = (xs: number[]) => (xs.length ? mean(xs) : NaN);
+      return {
+        accuracy: mean(rs.map((r) => +r.correct)),
+        'reward/outcome': mean(rs.map((r) => r.components.outcome)),
+        'reward/cot': mean(rs.map((r) => r.components.cot)),
+        'reward/reasoner': mean(rs.map((r) => r.reward)),
+        'reward/rubricator': mean(stats.rubricReward),
+        format_rate: mean(stats.format),
+        criteria_proposed: meanOr(stats.proposed),
+        criteria_valid: meanOr(stats.valid),
+        valid_fraction: stats.proposed.length ? stats.valid.reduce((a, b) => a + b, 0) / Math.max(1, stats.proposed.reduce((a, b) => a + b, 0)) : NaN,
+        corr_proposed: meanOr(stats.corrProposed),
+        corr_valid: meanOr(stats.corrValid),
+        concrete_share: stats.items ? stats.concrete / stats.items : NaN,
+        ...Object.fromEntries(Object.entries(kinds).map(([k, v]) => [`kind/${k}`, v / Math.max(1, stats.items)])),
+        mixed_groups: mean(groups.map((g) => +(new Set(g.map((r) => r.correct)).size > 1))),
+        response_length: mean(rs.map((r) => r.completion.length)),
+        rubric_length: written ? mean(written.map((w) => w.completion.length)) : NaN,
+        verifier_agreement: agreement,
+        ...Object.fromEntries(Object.entries(styles).map(([k, v]) => [`style/${k}`, v])),
+        ...upd,
+        sample_ms: t1 - t0, rubric_ms: t2 - t1, judge_ms: t3 - t2, update_ms: Date.now() - t3,
+      };
+    },
+  };
+}

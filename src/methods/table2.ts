@@ -1,0 +1,88 @@
+// Table 2: the reward sources compared (rows), how each is trained, where its rubric quality comes from, the two
+// profiles, and the papers' reported numbers (labelled as reported, never mixed with ours).
+import type { RlcerConfig } from './rlcer.js';
+import { ConfigError } from '../io/validate.js';
+
+export const coldStartCheckpoint = (size: string) => `data/checkpoints/coldstart-transformer-${size}.json`;
+export const scalarRmCheckpoint = (size: string) => `data/checkpoints/scalar-rm-${size}.json`;
+export const VERIFIER_CHECKPOINT = 'data/checkpoints/verifier-S.json';
+
+export interface MethodSpec {
+  /** how the policy is trained: not at all (the cold start), RLVR, the static scalar RM, or RLCER with overrides */
+  kind: 'sft' | 'rlvr' | 'scalar_rm' | 'rlcer';
+  rlcer?: Partial<RlcerConfig>;
+  /**
+   * whose rubrics the rubric-quality column reads: a fixed external source where the row's reward comes from one
+   * (the cold-start rubricator, the teacher, the scalar RM), else the row's final policy in the rubricator role
+   */
+  quality: 'policy' | 'coldstart' | 'teacher' | 'scalar_rm';
+  label: string;
+}
+
+export const METHODS: Record<string, MethodSpec> = {
+  sft: { kind: 'sft', quality: 'policy', label: 'cold-start SFT' },
+  rlvr: { kind: 'rlvr', quality: 'policy', label: 'RLVR (outcome only)' },
+  scalar_rm: { kind: 'scalar_rm', quality: 'scalar_rm', label: 'static scalar RM' },
+  fixed_untrained: { kind: 'rlcer', rlcer: { rubricSource: 'fixed_untrained' }, quality: 'coldstart', label: 'fixed rubrics, untrained rubricator' },
+  fixed_teacher: { kind: 'rlcer', rlcer: { rubricSource: 'teacher' }, quality: 'teacher', label: 'fixed teacher rubrics' },
+  rlcer_no_evolve: { kind: 'rlcer', rlcer: { evolve: false }, quality: 'policy', label: 'RLCER w/o evolving' },
+  rlcer: { kind: 'rlcer', rlcer: {}, quality: 'policy', label: 'RLCER' },
+  rlcer_rubric_only: { kind: 'rlcer', rlcer: { outcomeWeight: 0 }, quality: 'policy', label: 'RLCER rubric-only' },
+  // ablations beyond the table's rows
+  rlcer_rubric_only_random: { kind: 'rlcer', rlcer: { outcomeWeight: 0, validity: 'random' }, quality: 'policy', label: 'rubric-only, random rubrics' },
+  rlcer_oracle: { kind: 'rlcer', rlcer: { verifier: 'oracle' }, quality: 'policy', label: 'RLCER, oracle verifier' },
+};
+
+/** Table 2's rows in order (the EvoLM issue appends evolm_sequential and evolm). */
+export const TABLE2_ROWS = ['sft', 'rlvr', 'scalar_rm', 'fixed_untrained', 'fixed_teacher', 'rlcer_no_evolve', 'rlcer', 'rlcer_rubric_only'];
+/** Ablation runs that feed the RLCER figures (same profile, not table rows). */
+export const RLCER_ABLATIONS = ['rlcer_rubric_only_random', 'rlcer_oracle'];
+
+export interface Profile {
+  steps: number;
+  seeds: number[];
+  sizes: ('S' | 'M')[];
+  /** evaluation problems per (family, difficulty) cell and samples per problem, at the end */
+  evalPerCell: number;
+  evalSamples: number;
+  /** steps between the small evaluations that draw accuracy curves */
+  curveEvery: number;
+  /** problems per cell from which held-out preference pairs are drawn */
+  pairsPerCell: number;
+  /** also run the ablations */
+  ablations: boolean;
+}
+
+export const PROFILES: Record<string, Profile> = {
+  quick: { steps: 12, seeds: [0, 1], sizes: ['S'], evalPerCell: 12, evalSamples: 4, curveEvery: 6, pairsPerCell: 12, ablations: false },
+  full: { steps: 100, seeds: [0, 1, 2], sizes: ['S'], evalPerCell: 40, evalSamples: 8, curveEvery: 25, pairsPerCell: 40, ablations: true },
+};
+
+export function methodSpec(id: string): MethodSpec {
+  const m = METHODS[id];
+  if (!m) throw new ConfigError(`unknown method "${id}" (known: ${Object.keys(METHODS).join(', ')})`);
+  return m;
+}
+
+export function profileSpec(name: string): Profile {
+  const p = PROFILES[name];
+  if (!p) throw new ConfigError(`unknown profile "${name}" (known: ${Object.keys(PROFILES).join(', ')})`);
+  return p;
+}
+
+/**
+ * Numbers the papers report for rows that exist there, as reported (scales and benchmarks differ from ours;
+ * compare orderings and gaps, not values). EvoLM Table 2: RewardBench-2 and the OLMo3-Adapt 12-benchmark average;
+ * RLCER: average accuracy over AIME24/AIME25/AMC23 read from its evolving-ablation figure (8B).
+ */
+export const REPORTED = [
+  { paper: 'EvoLM Table 2', method: 'scalar_rm', source: 'Skywork-RM-V2 (8B scalar RM)', rubric_quality: 86.4, policy_average: 59.7 },
+  { paper: 'EvoLM Table 2', method: 'fixed_untrained', source: 'Qwen3-8B prompted rubrics', rubric_quality: 26.2, policy_average: 67.5 },
+  { paper: 'EvoLM Table 2', method: 'fixed_teacher', source: 'GPT-4.1 prompted rubrics', rubric_quality: 36.6, policy_average: 66.7 },
+  { paper: 'EvoLM Table 2', method: 'rlcer', source: 'RLCER (among baselines reported as 66.7-67.6)', rubric_quality: NaN, policy_average: NaN },
+  { paper: 'EvoLM Table 2', method: 'evolm_sequential', source: 'Sequential', rubric_quality: 47.2, policy_average: 68.3 },
+  { paper: 'EvoLM Table 2', method: 'evolm', source: 'EvoLM (co-evolving)', rubric_quality: 46.0, policy_average: 69.3 },
+  { paper: 'RLCER evolving-ablation figure', method: 'rlvr', source: 'RLVR, end of training', rubric_quality: NaN, policy_average: 49 },
+  { paper: 'RLCER evolving-ablation figure', method: 'rlcer_no_evolve', source: 'RLCER w/o evolving, end of training', rubric_quality: NaN, policy_average: 51 },
+  { paper: 'RLCER evolving-ablation figure', method: 'rlcer', source: 'RLCER, end of training', rubric_quality: NaN, policy_average: 52 },
+];

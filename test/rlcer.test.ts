@@ -1,0 +1,117 @@
+// RLCER's formulas against hand-computed values, its config errors, and one end-to-end training step.
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import { initBackend, tf } from '../src/models/backend.js';
+import { createPolicy, loadPolicy } from '../src/models/index.js';
+import { modelConfig } from '../src/models/policy.js';
+import { cotRewards, criterionValidity, normalisedScore, poolItems, randomValidity, rubricatorReward } from '../src/rubrics/rewards.js';
+import { pairwiseAccuracy } from '../src/methods/rubric-quality.js';
+import { defaultRlcerConfig, makeRlcerTrainer, type RlcerConfig } from '../src/methods/rlcer.js';
+import { sftStep, sampleExample, defaultColdStartData } from '../src/methods/coldstart.js';
+import { criterionText } from '../src/rubrics/criteria.js';
+import type { RubricItem } from '../src/rubrics/rubric.js';
+import { makeRng } from '../src/util/random.js';
+import { ConfigError } from '../src/io/validate.js';
+import { coldStartCheckpoint } from '../src/methods/table2.js';
+import { decode } from '../src/world/vocab.js';
+import { promptTokens } from '../src/world/trace.js';
+import { sampleProblem } from '../src/world/problems.js';
+
+const close = (a: number, b: number, tol = 1e-12) => assert.ok(Math.abs(a - b) <= tol, `${a} != ${b}`);
+
+describe('RLCER rewards (hand-computed)', () => {
+  it('validity: corr > threshold and varying satisfaction', () => {
+    const z = [1, 1, 1, 0, 0, 0];
+    // corr([1,1,0,1,0,0], z) = 0.5 / 1.5 = 1/3
+    const v = [[1, 1, 1, 0, 0, 0], [1, 1, 0, 1, 0, 0], [0, 1, 0, 1, 1, 0], [1, 1, 1, 1, 1, 1], [0, 0, 0, 1, 1, 1]];
+    const r = criterionValidity(v, z, 0.2);
+    close(r.corr[0]!, 1); close(r.corr[1]!, 1 / 3); close(r.corr[2]!, -1 / 3); assert.equal(r.corr[3], null); close(r.corr[4]!, -1);
+    assert.deepEqual(r.valid, [true, true, false, false, false]);
+    assert.deepEqual(criterionValidity(v, z, 0.4).valid, [true, false, false, false, false]);
+  });
+  it('validity when correctness is constant: none valid, or every varying criterion', () => {
+    const v = [[1, 0, 1, 0], [1, 1, 1, 1]], z = [1, 1, 1, 1];
+    assert.deepEqual(criterionValidity(v, z, 0.2, 'none_valid').valid, [false, false]);
+    assert.deepEqual(criterionValidity(v, z, 0.2, 'discriminative').valid, [true, false]);
+  });
+  it('min-max normalised score: (raw - min) / (max - min)', () => {
+    close(normalisedScore([2, -1, 3], [true, true, false]), (1 + 1) / 6);
+    close(normalisedScore([2, -1, 3], [false, true, false]), 0);
+    close(normalisedScore([2, -1, 3], [true, false, true]), 1);
+    assert.equal(normalisedScore([], []), 0);
+  });
+  it('CoT reward normalised over the rubric or over the group', () => {
+    const sat = [[true, false], [true, true], [false, true]];
+    assert.deepEqual(cotRewards([2, -1], sat, 'rubric').map((x) => +x.toFixed(12)), [1, +(2 / 3).toFixed(12), 0]);
+    assert.deepEqual(cotRewards([1], [[true], [true]], 'rubric'), [1, 1]);
+    assert.deepEqual(cotRewards([1], [[true], [true]], 'group'), [0, 0]);
+    assert.deepEqual(cotRewards([1, 2], [[true, false], [false, true], [false, false]], 'group'), [0.5, 1, 0]);
+    assert.deepEqual(cotRewards([], [[], []]), [0, 0]);
+  });
+  it('rubricator reward: K_valid / K + format; format only without evolution', () => {
+    assert.deepEqual(rubricatorReward(true, 4, 1, true), { evolving: 0.25, format: 1 });
+    assert.deepEqual(rubricatorReward(true, 4, 1, false), { evolving: 0, format: 1 });
+    assert.deepEqual(rubricatorReward(false, 0, 0, true), { evolving: 0, format: 0 });
+  });
+  it('random validity keeps as many criteria as the filter did', () => {
+    const rng = makeRng(3);
+    for (let t = 0; t < 200; t++) {
+      const valid = Array.from({ length: 1 + rng.int(8) }, () => rng.next() < 0.4);
+      const r = randomValidity(valid, rng);
+      assert.equal(r.filter(Boolean).length, valid.filter(Boolean).length);
+    }
+  });
+  it('pooling keeps one copy of each criterion, the first points', () => {
+    const it = (name: 'STEPS' | 'CARRY', points: number): RubricItem => ({ category: name === 'STEPS' ? 'decomposition' : 'clarity', criterion: { name, args: [] }, points });
+    const pooled = poolItems([[it('STEPS', 2)], [it('STEPS', 3), it('CARRY', 1)]], (i) => criterionText(i.criterion));
+    assert.deepEqual(pooled.map((i) => [i.criterion.name, i.points]), [['STEPS', 2], ['CARRY', 1]]);
+  });
+  it('pairwise accuracy counts ties as one half', () => {
+    close(pairwiseAccuracy([1, 0.5, 0, 0.7], [0, 0.5, 1, 0.2]), (1 + 0.5 + 0 + 1) / 4);
+  });
+});
+
+describe('RLCER configuration and training step', function () {
+  this.timeout(120000);
+  before(async () => { await initBackend(); });
+  it('names a bad option', () => {
+    const policy = createPolicy(modelConfig('transformer', 'S', 1));
+    assert.throws(() => makeRlcerTrainer(policy, { ...defaultRlcerConfig, rubricSource: 'oracle' } as unknown as RlcerConfig), (e: Error) => e instanceof ConfigError && /rubricSource/.test(e.message));
+    assert.throws(() => makeRlcerTrainer(policy, { ...defaultRlcerConfig, rollouts: 1 }), /rollouts/);
+    assert.throws(() => makeRlcerTrainer(policy, defaultRlcerConfig), /verifier "learned" needs/);
+    assert.throws(() => makeRlcerTrainer(policy, { ...defaultRlcerConfig, verifier: 'oracle', rubricSource: 'fixed_untrained' }), /frozen cold-start/);
+  });
+  it('the rubricator prompt carries the CoT after the question', () => {
+    const p = sampleProblem('add', 2, makeRng(1));
+    const t = promptTokens(p, 'rubric', ['C0', '1', '2', '0', '0', '3', 'A', '0', '3', '<eos>']);
+    assert.equal(t[0], '<rubric>');
+    assert.deepEqual(t.slice(t.indexOf('=') + 1), ['C0', '1', '2', '0', '0', '3', 'A', '0', '3']);
+  });
+  it('one step from the cold start logs every reward component, reasoner reward = outcome + CoT', function () {
+    if (!fs.existsSync(coldStartCheckpoint('S'))) this.skip();
+    const policy = loadPolicy(coldStartCheckpoint('S'));
+    const trainer = makeRlcerTrainer(policy, { ...defaultRlcerConfig, prompts: 3, rollouts: 4, verifier: 'oracle' });
+    const m = trainer.step(makeRng(5));
+    for (const k of ['accuracy', 'reward/outcome', 'reward/cot', 'reward/rubricator', 'format_rate', 'reason/entropy', 'rubric/pg_loss']) assert.ok(Number.isFinite(m[k]), `${k} = ${m[k]}`);
+    close(m['reward/reasoner'], m['reward/outcome'] + m['reward/cot'], 1e-9);
+    assert.ok(m.format_rate > 0.3, `the cold-start rubricator should mostly parse (format rate ${m.format_rate})`);
+    assert.ok(trainer.lastRubrics().length > 0);
+    for (const w of Object.values(policy.weights)) assert.ok(tf.tidy(() => tf.all(tf.isFinite(w)).dataSync()[0]) === 1);
+  });
+});
+
+describe('SFT in length buckets', function () {
+  this.timeout(60000);
+  before(async () => { await initBackend(); });
+  it('gives the same loss and update as one padded batch', () => {
+    const rng = makeRng(7), batch = Array.from({ length: 16 }, () => sampleExample(defaultColdStartData, rng));
+    assert.ok(batch.some((e) => e.kind === 'rubric') || decode(batch[0].prompt).length > 0);
+    const a = createPolicy(modelConfig('transformer', 'S', 2)), b = createPolicy(modelConfig('transformer', 'S', 2));
+    const la = sftStep(a, tf.train.sgd(0.1), batch, 1e9, 1), lb = sftStep(b, tf.train.sgd(0.1), batch, 1e9, 4);
+    close(la.loss, lb.loss, 1e-4);
+    for (const name of Object.keys(a.weights)) {
+      const d = tf.tidy(() => a.weights[name].sub(b.weights[name]).abs().max().dataSync()[0]);
+      assert.ok(d < 1e-4, `${name} differs by ${d}`);
+    }
+  });
+});
