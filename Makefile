@@ -5,7 +5,9 @@ TSX := ./node_modules/.bin/tsx
 SEEDS ?= 0,1,2,3,4
 JUPYTER := JUPYTER_PATH="$(CURDIR)/.jupyter/share/jupyter" PYDEVD_DISABLE_FILE_VALIDATION=1 /usr/bin/jupyter
 
-.PHONY: help setup test typecheck theory figures notebooks clean-runs data coldstart coldstart-report rlvr world-criteria bench verifier
+PROFILE ?= quick
+
+.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart coldstart-report rlvr world-criteria bench verifier
 COLDSTART_MODELS ?= transformer-S gru-S
 RLVR_SEEDS ?= 0 1
 
@@ -15,6 +17,8 @@ help:
 	@echo "make data       regenerate the fixed evaluation sets and their checksums (data/eval/)"
 	@echo "make coldstart  SFT cold start of $(COLDSTART_MODELS) -> data/checkpoints/, then results/coldstart/report.csv"
 	@echo "make rlvr       RLVR from the transformer-S cold start, seeds $(RLVR_SEEDS) in parallel -> results/rlvr/"
+	@echo "make reproduce-table2  Table 2 (PROFILE=quick|full; quick -> results/quick/, full -> results/table2.csv) and RLCER figures"
+	@echo "make scalar-rm  train the static scalar reward model on cold-start rollouts -> data/checkpoints/scalar-rm-S.json"
 	@echo "make verifier   distil the verifier from teacher labels on cold-start rollouts -> results/verifier/accuracy.csv"
 	@echo "make world-criteria  the pre-registered world criteria -> results/world/criteria.csv"
 	@echo "make bench      tfjs vs the PyTorch reference, side by side (update step, sampling, ratios)"
@@ -59,6 +63,15 @@ rlvr:
 	echo $(RLVR_SEEDS) | tr ' ' '\n' | xargs -P 2 -I{} $(TSX) src/cli/rlvr.ts --seed {} --out runs/rlvr/seed-{}
 	$(TSX) analysis/rlvr.ts runs/rlvr results/rlvr
 	$(TSX) analysis/make-figures.ts rlvr
+
+# both cores: one run per process; finished runs are kept, so an interrupted target resumes where it stopped
+reproduce-table2:
+	$(TSX) src/cli/table2.ts --profile $(PROFILE)
+	$(TSX) analysis/table2.ts $(PROFILE)
+	RESULTS=$(if $(filter full,$(PROFILE)),results,results/$(PROFILE)) FIGURES=$(if $(filter full,$(PROFILE)),results/figures,results/$(PROFILE)/figures) $(TSX) analysis/make-figures.ts rlcer
+
+scalar-rm:
+	$(TSX) src/cli/scalar-rm.ts --size S
 
 verifier:
 	$(TSX) src/cli/verifier.ts

@@ -1,13 +1,15 @@
 // `make figures`: regenerate every figure from the committed tables in results/, without rerunning anything.
-// Usage: tsx analysis/make-figures.ts [theme ...]   (themes: theory, rlvr; default all)
+// Usage: tsx analysis/make-figures.ts [theme ...]   (themes: theory, rlvr, rlcer; default all)
 import { writeFigures, type Figure } from './figures.js';
 import { theoryFigures } from './theory-figures.js';
 import { rlvrFigures } from './rlvr-figures.js';
+import { rlcerFigures } from './rlcer-figures.js';
 import { runMain } from '../src/cli/args.js';
 
 const THEMES: Record<string, () => Figure[]> = {
   theory: () => theoryFigures('results/theory'),
   rlvr: () => rlvrFigures('results/rlvr'),
+  rlcer: () => rlcerFigures(process.env.RESULTS ?? 'results'),
 };
 
 runMain(async () => {
@@ -15,6 +17,7 @@ runMain(async () => {
   for (const a of asked) if (!(a in THEMES)) throw new Error(`unknown figure theme "${a}" (known: ${Object.keys(THEMES).join(', ')})`);
   const figs = (asked.length ? asked : Object.keys(THEMES)).flatMap((t) => THEMES[t]());
   const t0 = Date.now();
-  const files = await writeFigures(figs, 'results/figures');
-  console.log(`${figs.length} figures, ${files.length} files -> results/figures (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  const outDir = process.env.FIGURES ?? 'results/figures';
+  const files = await writeFigures(figs, outDir);
+  console.log(`${figs.length} figures, ${files.length} files -> ${outDir} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
 });

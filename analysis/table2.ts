@@ -48,6 +48,8 @@ export function aggregateTable2(profile: string, root = 'runs/table2', out = pro
   if (curves.length) writeCsv(path.join(curveDir, 'curves.csv'), curves);
   const evalCurves = runs.filter((r) => fs.existsSync(path.join(r.dir, 'curve.csv'))).flatMap((r) => readCsv(path.join(r.dir, 'curve.csv')).map((c) => ({ size: r.size, method: r.method, seed: r.seed, ...c })));
   if (evalCurves.length) writeCsv(path.join(curveDir, 'eval_curves.csv'), meanCi(evalCurves, ['size', 'method', 'step', 'family'], ['accuracy']));
+  const hints = runs.filter((r) => fs.existsSync(path.join(r.dir, 'hints.csv'))).flatMap((r) => readCsv(path.join(r.dir, 'hints.csv')));
+  if (hints.length) writeCsv(path.join(curveDir, 'hints.csv'), meanCi(hints, ['size', 'method', 'family'], ['plain', 'hinted', 'hint_rate']));
   console.log(`Table 2 (${profile}): ${runs.length} runs -> ${path.join(out, 'table2.csv')}; curves -> ${curveDir}`);
   printTable(table);
 }

@@ -8,12 +8,13 @@ import { loadPolicy } from '../models/index.js';
 import { saveCheckpoint } from '../models/policy.js';
 import { defaultScalarRmConfig, trainScalarRm } from '../methods/scalar-rm.js';
 import { makeRng } from '../util/random.js';
+import { coldStartCheckpoint, scalarRmCheckpoint } from '../methods/table2.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), { size: 'cold-start size S or M', steps: 'training steps', seed: 'seed', out: 'run directory' });
   const size = a.size ?? 'S', seed = Number(a.seed ?? 0);
   const cfg = mergeConfig(defaultScalarRmConfig, a.steps ? { steps: Number(a.steps) } : {});
-  const ckpt = `data/checkpoints/coldstart-transformer-${size}.json`;
+  const ckpt = coldStartCheckpoint(size);
   const run = await openRun(a.out ?? `runs/scalar-rm/${size}`, { experiment: 'scalar_rm', seed, size, checkpoint: ckpt, scalarRm: cfg });
   const t0 = Date.now();
   const { model, accuracy, positiveRate } = trainScalarRm(loadPolicy(ckpt), cfg, makeRng(seed), (m) => {
@@ -22,7 +23,7 @@ runMain(async () => {
   });
   const rows = [{ size, accuracy, majority_baseline: Math.max(positiveRate, 1 - positiveRate) }];
   writeCsv(`results/scalar_rm/accuracy-${size}.csv`, rows);
-  saveCheckpoint(model, `data/checkpoints/scalar-rm-${size}.json`, { size, seed, cfg, source: ckpt });
+  saveCheckpoint(model, scalarRmCheckpoint(size), { size, seed, cfg, source: ckpt });
   run.finish({ seconds: (Date.now() - t0) / 1000, ...rows[0] });
   console.log(`[scalar-rm ${size}] held-out accuracy ${accuracy.toFixed(3)} (majority ${rows[0].majority_baseline.toFixed(3)})`);
 });

@@ -3,6 +3,7 @@
 // English (rubrics.jsonl), and at the end a tidy final.csv: accuracy per family, the average, rubric quality.
 // Usage: tsx src/cli/table2-run.ts --method rlcer --size S --seed 0 --profile quick [--steps N] [--out DIR] [--config F]
 import * as fs from 'node:fs';
+import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { parseArgs, runMain } from './args.js';
 import { openRun, loadJsonConfig } from '../io/run.js';
@@ -20,6 +21,7 @@ import { evalReport, familyAccuracy } from '../rl/evaluate.js';
 import { defaultRlvrConfig, makeRlvrTrainer, type RewardFn, type Trainer } from '../methods/rlvr.js';
 import { defaultRlcerConfig, makeRlcerTrainer } from '../methods/rlcer.js';
 import { rmScores } from '../methods/scalar-rm.js';
+import { hintReport } from '../methods/rubricator.js';
 import { coldStartCheckpoint, methodSpec, profileSpec, scalarRmCheckpoint, VERIFIER_CHECKPOINT } from '../methods/table2.js';
 import { preferencePairs, rubricatorQuality, scalarRmQuality, teacherQuality, type PreferencePair } from '../methods/rubric-quality.js';
 import { writeFileAtomic } from '../io/table.js';
@@ -82,8 +84,9 @@ runMain(async () => {
   const rows = evalReport(policy, profile.evalPerCell, profile.evalSamples, makeRng(1_000_000 + seed));
   run.table('eval', rows);
   const fam = familyAccuracy(rows);
-  // the same held-out pairs for every row and seed (deterministic; cached per profile and size)
-  const pairsFile = `runs/table2/pairs-${a.profile ?? 'quick'}-${size}.json`;
+  // the same held-out pairs for every row and seed (deterministic; cached per profile, size and cold-start checkpoint)
+  const ckHash = createHash('sha256').update(fs.readFileSync(ckpt)).digest('hex').slice(0, 12);
+  const pairsFile = `runs/table2/pairs-${a.profile ?? 'quick'}-${size}-${ckHash}.json`;
   const pairs: PreferencePair[] = fs.existsSync(pairsFile) ? JSON.parse(fs.readFileSync(pairsFile, 'utf8'))
     : preferencePairs(loadPolicy(ckpt), profile.pairsPerCell, 8, makeRng(4_000_000));
   writeFileAtomic(pairsFile, JSON.stringify(pairs));
@@ -98,6 +101,8 @@ runMain(async () => {
     { column: 'average', value: Object.values(fam).reduce((s, v) => s + v, 0) / Object.values(fam).length },
   ].map((r) => ({ method, size, seed, ...r }));
   run.table('final', final);
+  // rubrics as in-prompt hints at inference, for rows whose policy writes its own rubrics
+  if (spec.quality === 'policy') run.table('hints', hintReport(policy, profile.evalPerCell, Math.max(1, profile.evalSamples >> 1), makeRng(6_000_000 + seed)).map((r) => ({ method, size, seed, ...r })));
   run.finish({ seconds: (Date.now() - t0) / 1000, pairs: pairs.length });
   console.log(`[${method} ${size} seed ${seed}] done in ${((Date.now() - t0) / 60000).toFixed(1)} min: ${final.map((r) => `${r.column} ${r.value.toFixed(3)}`).join(', ')}`);
 });

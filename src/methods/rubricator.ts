@@ -5,7 +5,10 @@ import type { Rng } from '../util/random.js';
 import { domainOf, type Problem } from '../world/problems.js';
 import { promptTokens } from '../world/trace.js';
 import { decode, encode } from '../world/vocab.js';
-import { parseRubricTokens, type Parsed } from '../rubrics/rubric.js';
+import { parseRubricTokens, toTokens, type Parsed } from '../rubrics/rubric.js';
+import { evaluateReasoner } from '../rl/evaluate.js';
+import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
+import type { Family } from '../world/problems.js';
 
 /** Longest rubric completion: 8 items of at most 6 tokens, separators and <eos>. */
 export const RUBRIC_MAX_NEW = 56;
@@ -29,4 +32,30 @@ export function rubricFormatValidity(policy: Policy, problems: Problem[], rng: R
     else { const why = r.reason.replace(/ at token \d+/, '').replace(/got .*/, 'got ...'); reasons[why] = (reasons[why] ?? 0) + 1; }
   }
   return { valid: valid / problems.length, reasons };
+}
+
+/**
+ * Rubrics as in-prompt hints at inference: the policy reads one of its own CoTs, writes a rubric, and its
+ * positive-point criteria (at most 3, the cold start's hint format) go into a hint-role prompt. Which criteria
+ * would be valid needs answer labels, which inference does not have, so every positive criterion is used.
+ */
+export function selfHints(policy: Policy, problems: Problem[], rng: Rng): string[][] {
+  const cots = sample(policy, problems.map((p) => encode(promptTokens(p, 'reason'))), { maxNew: 96, temperature: 1, topP: 1 }, rng).map(decode);
+  return writeRubrics(policy, problems, cots, rng).map((w, i) => {
+    if (!w.parsed.ok) return [];
+    const items = w.parsed.rubric.items.filter((it) => it.points > 0).slice(0, 3);
+    return items.length ? toTokens({ domain: domainOf(problems[i].family), items }).slice(0, -1) : [];
+  });
+}
+
+/** Accuracy per family with and without self-written hints, on the same problems of the fixed evaluation sets. */
+export function hintReport(policy: Policy, perCell: number, n: number, rng: Rng): { family: string; plain: number; hinted: number; hint_rate: number }[] {
+  return (Object.keys(EVAL_GRID) as Family[]).map((family) => {
+    const problems = EVAL_GRID[family].flatMap((d) => loadEvalSet(family, d).slice(0, perCell));
+    const hints = selfHints(policy, problems, rng);
+    const acc = (rs: ReturnType<typeof evaluateReasoner>) => rs.reduce((s, r) => s + r.correct / r.samples, 0) / rs.length;
+    const plain = acc(evaluateReasoner(policy, problems, n, rng));
+    const hinted = acc(evaluateReasoner(policy, problems, n, rng, 1, 256, (p, i) => encode(hints[i].length ? promptTokens(p, 'hint', hints[i]) : promptTokens(p, 'reason'))));
+    return { family, plain, hinted, hint_rate: hints.filter((h) => h.length > 0).length / problems.length };
+  });
 }

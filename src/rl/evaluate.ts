@@ -42,8 +42,9 @@ export function classifyStyle(t: ParsedTrace, p: Problem): TraceStyle {
 export interface ProblemResult { problem: Problem; correct: number; samples: number; maj: boolean; styles: Record<string, number>; traces: ParsedTrace[] }
 
 /** Sample n completions per problem (batched) and score them. */
-export function evaluateReasoner(policy: Policy, problems: Problem[], n: number, rng: Rng, temperature = 1, batchRows = 256): ProblemResult[] {
-  const prompts = problems.flatMap((p) => Array.from({ length: n }, () => encode(promptTokens(p, 'reason'))));
+export function evaluateReasoner(policy: Policy, problems: Problem[], n: number, rng: Rng, temperature = 1, batchRows = 256,
+  promptOf: (p: Problem, i: number) => number[] = (p) => encode(promptTokens(p, 'reason'))): ProblemResult[] {
+  const prompts = problems.flatMap((p, i) => Array.from({ length: n }, () => promptOf(p, i)));
   const outs: number[][] = [];
   for (let i = 0; i < prompts.length; i += batchRows) {
     outs.push(...sample(policy, prompts.slice(i, i + batchRows), { maxNew: 96, temperature, topP: 1 }, rng));

@@ -1,0 +1,61 @@
+// Figure builders for RLCER and Table 2, from results/rlcer/curves.csv (per-step metrics, long format) and
+// results/table2.csv. Every curve is a mean over seeds with its 95% confidence band.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { readCsv, type Row } from '../src/io/table.js';
+import { METHODS, TABLE2_ROWS } from '../src/methods/table2.js';
+import type { Figure } from './figures.js';
+
+const COLORS: Record<string, string> = {
+  rlvr: '#7f7f7f', rlcer: '#1f77b4', rlcer_no_evolve: '#9ecae1', rlcer_rubric_only: '#2ca02c', rlcer_rubric_only_random: '#d62728',
+  rlcer_oracle: '#17becf', fixed_teacher: '#ff7f0e', fixed_untrained: '#bcbd22', scalar_rm: '#8c564b', sft: '#000000',
+};
+
+/** One line per method for a metric, smoothed over `window` steps (a centred moving average of the seed means). */
+function metricLines(curves: Row[], metric: string, methods: string[], size: string, window = 5) {
+  return methods.flatMap((m) => {
+    const rs = curves.filter((r) => r.metric === metric && r.method === m && r.size === size).sort((a, b) => Number(a.step) - Number(b.step));
+    if (rs.length === 0) return [];
+    const y = rs.map((r) => Number(r.mean));
+    const smooth = y.map((_, i) => { const lo = Math.max(0, i - (window >> 1)), hi = Math.min(y.length, i + (window >> 1) + 1); return y.slice(lo, hi).reduce((a, b) => a + b, 0) / (hi - lo); });
+    return [{ type: 'scatter', mode: 'lines', name: METHODS[m]?.label ?? m, x: rs.map((r) => Number(r.step)), y: smooth, line: { color: COLORS[m] } }];
+  });
+}
+
+function lineFigure(name: string, title: string, ytitle: string, curves: Row[], metric: string, methods: string[], size: string): Figure {
+  return { name, data: metricLines(curves, metric, methods, size),
+    layout: { title: { text: title }, xaxis: { title: { text: 'RL step' } }, yaxis: { title: { text: ytitle } } } };
+}
+
+/** Table 2 as grouped bars: average accuracy and rubric quality per method, with 95% CI. */
+export function table2Figure(table: Row[], size: string): Figure {
+  const methods = [...TABLE2_ROWS, 'evolm_sequential', 'evolm'].filter((m) => table.some((r) => r.method === m && r.size === size));
+  const bar = (column: string, name: string, color: string) => {
+    const rs = methods.map((m) => table.find((r) => r.method === m && r.size === size && r.column === column));
+    return { type: 'bar', name, x: methods.map((m) => METHODS[m]?.label ?? m), y: rs.map((r) => (r ? Number(r.mean) : null)), marker: { color },
+      error_y: { type: 'data', array: rs.map((r) => (r && r.ci_high !== '' ? (Number(r.ci_high) - Number(r.ci_low)) / 2 : 0)) } };
+  };
+  return { name: `table2_${size}`, data: [bar('average', 'accuracy, average of 4 families', '#1f77b4'), bar('rubric_quality', 'rubric quality (pairwise)', '#ff7f0e')],
+    layout: { title: { text: `Table 2 (size ${size}): policy accuracy and reward-source quality, mean and 95% CI over seeds` }, barmode: 'group', yaxis: { range: [0, 1] } } };
+}
+
+export function rlcerFigures(dir = 'results'): Figure[] {
+  const f = path.join(dir, 'rlcer', 'curves.csv'), t = path.join(dir, 'table2.csv');
+  const figs: Figure[] = [];
+  if (fs.existsSync(f)) {
+    const c = readCsv(f), size = 'S';
+    figs.push(
+      lineFigure('rlcer_accuracy', 'Probe accuracy during training: RLVR, RLCER, RLCER without evolving', 'probe accuracy (1 sample per problem)', c, 'probe_accuracy', ['rlvr', 'rlcer', 'rlcer_no_evolve'], size),
+      lineFigure('rlcer_cot_reward', 'CoT reward during training, with and without self-evolution', 'mean CoT reward', c, 'reward/cot', ['rlcer', 'rlcer_no_evolve'], size),
+      lineFigure('rlcer_correlation', 'Mean correlation of proposed criteria with correctness', 'mean Pearson corr(v, z)', c, 'corr_proposed', ['rlcer', 'rlcer_no_evolve'], size),
+      lineFigure('rlcer_rubric_only', 'Rubric-only training (no outcome reward): filtered vs random rubrics', 'probe accuracy', c, 'probe_accuracy', ['rlcer_rubric_only', 'rlcer_rubric_only_random'], size),
+      lineFigure('rlcer_valid_fraction', 'Share of proposed criteria that are valid', 'valid / proposed', c, 'valid_fraction', ['rlcer', 'rlcer_no_evolve'], size),
+      lineFigure('rlcer_concrete_share', 'Share of concrete-value criteria (criteria with arguments) in the rubrics', 'concrete share', c, 'concrete_share', ['rlcer', 'rlcer_no_evolve'], size),
+    );
+  }
+  if (fs.existsSync(t)) {
+    const table = readCsv(t);
+    for (const size of [...new Set(table.map((r) => String(r.size)))]) figs.push(table2Figure(table, size));
+  }
+  return figs.filter((g) => g.data.length > 0);
+}
