@@ -33,7 +33,7 @@ export function aggregateTable2(profile: string, root = 'runs/table2', out = pro
     return { profile, size: r.size, method: r.method, column: r.column, mean: m, ci_low: Number.isNaN(h) ? '' : m - h, ci_high: Number.isNaN(h) ? '' : m + h, seeds: r.n };
   }).sort((a, b) => String(a.size).localeCompare(String(b.size)) || order(String(a.method)) - order(String(b.method)) || String(a.column).localeCompare(String(b.column)));
   writeCsv(path.join(out, 'table2.csv'), table, ['profile', 'size', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds']);
-  writeCsv(path.join(out, 'table2_reported.csv'), REPORTED.map((r) => ({ ...r, note: 'reported by the paper, not measured here' })));
+  writeCsv(path.join(out, 'table2_reported.csv'), REPORTED.map((r) => ({ ...r, rubric_quality: r.rubric_quality ?? '', policy_average: r.policy_average ?? '', note: 'reported by the paper, not measured here' })));
 
   // per-step curves (mean and CI over seeds) and the evaluation curves, for the figures
   const steps: Row[] = runs.flatMap((r) => readMetrics(r.dir).map((m) => ({ size: r.size, method: r.method, seed: r.seed, step: Number(m.step),

@@ -1,0 +1,44 @@
+// Table 2's aggregation: finished runs -> the tidy table with mean and Student-t interval over seeds; unfinished
+// runs are left out; the method registry and profiles reject unknown names.
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { aggregateTable2 } from '../analysis/table2.js';
+import { readCsv, writeCsv } from '../src/io/table.js';
+import { methodSpec, profileSpec, TABLE2_ROWS, METHODS } from '../src/methods/table2.js';
+import { ConfigError } from '../src/io/validate.js';
+
+describe('Table 2 aggregation', () => {
+  it('writes profile,size,method,column,mean,ci_low,ci_high,seeds with a t interval', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-t2-')), out = path.join(root, 'out');
+    const values: Record<string, number[]> = { rlvr: [0.5, 0.7], rlcer: [0.6, 0.6, 0.9] };
+    for (const [method, vs] of Object.entries(values)) vs.forEach((v, seed) => {
+      const dir = path.join(root, 'quick', 'S', method, `seed-${seed}`);
+      fs.mkdirSync(dir, { recursive: true });
+      writeCsv(path.join(dir, 'final.csv'), [{ method, size: 'S', seed, column: 'average', value: v }]);
+      fs.writeFileSync(path.join(dir, 'metrics.jsonl'), JSON.stringify({ step: 0, probe_accuracy: v }) + '\n');
+      fs.writeFileSync(path.join(dir, 'done.json'), '{}');
+    });
+    // an interrupted run (no done.json) must not count
+    const bad = path.join(root, 'quick', 'S', 'rlvr', 'seed-9');
+    fs.mkdirSync(bad, { recursive: true });
+    writeCsv(path.join(bad, 'final.csv'), [{ method: 'rlvr', size: 'S', seed: 9, column: 'average', value: 100 }]);
+    aggregateTable2('quick', root, out);
+    const t = readCsv(path.join(out, 'table2.csv'));
+    assert.deepEqual(Object.keys(t[0]), ['profile', 'size', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds']);
+    const rlvr = t.find((r) => r.method === 'rlvr')!;
+    assert.equal(Number(rlvr.seeds), 2);
+    assert.ok(Math.abs(Number(rlvr.mean) - 0.6) < 1e-12);
+    // t_{0.975,1} * sd / sqrt(2) = 12.706 * 0.141421 / 1.414214 = 1.2706
+    assert.ok(Math.abs(Number(rlvr.ci_high) - (0.6 + 1.2706)) < 1e-3, String(rlvr.ci_high));
+    assert.equal(t[0].method, 'rlvr', 'rows follow the table order');
+    assert.ok(fs.existsSync(path.join(out, 'table2_reported.csv')));
+    assert.ok(readCsv(path.join(out, 'rlcer', 'curves.csv')).some((r) => r.metric === 'probe_accuracy'));
+  });
+  it('knows its rows and rejects unknown methods and profiles', () => {
+    for (const m of ['sft', 'rlvr', 'scalar_rm', 'fixed_untrained', 'fixed_teacher', 'rlcer_no_evolve', 'rlcer', 'rlcer_rubric_only']) assert.ok(TABLE2_ROWS.includes(m) && METHODS[m]);
+    assert.throws(() => methodSpec('rlcer2'), ConfigError);
+    assert.throws(() => profileSpec('huge'), /unknown profile/);
+  });
+});
