@@ -6,6 +6,7 @@ import { createPolicy, loadPolicy } from '../src/models/index.js';
 import { modelConfig } from '../src/models/policy.js';
 import { cotRewards, criterionValidity, normalisedScore, poolItems, randomValidity, rubricatorReward } from '../src/rubrics/rewards.js';
 import { pairwiseAccuracy } from '../src/methods/rubric-quality.js';
+import { defaultPpoConfig, makeRoleOptimizers, ppoUpdate } from '../src/rl/ppo.js';
 import { defaultRlcerConfig, makeRlcerTrainer, type RlcerConfig } from '../src/methods/rlcer.js';
 import { sftStep, sampleExample, defaultColdStartData } from '../src/methods/coldstart.js';
 import { criterionText } from '../src/rubrics/criteria.js';
@@ -97,6 +98,27 @@ describe('RLCER configuration and training step', function () {
     assert.ok(m.format_rate > 0.3, `the cold-start rubricator should mostly parse (format rate ${m.format_rate})`);
     assert.ok(trainer.lastRubrics().length > 0);
     for (const w of Object.values(policy.weights)) assert.ok(tf.tidy(() => tf.all(tf.isFinite(w)).dataSync()[0]) === 1);
+  });
+});
+
+describe('PPO over two roles on shared weights', function () {
+  this.timeout(60000);
+  before(async () => { await initBackend(); });
+  // Adam's first step moves every parameter with a gradient by about its learning rate
+  const maxMove = (roleMixing: 'weighted_sum' | 'separate_adam') => {
+    const policy = createPolicy(modelConfig('transformer', 'S', 4));
+    const before = Object.fromEntries(Object.entries(policy.weights).map(([k, v]) => [k, v.clone()]));
+    const rng = makeRng(2), prompt = [2, 15, 6, 17, 7, 18];
+    const rs = Array.from({ length: 8 }, (_, i) => ({ role: (i < 4 ? 'reason' : 'rubric') as 'reason' | 'rubric', group: 0, prompt, completion: [5 + (i % 3), 1], reward: i % 2 ? 1 : -1, components: {} }));
+    ppoUpdate(policy, makeRoleOptimizers(defaultPpoConfig.lr), rs, { ...defaultPpoConfig, epochs: 1, minibatches: 1, roleMixing }, rng);
+    const d = Math.max(...Object.keys(before).map((k) => tf.tidy(() => policy.weights[k].sub(before[k]).abs().max().dataSync()[0])));
+    tf.dispose(Object.values(before));
+    return d;
+  };
+  it('weighted_sum takes one Adam step at the reasoner rate; separate_adam adds the rubricator step at 10x', () => {
+    const ws = maxMove('weighted_sum'), sa = maxMove('separate_adam');
+    assert.ok(ws <= 1.05e-4, `weighted_sum moved a weight by ${ws}`);
+    assert.ok(sa > 9e-4 && sa <= 1.11e-3, `separate_adam moved a weight by ${sa}`);
   });
 });
 

@@ -44,8 +44,9 @@ runMain(async () => {
   const steps = spec.kind === 'sft' ? 0 : requireInteger('steps', Number(a.steps ?? profile.steps), 0);
   const user = a.config ? loadJsonConfig(a.config) : {};
   const out = a.out ?? `runs/table2/${a.profile ?? 'quick'}/${size}/${method}/seed-${seed}`;
-  const rlvrCfg = mergeConfig(defaultRlvrConfig, { ...user, steps });
-  const rlcerCfg = mergeConfig(defaultRlcerConfig, { ...spec.rlcer, ...user, steps });
+  // the user's overrides apply to the config of the method's kind only
+  const rlvrCfg = mergeConfig(defaultRlvrConfig, { ...(spec.kind === 'rlcer' ? {} : user), steps });
+  const rlcerCfg = mergeConfig(defaultRlcerConfig, { ...spec.rlcer, ...(spec.kind === 'rlcer' ? user : {}), steps });
   const ckpt = coldStartCheckpoint(size);
   const run = await openRun(out, {
     experiment: 'table2', method, spec, size, seed, profile: a.profile ?? 'quick', profileSpec: profile, checkpoint: ckpt,
