@@ -79,7 +79,7 @@ export interface SftConfig {
   clipNorm: number;
 }
 
-export const defaultSftConfig: SftConfig = { steps: 3000, batch: 64, lr: 1e-3, warmup: 100, clipNorm: 1 };
+export const defaultSftConfig: SftConfig = { steps: 4500, batch: 64, lr: 1e-3, warmup: 100, clipNorm: 1 };
 
 export function checkSftConfig(c: SftConfig): void {
   requireInteger('steps', c.steps, 1);

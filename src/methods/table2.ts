@@ -54,8 +54,8 @@ export interface Profile {
 }
 
 export const PROFILES: Record<string, Profile> = {
-  quick: { steps: 12, seeds: [0, 1], sizes: ['S'], evalPerCell: 12, evalSamples: 4, curveEvery: 6, pairsPerCell: 12, ablations: false },
-  full: { steps: 100, seeds: [0, 1, 2], sizes: ['S'], evalPerCell: 40, evalSamples: 8, curveEvery: 25, pairsPerCell: 40, ablations: true },
+  quick: { steps: 10, seeds: [0, 1], sizes: ['S'], evalPerCell: 8, evalSamples: 4, curveEvery: 5, pairsPerCell: 8, ablations: false },
+  full: { steps: 60, seeds: [0, 1, 2], sizes: ['S'], evalPerCell: 24, evalSamples: 8, curveEvery: 20, pairsPerCell: 24, ablations: true },
 };
 
 export function methodSpec(id: string): MethodSpec {
