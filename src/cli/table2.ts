@@ -35,7 +35,8 @@ runMain(async () => {
       if (await runLogged(['src/cli/scalar-rm.ts', '--size', size], `runs/scalar-rm/${size}.log`) !== 0) throw new Error(`scalar RM training failed: see runs/scalar-rm/${size}.log`);
     }
   }
-  const queue = sizes.flatMap((size) => methods.flatMap((method) => profile.seeds.map((seed) => ({ size, method, seed, dir: `runs/table2/${name}/${size}/${method}/seed-${seed}` }))));
+  // seed-major order: an interrupted profile has every method at its first seeds
+  const queue = sizes.flatMap((size) => profile.seeds.flatMap((seed) => methods.map((method) => ({ size, method, seed, dir: `runs/table2/${name}/${size}/${method}/seed-${seed}` }))));
   const todo = queue.filter((j) => !fs.existsSync(path.join(j.dir, 'done.json')));
   console.log(`[table2] profile ${name}: ${queue.length} runs (${queue.length - todo.length} already done), ${jobs} at a time, ${profile.steps} steps each; logs in <run>/log.txt`);
   const total = todo.length;
