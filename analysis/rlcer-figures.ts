@@ -36,7 +36,7 @@ export function table2Figure(table: Row[], size: string): Figure {
       error_y: { type: 'data', array: rs.map((r) => (r && r.ci_high !== '' ? (Number(r.ci_high) - Number(r.ci_low)) / 2 : 0)) } };
   };
   return { name: `table2_${size}`, data: [bar('average', 'accuracy, average of 4 families', '#1f77b4'), bar('rubric_quality', 'rubric quality (pairwise)', '#ff7f0e')],
-    layout: { title: { text: `Table 2 (size ${size}): policy accuracy and reward-source quality, mean and 95% CI over seeds` }, barmode: 'group', yaxis: { range: [0, 1] } } };
+    layout: { title: { text: `Table 2 (size ${size}): policy accuracy and reward-source quality, mean and 95% CI over seeds` }, barmode: 'group', yaxis: { range: [0, 1] }, margin: { b: 170 } } };
 }
 
 export function rlcerFigures(dir = 'results'): Figure[] {

@@ -37,7 +37,8 @@ export function toJson(r: RubricSet, currentScore?: number): RubricJson {
   return j;
 }
 
-export type Parsed = { ok: true; rubric: RubricSet } | { ok: false; reason: string };
+// both members name both fields, so code type-checked without strictNullChecks (tslab notebooks) can read them
+export type Parsed = { ok: true; rubric: RubricSet; reason?: undefined } | { ok: false; reason: string; rubric?: undefined };
 
 /** Validate and convert RLCER JSON into a rubric set; never throws. */
 export function fromJson(j: unknown): Parsed {
