@@ -39,3 +39,17 @@ export function tokenLogProbs(policy: Policy, b: SequenceBatch, role = 0, withEn
   const v = values.slice([0, 0, role], [-1, -1, 1]).squeeze([2]).mul(b.mask) as tf.Tensor2D;
   return { logp: picked, entropy, values: v };
 }
+
+/**
+ * Per-token confidence of the policy's next-token distribution over completions (no gradient), [B, T] each:
+ * the entropy H(pi) and the self-certainty KL(U || pi) = -log V - mean_v log pi_v (Intuitor's signal).
+ */
+export function tokenConfidence(policy: Policy, b: SequenceBatch): { entropy: tf.Tensor2D; selfCertainty: tf.Tensor2D } {
+  return tf.tidy(() => {
+    const logp = tf.logSoftmax(policy.forward(b).logits);
+    const V = logp.shape[2];
+    const entropy = tf.exp(logp).mul(logp).sum(-1).neg().mul(b.mask) as tf.Tensor2D;
+    const selfCertainty = logp.mean(-1).neg().sub(Math.log(V)).mul(b.mask) as tf.Tensor2D;
+    return { entropy, selfCertainty };
+  });
+}

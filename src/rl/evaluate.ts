@@ -3,7 +3,7 @@
 import type { Rng } from '../util/random.js';
 import { sample, type Policy } from '../models/policy.js';
 import type { Problem } from '../world/problems.js';
-import { isCorrect, parseTrace, promptTokens, type ParsedTrace } from '../world/trace.js';
+import { answerOf, isCorrect, parseTrace, promptTokens, type ParsedTrace } from '../world/trace.js';
 import { decode, encode } from '../world/vocab.js';
 import { judge } from '../rubrics/criteria.js';
 import { choose } from '../theory/binomial.js';
@@ -21,10 +21,15 @@ export function passAtK(n: number, c: number, k: number): number {
 
 /** Majority-vote correctness over answers (null = no answer, which never wins a vote against an answer). */
 export function majCorrect(answers: (string | null)[], truth: string): boolean {
+  return majorityAnswer(answers) === truth;
+}
+
+/** The plurality answer among the non-null ones, ties going to the answer seen first; null when there is none. */
+export function majorityAnswer(answers: (string | null)[]): string | null {
   const given = answers.filter((a): a is string => a !== null);
-  if (given.length === 0) return false;
+  if (given.length === 0) return null;
   const ids = [...new Set(given)];
-  return ids[majorityVote(given.map((a) => ids.indexOf(a)), ids.length)] === truth;
+  return ids[majorityVote(given.map((a) => ids.indexOf(a)), ids.length)];
 }
 
 export type TraceStyle = 'shortcut' | 'verified' | 'redundant' | 'sloppy' | 'systematic' | 'malformed';
@@ -58,7 +63,7 @@ export function evaluateReasoner(policy: Policy, problems: Problem[], n: number,
       const s = classifyStyle(t, p);
       styles[s] = (styles[s] ?? 0) + 1;
     }
-    const maj = majCorrect(traces.map((t) => (t.terminated && t.answer ? t.answer.join('') : null)), p.answer.join(''));
+    const maj = majCorrect(traces.map(answerOf), p.answer.join(''));
     return { problem: p, correct, samples: n, maj, styles, traces };
   });
 }

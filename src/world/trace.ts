@@ -82,6 +82,9 @@ export function parseTrace(tokens: readonly string[]): ParsedTrace {
 }
 
 /** Exact-match correctness: a terminated answer equal to the fixed-width true answer. */
+/** The final answer as a string, or null when the trace has none or did not end right after it. */
+export const answerOf = (t: ParsedTrace): string | null => (t.terminated && t.answer ? t.answer.join('') : null);
+
 export function isCorrect(p: Problem, t: ParsedTrace): boolean {
   return t.terminated && t.answer !== null && t.answer.length === p.answer.length && t.answer.every((d, i) => d === p.answer[i]);
 }

@@ -1,0 +1,60 @@
+// Label-free rewards (GT, TTRL, CO-RL agreement, Intuitor, RENT) against hand-computed values, the confidence
+// statistics against a direct computation from the logits, and one CO-RL step of a two-agent ring.
+import { strict as assert } from 'node:assert';
+import { initBackend, tf } from '../src/models/backend.js';
+import { createPolicy } from '../src/models/index.js';
+import { modelConfig } from '../src/models/policy.js';
+import { makeSequenceBatch, disposeSequenceBatch, tokenConfidence } from '../src/models/logprobs.js';
+import { majorityAnswer } from '../src/rl/evaluate.js';
+import { agreementRewards, defaultLabelFreeConfig, gtRewards, intuitorReward, makeLabelFreeTrainer, rentReward, ttrlRewards } from '../src/methods/label-free.js';
+import { ConfigError } from '../src/io/validate.js';
+import { makeRng } from '../src/util/random.js';
+import { V } from '../src/world/vocab.js';
+
+describe('label-free rewards (hand-computed)', () => {
+  it('majority vote: plurality, ties to the answer seen first, null answers ignored', () => {
+    assert.equal(majorityAnswer(['12', '7', '12', null, '7']), '12');
+    assert.equal(majorityAnswer(['7', '12', '12', null, '7']), '7');
+    assert.equal(majorityAnswer([null, '5', null]), '5');
+    assert.equal(majorityAnswer([null, null]), null);
+  });
+  it('GT, TTRL and agreement with a label; no label, no reward', () => {
+    assert.deepEqual(gtRewards(['3', '4', null], '4'), [0, 1, 0]);
+    assert.deepEqual(ttrlRewards(['3', '3', '4', null]), [1, 1, 0, 0]);
+    assert.deepEqual(agreementRewards(['3', '4'], '4'), [0, 1]);
+    assert.deepEqual(agreementRewards(['3', null], null), [0, 0]);
+  });
+  it('Intuitor and RENT are token means', () => {
+    assert.equal(intuitorReward([0.5, 1.5]), 1);
+    assert.ok(Math.abs(rentReward([0.2, 0.4, 0.6]) + 0.4) < 1e-12);
+  });
+});
+
+describe('label-free training', function () {
+  this.timeout(120000);
+  before(async () => { await initBackend(); });
+  it('entropy and self-certainty match a direct computation from the logits', () => {
+    const policy = createPolicy(modelConfig('transformer', 'S', 5));
+    const sb = makeSequenceBatch([[2, 15, 6, 17, 7, 18]], [[8, 9, 1]]);
+    const t = tokenConfidence(policy, sb);
+    const logits = tf.tidy(() => policy.forward(sb).logits.arraySync() as number[][][]);
+    const col = sb.start[0] + 1, row = logits[0][col];
+    const mx = Math.max(...row), z = row.reduce((s, x) => s + Math.exp(x - mx), 0), logp = row.map((x) => x - mx - Math.log(z));
+    const H = -logp.reduce((s, l) => s + Math.exp(l) * l, 0), sc = -Math.log(V) - logp.reduce((s, l) => s + l, 0) / V;
+    assert.ok(Math.abs(t.entropy.arraySync()[0][col] - H) < 1e-4);
+    assert.ok(Math.abs(t.selfCertainty.arraySync()[0][col] - sc) < 1e-4);
+    assert.ok(sc >= 0 && H <= Math.log(V));
+    tf.dispose([t.entropy, t.selfCertainty]);
+    disposeSequenceBatch(sb);
+  });
+  it('a CO-RL ring needs two agents; one step logs each agent and their agreement', () => {
+    const a = createPolicy(modelConfig('transformer', 'S', 6)), b = createPolicy(modelConfig('gru', 'S', 7));
+    assert.throws(() => makeLabelFreeTrainer([a], defaultLabelFreeConfig), (e: Error) => e instanceof ConfigError && /two agents/.test(e.message));
+    const m = makeLabelFreeTrainer([a, b], { ...defaultLabelFreeConfig, prompts: 2, rollouts: 3 }).step(makeRng(1));
+    for (const k of ['agent0/accuracy', 'agent1/reward_std', 'agent0/pseudo_label_accuracy', 'agent1/majority_ratio', 'agreement']) assert.ok(Number.isFinite(m[k]), `${k} = ${m[k]}`);
+    for (const method of ['intuitor', 'rent'] as const) {
+      const r = makeLabelFreeTrainer([a], { ...defaultLabelFreeConfig, method, prompts: 1, rollouts: 2 }).step(makeRng(2));
+      assert.ok(Number.isFinite(r['agent0/reward']));
+    }
+  });
+});
