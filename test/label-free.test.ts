@@ -58,3 +58,24 @@ describe('label-free training', function () {
     }
   });
 });
+
+describe('CO-RL analysis (hand-computed)', () => {
+  const p = (answer: string) => ({ family: 'add', digits: 2, operands: [Number(answer), 0], answer: answer.split('').map(Number), passes: [] }) as never;
+  it('pair overlap codes correct as 0, shared wrong answers alike, silences apart', async () => {
+    const { pairOverlap } = await import('../src/methods/corl-analysis.js');
+    const problems = [p('11'), p('22'), p('33'), p('44')];
+    // draws: (correct, correct), (wrong 5, wrong 5), (correct, wrong), (none, none)
+    const o = pairOverlap(problems, [['11'], ['05'], ['33'], [null]], [['11'], ['05'], ['34'], [null]]);
+    assert.equal(o.complementarity, 0.25);
+    assert.equal(o.wrongAgreement, 0.25);
+    assert.equal(o.oracle, 0.5);
+    assert.ok(Math.abs(o.kappa - 0.5) < 1e-12); // po 3/4, pe 0.5*0.25 + 0.5*0.75 = 1/2
+  });
+  it('theory predictions and their agreement with outcomes', async () => {
+    const { predictCoTraining, predictSelfReward, predictionAgreement, correctShare } = await import('../src/methods/corl-analysis.js');
+    assert.deepEqual(predictCoTraining([0.9, 0.2, 0.5], [0.2, 0.7, 0.5]), [true, false, false]);
+    assert.deepEqual(predictSelfReward([0.5, 0.51, 0.1]), [false, true, false]);
+    assert.equal(predictionAgreement([true, false, true, true], [true, true, true, false]), 0.5);
+    assert.deepEqual(correctShare([p('11')], [['11', '12', null, '11']]), [0.5]);
+  });
+});
