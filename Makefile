@@ -7,6 +7,8 @@ JUPYTER := JUPYTER_PATH="$(CURDIR)/.jupyter/share/jupyter" PYDEVD_DISABLE_FILE_V
 
 PROFILE ?= quick
 
+.PHONY: corl-agents
+
 .PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart coldstart-report rlvr world-criteria bench verifier
 COLDSTART_MODELS ?= transformer-S gru-S
 RLVR_SEEDS ?= 0 1
@@ -18,6 +20,7 @@ help:
 	@echo "make coldstart  SFT cold start of $(COLDSTART_MODELS) -> data/checkpoints/, then results/coldstart/report.csv"
 	@echo "make rlvr       RLVR from the transformer-S cold start, seeds $(RLVR_SEEDS) in parallel -> results/rlvr/"
 	@echo "make reproduce-table2  Table 2 (PROFILE=quick|full; quick -> results/quick/, full -> results/table2.csv) and RLCER figures"
+	@echo "make corl-agents  cold starts of the CO-RL partners (gru-S, transformer-S seed 1), one per core"
 	@echo "make scalar-rm  train the static scalar reward model on cold-start rollouts -> data/checkpoints/scalar-rm-S.json"
 	@echo "make verifier   distil the verifier from teacher labels on cold-start rollouts -> results/verifier/accuracy.csv"
 	@echo "make world-criteria  the pre-registered world criteria -> results/world/criteria.csv"
@@ -54,6 +57,10 @@ data:
 coldstart:
 	echo $(COLDSTART_MODELS) | tr ' ' '\n' | xargs -P 2 -I{} sh -c 'm={}; $(TSX) src/cli/coldstart.ts --arch $${m%-*} --size $${m##*-}'
 	$(MAKE) coldstart-report
+
+# the CO-RL partners of transformer-S: a GRU (different family) and a second transformer seed (same family), one per core
+corl-agents:
+	printf '%s\n' "--arch gru --size S" "--arch transformer --size S --seed 1 --checkpoint data/checkpoints/coldstart-transformer-S-seed1.json --out runs/coldstart/transformer-S-seed1" | xargs -P 2 -I{} sh -c '$(TSX) src/cli/coldstart.ts {}'
 
 coldstart-report:
 	$(TSX) src/cli/coldstart-report.ts
