@@ -5,18 +5,17 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
-import { readMetrics } from '../src/io/run.js';
+import { findFinishedRuns, readMetrics } from '../src/io/run.js';
 import { meanCi } from './aggregate.js';
 import { runMain } from '../src/cli/args.js';
 import { REPORTED, TABLE2_ROWS, METHODS } from '../src/methods/table2.js';
 
 /** Finished run directories of a profile: runs/table2/<profile>/<size>/<method>/seed-<n>. */
 export function finishedRuns(root: string, profile: string): { size: string; method: string; seed: number; dir: string }[] {
-  const base = path.join(root, profile);
-  if (!fs.existsSync(base)) return [];
-  return fs.readdirSync(base).flatMap((size) => fs.readdirSync(path.join(base, size)).flatMap((method) =>
-    fs.readdirSync(path.join(base, size, method)).map((s) => ({ size, method, seed: Number(s.replace('seed-', '')), dir: path.join(base, size, method, s) }))))
-    .filter((r) => fs.existsSync(path.join(r.dir, 'done.json')));
+  return findFinishedRuns(path.join(root, profile)).map((dir) => {
+    const [size, method, s] = path.relative(path.join(root, profile), dir).split(path.sep);
+    return { size, method, seed: Number(s.replace('seed-', '')), dir };
+  });
 }
 
 /** Metrics logged per step that the RLCER figures draw. */

@@ -79,3 +79,28 @@ describe('CO-RL analysis (hand-computed)', () => {
     assert.deepEqual(correctShare([p('11')], [['11', '12', null, '11']]), [0.5]);
   });
 });
+
+describe('CO-RL aggregation', () => {
+  it('writes the tidy Table 1 analogue and the overlap table from finished runs only', async () => {
+    const fs = await import('node:fs'), os = await import('node:os'), path = await import('node:path');
+    const { aggregateTable1 } = await import('../analysis/table1.js');
+    const { writeCsv, readCsv } = await import('../src/io/table.js');
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-t1-')), out = path.join(root, 'out');
+    [0.4, 0.6].forEach((v, seed) => {
+      const dir = path.join(root, 'quick', 'corl_diff_family', 'transformer-S+gru-S', `seed-${seed}`);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ method: 'corl_diff_family', agents: ['transformer-S', 'gru-S'], seed }));
+      writeCsv(path.join(dir, 'final.csv'), [{ method: 'corl_diff_family', agent: 'gru-S', seed, column: 'average', value: v }]);
+      writeCsv(path.join(dir, 'overlap.csv'), [{ pair: 'transformer-S|gru-S', kappa: v / 2, c: 0.3, w: 0.1, u: 0.8 }]);
+      fs.writeFileSync(path.join(dir, 'done.json'), '{}');
+    });
+    fs.mkdirSync(path.join(root, 'quick', 'ttrl', 'gru-S', 'seed-0'), { recursive: true }); // unfinished: ignored
+    aggregateTable1('quick', root, out);
+    const t = readCsv(path.join(out, 'table1.csv'));
+    assert.deepEqual(Object.keys(t[0]), ['profile', 'agent', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds']);
+    assert.ok(Math.abs(Number(t[0].mean) - 0.5) < 1e-12 && Number(t[0].seeds) === 2);
+    const o = readCsv(path.join(out, 'error_overlap.csv'));
+    assert.deepEqual(Object.keys(o[0]).slice(0, 5), ['pair', 'kappa', 'c', 'w', 'u']);
+    assert.ok(Math.abs(Number(o[0].kappa) - 0.25) < 1e-12);
+  });
+});

@@ -3,21 +3,10 @@
 // Usage: tsx src/cli/table2.ts [--profile quick|full] [--jobs 2] [--methods a,b] [--sizes S,M]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { spawn } from 'node:child_process';
 import { parseArgs, runMain } from './args.js';
 import { ConfigError, requireInteger } from '../io/validate.js';
+import { runJobs, runLogged } from '../io/jobs.js';
 import { coldStartCheckpoint, methodSpec, profileSpec, RLCER_ABLATIONS, scalarRmCheckpoint, TABLE2_ROWS, VERIFIER_CHECKPOINT } from '../methods/table2.js';
-
-const TSX = './node_modules/.bin/tsx';
-
-function runLogged(args: string[], log: string): Promise<number> {
-  fs.mkdirSync(path.dirname(log), { recursive: true });
-  const fd = fs.openSync(log, 'w');
-  return new Promise((resolve) => {
-    const child = spawn(TSX, args, { stdio: ['ignore', fd, fd] });
-    child.on('close', (code) => { fs.closeSync(fd); resolve(code ?? 1); });
-  });
-}
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids', sizes: 'comma-separated sizes' });
@@ -27,7 +16,6 @@ runMain(async () => {
   const sizes = a.sizes ? a.sizes.split(',') : profile.sizes;
   for (const size of sizes) if (!fs.existsSync(coldStartCheckpoint(size))) throw new ConfigError(`no cold start for size ${size}: run "make coldstart COLDSTART_MODELS=transformer-${size}"`);
   if (!fs.existsSync(VERIFIER_CHECKPOINT)) throw new ConfigError('no verifier checkpoint: run "make verifier"');
-  const t0 = Date.now();
   // the static scalar RM is trained once per size, before any run that needs it
   for (const size of sizes) {
     if (methods.some((m) => methodSpec(m).kind === 'scalar_rm') && !fs.existsSync(scalarRmCheckpoint(size))) {
@@ -37,19 +25,8 @@ runMain(async () => {
   }
   // seed-major order: an interrupted profile has every method at its first seeds
   const queue = sizes.flatMap((size) => profile.seeds.flatMap((seed) => methods.map((method) => ({ size, method, seed, dir: `runs/table2/${name}/${size}/${method}/seed-${seed}` }))));
-  const todo = queue.filter((j) => !fs.existsSync(path.join(j.dir, 'done.json')));
-  console.log(`[table2] profile ${name}: ${queue.length} runs (${queue.length - todo.length} already done), ${jobs} at a time, ${profile.steps} steps each; logs in <run>/log.txt`);
-  const total = todo.length;
-  let finished = 0, failed = 0;
-  const worker = async () => {
-    for (let j = todo.shift(); j; j = todo.shift()) {
-      const code = await runLogged(['src/cli/table2-run.ts', '--method', j.method, '--size', j.size, '--seed', String(j.seed), '--profile', name, '--out', j.dir], path.join(j.dir, 'log.txt'));
-      finished++; if (code !== 0) failed++;
-      const last = fs.readFileSync(path.join(j.dir, 'log.txt'), 'utf8').trim().split('\n').pop();
-      console.log(`[table2] ${finished}/${total} ${code === 0 ? 'done' : `FAILED (exit ${code})`}: ${j.size} ${j.method} seed ${j.seed} (${((Date.now() - t0) / 60000).toFixed(1)} min)  ${code === 0 ? '' : last}`);
-    }
-  };
-  await Promise.all(Array.from({ length: jobs }, worker));
+  console.log(`[table2] profile ${name}: ${profile.steps} steps per run`);
+  const failed = await runJobs('table2', queue.map((j) => ({ label: `${j.size} ${j.method} seed ${j.seed}`, dir: j.dir,
+    args: ['src/cli/table2-run.ts', '--method', j.method, '--size', j.size, '--seed', String(j.seed), '--profile', name, '--out', j.dir] })), jobs);
   if (failed) throw new Error(`${failed} runs failed; rerun to retry them (finished runs are kept)`);
-  console.log(`[table2] all runs finished in ${((Date.now() - t0) / 60000).toFixed(1)} min`);
 });

@@ -50,6 +50,18 @@ export async function openRun(dir: string, config: Record<string, unknown> & { s
   };
 }
 
+/** Every run directory under `root` (at any depth) that finished (has done.json), sorted. */
+export function findFinishedRuns(root: string): string[] {
+  if (!fs.existsSync(root)) return [];
+  const out: string[] = [];
+  const walk = (d: string) => {
+    if (fs.existsSync(path.join(d, 'done.json'))) { out.push(d); return; }
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) walk(path.join(d, e.name));
+  };
+  walk(root);
+  return out.sort();
+}
+
 /** Read metrics.jsonl, ignoring a torn last line left by an interrupted write. */
 export function readMetrics(dir: string): Record<string, unknown>[] {
   const file = path.join(dir, 'metrics.jsonl');

@@ -35,3 +35,27 @@ export function agentCheckpoint(name: string): string {
   if (!f) throw new ConfigError(`unknown agent "${name}" (known: ${Object.keys(AGENT_CHECKPOINTS).join(', ')})`);
   return f;
 }
+
+export interface CorlProfile { steps: number; seeds: number[]; evalPerCell: number; evalSamples: number; theorySamples: number }
+export const CORL_PROFILES: Record<string, CorlProfile> = {
+  quick: { steps: 10, seeds: [0, 1], evalPerCell: 8, evalSamples: 4, theorySamples: 8 },
+  full: { steps: 60, seeds: [0, 1, 2], evalPerCell: 24, evalSamples: 8, theorySamples: 16 },
+};
+
+export function corlProfile(name: string): CorlProfile {
+  const p = CORL_PROFILES[name];
+  if (!p) throw new ConfigError(`unknown profile "${name}" (known: ${Object.keys(CORL_PROFILES).join(', ')})`);
+  return p;
+}
+
+/**
+ * CO-RL's Table 1 averages (7 benchmarks, %), as reported, for the 3B pair; our transformer-S plays Qwen2.5-3B and
+ * our GRU plays Llama-3.2-3B-Instruct only as an analogy (two families), not as a scale match.
+ */
+export const CORL_REPORTED = [
+  ['base', 40.7, 38.7], ['gt_reward', 47.4, 43.0], ['ttrl', 47.3, 43.1], ['rent', 44.9, 38.6], ['intuitor', 45.6, 39.7],
+  ['corl_same_family', 48.7, 42.7], ['corl_diff_family', 48.5, 43.7], ['corl_diff_family_decoupled', 49.3, 43.9],
+].flatMap(([method, qwen, llama]) => [
+  { paper: 'CO-RL Table 1', method, model: 'Qwen2.5-3B', analogue: 'transformer-S', average: qwen },
+  { paper: 'CO-RL Table 1', method, model: 'Llama-3.2-3B-Instruct', analogue: 'gru-S', average: llama },
+]);

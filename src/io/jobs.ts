@@ -1,0 +1,38 @@
+// A small process pool for independent runs (one tfjs process per core): each job is a tsx command whose output
+// goes to <dir>/log.txt; jobs whose run directory already has done.json are skipped, so an interrupted batch
+// resumes where it stopped.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { spawn } from 'node:child_process';
+
+const TSX = './node_modules/.bin/tsx';
+
+export interface Job { label: string; args: string[]; dir: string }
+
+/** Run a tsx command with stdout and stderr to `log`; resolves to its exit code. */
+export function runLogged(args: string[], log: string): Promise<number> {
+  fs.mkdirSync(path.dirname(log), { recursive: true });
+  const fd = fs.openSync(log, 'w');
+  return new Promise((resolve) => {
+    const child = spawn(TSX, args, { stdio: ['ignore', fd, fd] });
+    child.on('close', (code) => { fs.closeSync(fd); resolve(code ?? 1); });
+  });
+}
+
+/** Run the unfinished jobs, `parallel` at a time, printing one progress line per finished job; returns the failures. */
+export async function runJobs(name: string, jobs: Job[], parallel: number): Promise<number> {
+  const t0 = Date.now(), todo = jobs.filter((j) => !fs.existsSync(path.join(j.dir, 'done.json'))), total = todo.length;
+  console.log(`[${name}] ${jobs.length} runs (${jobs.length - total} already done), ${parallel} at a time; logs in <run>/log.txt`);
+  let finished = 0, failed = 0;
+  const worker = async () => {
+    for (let j = todo.shift(); j; j = todo.shift()) {
+      const code = await runLogged(j.args, path.join(j.dir, 'log.txt'));
+      finished++; if (code !== 0) failed++;
+      const last = code === 0 ? '' : fs.readFileSync(path.join(j.dir, 'log.txt'), 'utf8').trim().split('\n').pop();
+      console.log(`[${name}] ${finished}/${total} ${code === 0 ? 'done' : `FAILED (exit ${code})`}: ${j.label} (${((Date.now() - t0) / 60000).toFixed(1)} min)  ${last ?? ''}`);
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+  console.log(`[${name}] finished in ${((Date.now() - t0) / 60000).toFixed(1)} min${failed ? `, ${failed} failed (rerun to retry them)` : ''}`);
+  return failed;
+}
