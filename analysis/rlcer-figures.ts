@@ -27,6 +27,17 @@ function lineFigure(name: string, title: string, ytitle: string, curves: Row[], 
     layout: { title: { text: title }, xaxis: { title: { text: 'RL step' } }, yaxis: { title: { text: ytitle } } } };
 }
 
+/** The mix of criterion kinds the rubricator proposes over training (shares of proposed criteria, stacked). */
+export function kindMixFigure(curves: Row[], method: string, size: string): Figure {
+  const kinds = [...new Set(curves.filter((r) => String(r.metric).startsWith('kind/') && r.method === method).map((r) => String(r.metric)))].sort();
+  return { name: `rlcer_kind_mix_${method}`,
+    data: kinds.map((k) => {
+      const rs = curves.filter((r) => r.metric === k && r.method === method && r.size === size).sort((a, b) => Number(a.step) - Number(b.step));
+      return { type: 'scatter', mode: 'lines', stackgroup: 'one', name: k.replace('kind/', ''), x: rs.map((r) => Number(r.step)), y: rs.map((r) => Number(r.mean)) };
+    }),
+    layout: { title: { text: `Criterion kinds proposed over training (${METHODS[method]?.label ?? method})` }, xaxis: { title: { text: 'RL step' } }, yaxis: { title: { text: 'share of proposed criteria' }, range: [0, 1] } } };
+}
+
 /** Table 2 as grouped bars: average accuracy and rubric quality per method, with 95% CI. */
 export function table2Figure(table: Row[], size: string): Figure {
   const methods = [...TABLE2_ROWS, 'evolm_sequential', 'evolm'].filter((m) => table.some((r) => r.method === m && r.size === size));
@@ -50,6 +61,7 @@ export function rlcerFigures(dir = 'results'): Figure[] {
       lineFigure('rlcer_correlation', 'Mean correlation of proposed criteria with correctness', 'mean Pearson corr(v, z)', c, 'corr_proposed', ['rlcer', 'rlcer_no_evolve'], size),
       lineFigure('rlcer_rubric_only', 'Rubric-only training (no outcome reward): filtered vs random rubrics', 'probe accuracy', c, 'probe_accuracy', ['rlcer_rubric_only', 'rlcer_rubric_only_random'], size),
       lineFigure('rlcer_valid_fraction', 'Share of proposed criteria that are valid', 'valid / proposed', c, 'valid_fraction', ['rlcer', 'rlcer_no_evolve'], size),
+      kindMixFigure(c, 'rlcer', size), kindMixFigure(c, 'rlcer_no_evolve', size),
       lineFigure('rlcer_concrete_share', 'Share of concrete-value criteria (criteria with arguments) in the rubrics', 'concrete share', c, 'concrete_share', ['rlcer', 'rlcer_no_evolve'], size),
     );
   }

@@ -19,6 +19,7 @@ export function finishedRuns(root: string, profile: string): { size: string; met
 }
 
 /** Metrics logged per step that the RLCER figures draw. */
+export const KIND_METRICS = ['STEPS', 'ORDER', 'NSTEP', 'SHORT', 'VERIFY', 'REVISE', 'CARRY', 'STEPOK', 'REPEAT', 'LEN', 'COL', 'NDIG', 'MATCH'].map((k) => `kind/${k}`);
 export const CURVE_METRICS = ['probe_accuracy', 'accuracy', 'reward/outcome', 'reward/cot', 'reward/rubricator', 'format_rate', 'criteria_proposed',
   'criteria_valid', 'valid_fraction', 'corr_proposed', 'corr_valid', 'concrete_share', 'response_length', 'reason/entropy', 'reason/approx_kl', 'verifier_agreement'];
 
@@ -36,11 +37,11 @@ export function aggregateTable2(profile: string, root = 'runs/table2', out = pro
 
   // per-step curves (mean and CI over seeds) and the evaluation curves, for the figures
   const steps: Row[] = runs.flatMap((r) => readMetrics(r.dir).map((m) => ({ size: r.size, method: r.method, seed: r.seed, step: Number(m.step),
-    ...Object.fromEntries(CURVE_METRICS.map((k) => [k, m[k] === null || m[k] === undefined ? NaN : Number(m[k])])) })));
+    ...Object.fromEntries([...CURVE_METRICS, ...KIND_METRICS].map((k) => [k, m[k] === null || m[k] === undefined ? (k.startsWith('kind/') && m.criteria_proposed !== undefined && m.criteria_proposed !== null ? 0 : NaN) : Number(m[k])])) })));
   const curveDir = path.join(out, 'rlcer');
   // long format (one row per size, method, step, metric); a metric undefined at a step (no valid criterion, say)
   // is left out of that step's mean rather than counted as zero
-  const curves = CURVE_METRICS.flatMap((k) => {
+  const curves = [...CURVE_METRICS, ...KIND_METRICS].flatMap((k) => {
     const rows = steps.filter((s) => Number.isFinite(Number(s[k]))).map((s) => ({ size: s.size, method: s.method, step: s.step, value: Number(s[k]) }));
     return meanCi(rows, ['size', 'method', 'step'], ['value']).map((r) => ({ size: r.size, method: r.method, step: r.step, metric: k, mean: r.value_mean, ci95: r.value_ci95, n: r.n }));
   });
