@@ -41,11 +41,14 @@ export function rubricFormatValidity(policy: Policy, problems: Problem[], rng: R
  */
 export function selfHints(policy: Policy, problems: Problem[], rng: Rng): string[][] {
   const cots = sample(policy, problems.map((p) => encode(promptTokens(p, 'reason'))), { maxNew: 96, temperature: 1, topP: 1 }, rng).map(decode);
-  return writeRubrics(policy, problems, cots, rng).map((w, i) => {
-    if (!w.parsed.ok) return [];
-    const items = w.parsed.rubric.items.filter((it) => it.points > 0).slice(0, 3);
-    return items.length ? toTokens({ domain: domainOf(problems[i].family), items }).slice(0, -1) : [];
-  });
+  return writeRubrics(policy, problems, cots, rng).map((w, i) => hintTokens(w.parsed, problems[i]));
+}
+
+/** A rubric's positive-point criteria (at most 3) as hint tokens; empty when it did not parse or has none. */
+export function hintTokens(parsed: Parsed, p: Problem): string[] {
+  if (!parsed.ok) return [];
+  const items = parsed.rubric.items.filter((it) => it.points > 0).slice(0, 3);
+  return items.length ? toTokens({ domain: domainOf(p.family), items }).slice(0, -1) : [];
 }
 
 /** Accuracy per family with and without self-written hints, on the same problems of the fixed evaluation sets. */
