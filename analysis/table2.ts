@@ -21,7 +21,8 @@ export function finishedRuns(root: string, profile: string): { size: string; met
 /** Metrics logged per step that the RLCER figures draw. */
 export const KIND_METRICS = ['STEPS', 'ORDER', 'NSTEP', 'SHORT', 'VERIFY', 'REVISE', 'CARRY', 'STEPOK', 'REPEAT', 'LEN', 'COL', 'NDIG', 'MATCH'].map((k) => `kind/${k}`);
 export const CURVE_METRICS = ['probe_accuracy', 'accuracy', 'reward/outcome', 'reward/cot', 'reward/rubricator', 'format_rate', 'criteria_proposed',
-  'criteria_valid', 'valid_fraction', 'corr_proposed', 'corr_valid', 'concrete_share', 'response_length', 'reason/entropy', 'reason/approx_kl', 'verifier_agreement'];
+  'criteria_valid', 'valid_fraction', 'corr_proposed', 'corr_valid', 'concrete_share', 'response_length', 'reason/entropy', 'reason/approx_kl', 'verifier_agreement',
+  'judge_score', 'generator_reward', 'margin', 'pair_accuracy', 'criteria_per_rubric', 'mean_length'];
 
 export function aggregateTable2(profile: string, root = 'runs/table2', out = profile === 'full' ? 'results' : path.join('results', profile)): void {
   const runs = finishedRuns(root, profile);
@@ -48,6 +49,15 @@ export function aggregateTable2(profile: string, root = 'runs/table2', out = pro
   if (curves.length) writeCsv(path.join(curveDir, 'curves.csv'), curves);
   const evalCurves = runs.filter((r) => fs.existsSync(path.join(r.dir, 'curve.csv'))).flatMap((r) => readCsv(path.join(r.dir, 'curve.csv')).map((c) => ({ size: r.size, method: r.method, seed: r.seed, ...c })));
   if (evalCurves.length) writeCsv(path.join(curveDir, 'eval_curves.csv'), meanCi(evalCurves, ['size', 'method', 'step', 'family'], ['accuracy']));
+  // EvoLM's rubric evolution (co-evolving row): per global step, means over seeds
+  const evo = curves.filter((r) => r.method === 'evolm');
+  if (evo.length) {
+    const at = (step: unknown, metric: string) => evo.find((r) => r.step === step && r.metric === metric)?.mean ?? '';
+    const stepsSeen = [...new Set(evo.map((r) => r.step))].sort((a, b) => Number(a) - Number(b));
+    writeCsv(path.join(out, 'evolm', 'rubric_evolution.csv'), stepsSeen.map((step) => ({ step,
+      concrete_share: at(step, 'concrete_share'), criteria_per_rubric: at(step, 'criteria_per_rubric'), mean_length: at(step, 'mean_length'), format_rate: at(step, 'format_rate') })),
+      ['step', 'concrete_share', 'criteria_per_rubric', 'mean_length', 'format_rate']);
+  }
   const hints = runs.filter((r) => fs.existsSync(path.join(r.dir, 'hints.csv'))).flatMap((r) => readCsv(path.join(r.dir, 'hints.csv')));
   if (hints.length) writeCsv(path.join(curveDir, 'hints.csv'), meanCi(hints, ['size', 'method', 'family'], ['plain', 'hinted', 'hint_rate']));
   console.log(`Table 2 (${profile}): ${runs.length} runs -> ${path.join(out, 'table2.csv')}; curves -> ${curveDir}`);

@@ -12,12 +12,12 @@ import { ConfigError } from '../src/io/validate.js';
 describe('Table 2 aggregation', () => {
   it('writes profile,size,method,column,mean,ci_low,ci_high,seeds with a t interval', () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-t2-')), out = path.join(root, 'out');
-    const values: Record<string, number[]> = { rlvr: [0.5, 0.7], rlcer: [0.6, 0.6, 0.9] };
+    const values: Record<string, number[]> = { rlvr: [0.5, 0.7], rlcer: [0.6, 0.6, 0.9], evolm: [0.4] };
     for (const [method, vs] of Object.entries(values)) vs.forEach((v, seed) => {
       const dir = path.join(root, 'quick', 'S', method, `seed-${seed}`);
       fs.mkdirSync(dir, { recursive: true });
       writeCsv(path.join(dir, 'final.csv'), [{ method, size: 'S', seed, column: 'average', value: v }]);
-      fs.writeFileSync(path.join(dir, 'metrics.jsonl'), JSON.stringify({ step: 0, probe_accuracy: v }) + '\n');
+      fs.writeFileSync(path.join(dir, 'metrics.jsonl'), JSON.stringify({ step: 0, probe_accuracy: v, concrete_share: 0.25, criteria_per_rubric: 4, mean_length: 6, format_rate: 0.8 }) + '\n');
       fs.writeFileSync(path.join(dir, 'done.json'), '{}');
     });
     // an interrupted run (no done.json) must not count
@@ -35,6 +35,9 @@ describe('Table 2 aggregation', () => {
     assert.equal(t[0].method, 'rlvr', 'rows follow the table order');
     assert.ok(fs.existsSync(path.join(out, 'table2_reported.csv')));
     assert.ok(readCsv(path.join(out, 'rlcer', 'curves.csv')).some((r) => r.metric === 'probe_accuracy'));
+    const evo = readCsv(path.join(out, 'evolm', 'rubric_evolution.csv'));
+    assert.deepEqual(Object.keys(evo[0]), ['step', 'concrete_share', 'criteria_per_rubric', 'mean_length', 'format_rate']);
+    assert.equal(Number(evo[0].concrete_share), 0.25);
   });
   it('knows its rows and rejects unknown methods and profiles', () => {
     for (const m of ['sft', 'rlvr', 'scalar_rm', 'fixed_untrained', 'fixed_teacher', 'rlcer_no_evolve', 'rlcer', 'rlcer_rubric_only']) assert.ok(TABLE2_ROWS.includes(m) && METHODS[m]);

@@ -20,6 +20,8 @@ import { decode, encode } from '../world/vocab.js';
 import { evalReport, familyAccuracy } from '../rl/evaluate.js';
 import { defaultRlvrConfig, makeRlvrTrainer, type RewardFn, type Trainer } from '../methods/rlvr.js';
 import { defaultRlcerConfig, makeRlcerTrainer } from '../methods/rlcer.js';
+import { defaultEvolmConfig, makeEvolmTrainer } from '../methods/evolm.js';
+import type { Rng } from '../util/random.js';
 import { rmScores } from '../methods/scalar-rm.js';
 import { hintReport } from '../methods/rubricator.js';
 import { coldStartCheckpoint, methodSpec, profileSpec, scalarRmCheckpoint, VERIFIER_CHECKPOINT } from '../methods/table2.js';
@@ -45,21 +47,25 @@ runMain(async () => {
   const user = a.config ? loadJsonConfig(a.config) : {};
   const out = a.out ?? `runs/table2/${a.profile ?? 'quick'}/${size}/${method}/seed-${seed}`;
   // the user's overrides apply to the config of the method's kind only
-  const rlvrCfg = mergeConfig(defaultRlvrConfig, { ...(spec.kind === 'rlcer' ? {} : user), steps });
+  const rlvrCfg = mergeConfig(defaultRlvrConfig, { ...(spec.kind === 'rlvr' || spec.kind === 'scalar_rm' ? user : {}), steps });
   const rlcerCfg = mergeConfig(defaultRlcerConfig, { ...spec.rlcer, ...(spec.kind === 'rlcer' ? user : {}), steps });
+  const evolmCfg = mergeConfig(defaultEvolmConfig, { ...spec.evolm, ...(spec.kind === 'evolm' ? user : {}), steps });
   const ckpt = coldStartCheckpoint(size);
   const run = await openRun(out, {
     experiment: 'table2', method, spec, size, seed, profile: a.profile ?? 'quick', profileSpec: profile, checkpoint: ckpt,
-    ...(spec.kind === 'rlcer' ? { rlcer: rlcerCfg, verifier: VERIFIER_CHECKPOINT } : { rlvr: rlvrCfg }),
+    ...(spec.kind === 'rlcer' ? { rlcer: rlcerCfg, verifier: VERIFIER_CHECKPOINT } : spec.kind === 'evolm' ? { evolm: evolmCfg, verifier: VERIFIER_CHECKPOINT } : { rlvr: rlvrCfg }),
     ...(spec.kind === 'scalar_rm' ? { scalarRm: scalarRmCheckpoint(size) } : {}),
   });
   const policy = loadPolicy(ckpt);
   const verifier = loadVerifier(VERIFIER_CHECKPOINT);
   const rm = spec.kind === 'scalar_rm' || spec.quality === 'scalar_rm' ? loadVerifier(scalarRmCheckpoint(size)) : null;
   const rmReward: RewardFn = (rs) => rmScores(rm!, rs.map((r) => ({ p: r.problem, completion: decode(r.completion) }))).map((s) => ({ reward: 2 * s - 1, components: { scalar_rm: 2 * s - 1 } }));
-  const trainer: Trainer & { lastRubrics?: () => unknown[] } =
-    spec.kind === 'rlcer' ? makeRlcerTrainer(policy, rlcerCfg, { verifier, frozenRubricator: rlcerCfg.rubricSource === 'fixed_untrained' ? loadPolicy(ckpt) : undefined })
-      : makeRlvrTrainer(policy, rlvrCfg, spec.kind === 'scalar_rm' ? rmReward : undefined);
+  // every row's trainer as one interface: EvoLM's global steps interleave policy and generator steps
+  const oneRole = (t: Trainer & { lastRubrics?: () => unknown[] }) => ({ totalSteps: steps, step: (_: number, rng: Rng) => t.step(rng), lastRubrics: t.lastRubrics, phaseOf: () => 'policy' });
+  const trainer: { totalSteps: number; step: (step: number, rng: Rng) => Record<string, number>; lastRubrics?: () => unknown[]; phaseOf: (step: number) => string } =
+    spec.kind === 'evolm' ? makeEvolmTrainer(policy, evolmCfg, verifier)
+      : oneRole(spec.kind === 'rlcer' ? makeRlcerTrainer(policy, rlcerCfg, { verifier, frozenRubricator: rlcerCfg.rubricSource === 'fixed_untrained' ? loadPolicy(ckpt) : undefined })
+        : makeRlvrTrainer(policy, rlvrCfg, spec.kind === 'scalar_rm' ? rmReward : undefined));
 
   const curve: Record<string, string | number>[] = [];
   const evaluateCurve = (step: number) => {
@@ -71,13 +77,16 @@ runMain(async () => {
   if (steps > 0) evaluateCurve(0);
   const rubricLog = path.join(out, 'rubrics.jsonl');
   fs.rmSync(rubricLog, { force: true });
-  for (let step = 0; step < steps; step++) {
-    const m = trainer.step(makeRng(seed * 1_000_003 + step));
-    run.log({ step, ...m, probe_accuracy: probeAccuracy(policy, 3_000_000 + step) });
+  let policySteps = 0;
+  for (let step = 0; step < trainer.totalSteps; step++) {
+    const isPolicy = trainer.phaseOf(step) === 'policy';
+    const m = trainer.step(step, makeRng(seed * 1_000_003 + step));
+    if (isPolicy) policySteps++;
+    run.log({ step, policy_step: policySteps, ...m, probe_accuracy: probeAccuracy(policy, 3_000_000 + step) });
     for (const r of trainer.lastRubrics?.() ?? []) fs.appendFileSync(rubricLog, JSON.stringify({ step, ...(r as object) }) + '\n');
-    const rate = (step + 1) / ((Date.now() - t0) / 1000);
-    console.log(`[${method} ${size} seed ${seed}] step ${step + 1}/${steps}  acc ${m.accuracy.toFixed(3)}  cot ${(m['reward/cot'] ?? NaN).toFixed(3)}  valid ${(m.criteria_valid ?? NaN).toFixed(2)}/${(m.criteria_proposed ?? NaN).toFixed(2)}  fmt ${(m.format_rate ?? NaN).toFixed(2)}  eta ${((steps - step - 1) / rate / 60).toFixed(1)} min`);
-    if ((step + 1) % profile.curveEvery === 0) evaluateCurve(step + 1);
+    const rate = (step + 1) / ((Date.now() - t0) / 1000), f = (k: string) => (m[k] ?? NaN).toFixed(3);
+    console.log(`[${method} ${size} seed ${seed}] step ${step + 1}/${trainer.totalSteps} (${isPolicy ? 'policy' : 'generator'})  acc ${f('accuracy')}  cot ${f('reward/cot')}  judge ${f('judge_score')}  valid ${f('criteria_valid')}/${f('criteria_proposed')}  fmt ${f('format_rate')}  eta ${((trainer.totalSteps - step - 1) / rate / 60).toFixed(1)} min`);
+    if (isPolicy && policySteps % profile.curveEvery === 0) evaluateCurve(policySteps);
   }
   if (steps > 0) saveCheckpoint(policy, path.join(out, 'checkpoint.json'), { step: steps });
 

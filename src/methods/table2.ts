@@ -1,6 +1,7 @@
 // Table 2: the reward sources compared (rows), how each is trained, where its rubric quality comes from, the two
 // profiles, and the papers' reported numbers (labelled as reported, never mixed with ours).
 import type { RlcerConfig } from './rlcer.js';
+import type { EvolmConfig } from './evolm.js';
 import { ConfigError } from '../io/validate.js';
 
 export const coldStartCheckpoint = (size: string) => `data/checkpoints/coldstart-transformer-${size}.json`;
@@ -9,8 +10,9 @@ export const VERIFIER_CHECKPOINT = 'data/checkpoints/verifier-S.json';
 
 export interface MethodSpec {
   /** how the policy is trained: not at all (the cold start), RLVR, the static scalar RM, or RLCER with overrides */
-  kind: 'sft' | 'rlvr' | 'scalar_rm' | 'rlcer';
+  kind: 'sft' | 'rlvr' | 'scalar_rm' | 'rlcer' | 'evolm';
   rlcer?: Partial<RlcerConfig>;
+  evolm?: Partial<EvolmConfig>;
   /**
    * whose rubrics the rubric-quality column reads: a fixed external source where the row's reward comes from one
    * (the cold-start rubricator, the teacher, the scalar RM), else the row's final policy in the rubricator role
@@ -28,13 +30,15 @@ export const METHODS: Record<string, MethodSpec> = {
   rlcer_no_evolve: { kind: 'rlcer', rlcer: { evolve: false }, quality: 'policy', label: 'RLCER w/o evolving' },
   rlcer: { kind: 'rlcer', rlcer: {}, quality: 'policy', label: 'RLCER' },
   rlcer_rubric_only: { kind: 'rlcer', rlcer: { outcomeWeight: 0 }, quality: 'policy', label: 'RLCER rubric-only' },
+  evolm_sequential: { kind: 'evolm', evolm: { schedule: 'sequential' }, quality: 'policy', label: 'EvoLM sequential' },
+  evolm: { kind: 'evolm', evolm: { schedule: 'alternate' }, quality: 'policy', label: 'EvoLM (co-evolving)' },
   // ablations beyond the table's rows
   rlcer_rubric_only_random: { kind: 'rlcer', rlcer: { outcomeWeight: 0, validity: 'random' }, quality: 'policy', label: 'rubric-only, random rubrics' },
   rlcer_oracle: { kind: 'rlcer', rlcer: { verifier: 'oracle' }, quality: 'policy', label: 'RLCER, oracle verifier' },
 };
 
-/** Table 2's rows in order (the EvoLM issue appends evolm_sequential and evolm). */
-export const TABLE2_ROWS = ['sft', 'rlvr', 'scalar_rm', 'fixed_untrained', 'fixed_teacher', 'rlcer_no_evolve', 'rlcer', 'rlcer_rubric_only'];
+/** Table 2's rows in order. */
+export const TABLE2_ROWS = ['sft', 'rlvr', 'scalar_rm', 'fixed_untrained', 'fixed_teacher', 'rlcer_no_evolve', 'rlcer', 'rlcer_rubric_only', 'evolm_sequential', 'evolm'];
 /** Ablation runs that feed the RLCER figures (same profile, not table rows). */
 export const RLCER_ABLATIONS = ['rlcer_rubric_only_random', 'rlcer_oracle'];
 
