@@ -65,6 +65,13 @@ export function rlcerFigures(dir = 'results'): Figure[] {
       lineFigure('rlcer_concrete_share', 'Share of concrete-value criteria (criteria with arguments) in the rubrics', 'concrete share', c, 'concrete_share', ['rlcer', 'rlcer_no_evolve'], size),
     );
   }
+  const evo = path.join(dir, 'evolm', 'rubric_evolution.csv');
+  if (fs.existsSync(evo)) {
+    const rows = readCsv(evo).sort((a, b) => Number(a.step) - Number(b.step));
+    figs.push({ name: 'evolm_rubric_evolution',
+      data: ['concrete_share', 'format_rate'].map((k) => ({ type: 'scatter', mode: 'lines', name: k.replace('_', ' '), x: rows.map((r) => Number(r.step)), y: rows.map((r) => (r[k] === '' ? null : Number(r[k]))) })),
+      layout: { title: { text: 'EvoLM (co-evolving): concrete-value criteria and format validity of the generated rubrics' }, xaxis: { title: { text: 'step (policy and generator phases)' } }, yaxis: { title: { text: 'share' }, range: [0, 1] } } });
+  }
   if (fs.existsSync(t)) {
     const table = readCsv(t);
     for (const size of [...new Set(table.map((r) => String(r.size)))]) figs.push(table2Figure(table, size));
