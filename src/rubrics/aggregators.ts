@@ -1,0 +1,84 @@
+// Rubicon's aggregators: a response's reward vector (one score in [0, 1] per rubric dimension) to a scalar reward.
+// The paper describes them in prose only (papers.md section 4.1); the formulas here are our explicit choices,
+// each named beside the paper's wording.
+import { ConfigError } from '../io/validate.js';
+
+export interface Dimension {
+  name: string;
+  /** weight in the weighted sum (weights are normalised to sum to 1) */
+  weight: number;
+  /** a critical dimension can veto the whole reward */
+  critical?: boolean;
+}
+
+export const AGGREGATORS = ['weighted_sum', 'veto', 'saturation', 'interaction', 'shaping'] as const;
+export type AggregatorName = (typeof AGGREGATORS)[number];
+
+export interface AggregatorParams {
+  /** veto: a critical dimension scoring below this fails ("failing a critical dimension zeroes the reward") */
+  vetoThreshold: number;
+  /** saturation: curvature alpha of f(s) = (1 - e^(-alpha s)) / (1 - e^(-alpha)) ("diminishing returns per dimension") */
+  saturationAlpha: number;
+  /** interaction: gamma per named pair, > 0 synergy, < 0 antagonism ("synergy or antagonism between named pairs") */
+  interactions: { a: string; b: string; gamma: number }[];
+  /** shaping: power p > 1 of the convex map x^p ("stretching differences near the top") */
+  shapingPower: number;
+}
+
+export const defaultAggregatorParams: AggregatorParams = { vetoThreshold: 0.5, saturationAlpha: 3, interactions: [], shapingPower: 3 };
+
+function check(scores: number[], dims: Dimension[]): number[] {
+  if (scores.length !== dims.length) throw new ConfigError(`${scores.length} scores for ${dims.length} dimensions`);
+  scores.forEach((s, k) => { if (!(s >= 0 && s <= 1)) throw new ConfigError(`score of ${dims[k].name} must be in [0, 1] (got ${s})`); });
+  const total = dims.reduce((a, d) => a + d.weight, 0);
+  if (!(total > 0) || dims.some((d) => !(d.weight >= 0))) throw new ConfigError('dimension weights must be non-negative with a positive total');
+  return dims.map((d) => d.weight / total);
+}
+
+/** Weighted sum: sum_k w_k s_k (weights normalised). */
+export function weightedSum(scores: number[], dims: Dimension[]): number {
+  const w = check(scores, dims);
+  return scores.reduce((a, s, k) => a + w[k] * s, 0);
+}
+
+/** Veto: 0 if any critical dimension scores below the threshold, else the weighted sum. */
+export function veto(scores: number[], dims: Dimension[], p = defaultAggregatorParams): number {
+  check(scores, dims);
+  return dims.some((d, k) => d.critical && scores[k] < p.vetoThreshold) ? 0 : weightedSum(scores, dims);
+}
+
+/** Saturation-aware: sum_k w_k f(s_k) with the concave f(s) = (1 - e^(-alpha s)) / (1 - e^(-alpha)); f(0) = 0, f(1) = 1. */
+export function saturation(scores: number[], dims: Dimension[], p = defaultAggregatorParams): number {
+  const w = check(scores, dims), a = p.saturationAlpha;
+  if (!(a > 0)) throw new ConfigError(`saturationAlpha must be > 0 (got ${a})`);
+  return scores.reduce((acc, s, k) => acc + w[k] * (1 - Math.exp(-a * s)) / (1 - Math.exp(-a)), 0);
+}
+
+/**
+ * Pairwise interaction: (weighted sum + sum_pairs gamma s_a s_b) / (1 + sum of positive gammas), clipped at 0, so
+ * the reward stays in [0, 1] and all-ones still scores 1.
+ */
+export function interaction(scores: number[], dims: Dimension[], p = defaultAggregatorParams): number {
+  check(scores, dims);
+  const idx = (n: string) => { const i = dims.findIndex((d) => d.name === n); if (i < 0) throw new ConfigError(`interaction names unknown dimension "${n}"`); return i; };
+  const extra = p.interactions.reduce((a, t) => a + t.gamma * scores[idx(t.a)] * scores[idx(t.b)], 0);
+  const norm = 1 + p.interactions.reduce((a, t) => a + Math.max(0, t.gamma), 0);
+  return Math.max(0, (weightedSum(scores, dims) + extra) / norm);
+}
+
+/** Targeted high-score shaping: the weighted sum through the convex map x^p (slope p at the top, flat near 0). */
+export function shaping(scores: number[], dims: Dimension[], p = defaultAggregatorParams): number {
+  if (!(p.shapingPower >= 1)) throw new ConfigError(`shapingPower must be >= 1 (got ${p.shapingPower})`);
+  return weightedSum(scores, dims) ** p.shapingPower;
+}
+
+export function aggregate(name: AggregatorName, scores: number[], dims: Dimension[], p = defaultAggregatorParams): number {
+  switch (name) {
+    case 'weighted_sum': return weightedSum(scores, dims);
+    case 'veto': return veto(scores, dims, p);
+    case 'saturation': return saturation(scores, dims, p);
+    case 'interaction': return interaction(scores, dims, p);
+    case 'shaping': return shaping(scores, dims, p);
+    default: throw new ConfigError(`unknown aggregator "${name as string}" (known: ${AGGREGATORS.join(', ')})`);
+  }
+}
