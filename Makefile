@@ -7,7 +7,7 @@ JUPYTER := JUPYTER_PATH="$(CURDIR)/.jupyter/share/jupyter" PYDEVD_DISABLE_FILE_V
 
 PROFILE ?= quick
 
-.PHONY: corl-agents reproduce-corl
+.PHONY: corl-agents reproduce-corl reproduce-evolm
 
 .PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart coldstart-report rlvr world-criteria bench verifier
 COLDSTART_MODELS ?= transformer-S gru-S
@@ -21,6 +21,7 @@ help:
 	@echo "make rlvr       RLVR from the transformer-S cold start, seeds $(RLVR_SEEDS) in parallel -> results/rlvr/"
 	@echo "make reproduce-table2  Table 2 (PROFILE=quick|full; quick -> results/quick/, full -> results/table2.csv) and RLCER figures"
 	@echo "make reproduce-corl  CO-RL Table 1 analogue, error overlap, theory vs experiment (PROFILE=quick|full)"
+	@echo "make reproduce-evolm  EvoLM ablations (K, no format reward, each pair source alone) -> ablations.csv"
 	@echo "make corl-agents  cold starts of the CO-RL partners (gru-S, transformer-S seed 1), one per core"
 	@echo "make scalar-rm  train the static scalar reward model on cold-start rollouts -> data/checkpoints/scalar-rm-S.json"
 	@echo "make verifier   distil the verifier from teacher labels on cold-start rollouts -> results/verifier/accuracy.csv"
@@ -82,6 +83,12 @@ reproduce-table2:
 reproduce-corl:
 	$(TSX) src/cli/corl.ts --profile $(PROFILE)
 	$(TSX) analysis/table1.ts $(PROFILE)
+
+# EvoLM's ablations (alternation period, no format reward, each pair source alone) beside the evolm row -> ablations.csv
+reproduce-evolm:
+	$(TSX) src/cli/table2.ts --profile $(PROFILE) --methods evolm-ablations
+	$(TSX) analysis/table2.ts $(PROFILE)
+	RESULTS=$(if $(filter full,$(PROFILE)),results,results/$(PROFILE)) FIGURES=$(if $(filter full,$(PROFILE)),results/figures,results/$(PROFILE)/figures) $(TSX) analysis/make-figures.ts rlcer
 
 scalar-rm:
 	$(TSX) src/cli/scalar-rm.ts --size S

@@ -33,7 +33,11 @@ export function aggregateTable2(profile: string, root = 'runs/table2', out = pro
     const m = Number(r.value_mean), h = r.value_ci95 === '' ? NaN : Number(r.value_ci95);
     return { profile, size: r.size, method: r.method, column: r.column, mean: m, ci_low: Number.isNaN(h) ? '' : m - h, ci_high: Number.isNaN(h) ? '' : m + h, seeds: r.n };
   }).sort((a, b) => String(a.size).localeCompare(String(b.size)) || order(String(a.method)) - order(String(b.method)) || String(a.column).localeCompare(String(b.column)));
-  writeCsv(path.join(out, 'table2.csv'), table, ['profile', 'size', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds']);
+  // the table's rows, and the ablations (RLCER's and EvoLM's) in their own table
+  const columns = ['profile', 'size', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds'];
+  writeCsv(path.join(out, 'table2.csv'), table.filter((r) => TABLE2_ROWS.includes(String(r.method))), columns);
+  const ablations = table.filter((r) => !TABLE2_ROWS.includes(String(r.method)));
+  if (ablations.length) writeCsv(path.join(out, 'ablations.csv'), ablations, columns);
   writeCsv(path.join(out, 'table2_reported.csv'), REPORTED.map((r) => ({ ...r, rubric_quality: r.rubric_quality ?? '', policy_average: r.policy_average ?? '', note: 'reported by the paper, not measured here' })));
 
   // per-step curves (mean and CI over seeds) and the evaluation curves, for the figures

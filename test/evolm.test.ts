@@ -16,10 +16,10 @@ describe('EvoLM (hand-computed)', () => {
     assert.equal(generatorReward(false, 1, 0), 0);
   });
   it('alternates K policy and K generator steps; sequential trains the generator first', () => {
-    const alt = { steps: 20, schedule: 'alternate' as const, alternation: 0 };
+    const alt = { steps: 20, schedule: 'alternate' as const, alternation: 0, alternationFraction: 0.1 };
     assert.deepEqual([0, 1, 2, 3, 4, 5].map((s) => phaseOf(s, alt)), ['policy', 'policy', 'generator', 'generator', 'policy', 'policy']);
     assert.equal(phaseOf(5, { ...alt, alternation: 5 }), 'generator');
-    const seq = { steps: 3, schedule: 'sequential' as const, alternation: 0 };
+    const seq = { steps: 3, schedule: 'sequential' as const, alternation: 0, alternationFraction: 0.1 };
     assert.deepEqual([0, 2, 3, 5].map((s) => phaseOf(s, seq)), ['generator', 'generator', 'policy', 'policy']);
   });
 });

@@ -6,12 +6,13 @@ import * as path from 'node:path';
 import { parseArgs, runMain } from './args.js';
 import { ConfigError, requireInteger } from '../io/validate.js';
 import { runJobs, runLogged } from '../io/jobs.js';
-import { coldStartCheckpoint, methodSpec, profileSpec, RLCER_ABLATIONS, scalarRmCheckpoint, TABLE2_ROWS, VERIFIER_CHECKPOINT } from '../methods/table2.js';
+import { coldStartCheckpoint, EVOLM_ABLATIONS, methodSpec, profileSpec, RLCER_ABLATIONS, scalarRmCheckpoint, TABLE2_ROWS, VERIFIER_CHECKPOINT } from '../methods/table2.js';
 
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids', sizes: 'comma-separated sizes' });
+  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids, or evolm-ablations', sizes: 'comma-separated sizes' });
   const name = a.profile ?? 'quick', profile = profileSpec(name), jobs = requireInteger('jobs', Number(a.jobs ?? 2), 1);
-  const methods = a.methods ? a.methods.split(',') : [...TABLE2_ROWS, ...(profile.ablations ? RLCER_ABLATIONS : [])];
+  const methods = a.methods === 'evolm-ablations' ? ['evolm', ...EVOLM_ABLATIONS]
+    : a.methods ? a.methods.split(',') : [...TABLE2_ROWS, ...(profile.ablations ? RLCER_ABLATIONS : [])];
   methods.forEach(methodSpec);
   const sizes = a.sizes ? a.sizes.split(',') : profile.sizes;
   for (const size of sizes) if (!fs.existsSync(coldStartCheckpoint(size))) throw new ConfigError(`no cold start for size ${size}: run "make coldstart COLDSTART_MODELS=transformer-${size}"`);

@@ -33,11 +33,10 @@ export interface EvolmConfig {
   temperature: number;
   /** 'alternate' (co-evolving: K policy steps, then K generator steps, ...) or 'sequential' (all generator steps first, then frozen) */
   schedule: 'alternate' | 'sequential';
-  /**
-   * alternation period K. The paper uses 50 of 500 policy steps; the default keeps that ratio (K = steps / 10)
-   * when left at 0
-   */
+  /** alternation period K in policy steps; 0 = round(alternationFraction x steps) */
   alternation: number;
+  /** K as a fraction of the policy steps when `alternation` is 0 (the paper: 50 of 500 = 0.1) */
+  alternationFraction: number;
   /** weight of the margin J(a+) - J(a-) and of the format reward in the generator's reward */
   marginWeight: number;
   formatWeight: number;
@@ -58,14 +57,14 @@ export interface EvolmConfig {
 }
 
 export const defaultEvolmConfig: EvolmConfig = {
-  steps: 100, prompts: 16, rollouts: 8, temperature: 1, schedule: 'alternate', alternation: 0, marginWeight: 0.7, formatWeight: 0.3,
+  steps: 100, prompts: 16, rollouts: 8, temperature: 1, schedule: 'alternate', alternation: 0, alternationFraction: 0.1, marginWeight: 0.7, formatWeight: 0.3,
   pairSources: { temporal: 1, perturbation: 1, rubric_conditioned: 1 }, temporalGap: [20, 100], generatorReads: 'own_cot', verifier: 'learned',
   policyLr: 1e-4, generatorLr: 1e-4, grpo: defaultGrpoConfig, world: defaultWorld,
 };
 
 export function checkEvolmConfig(c: EvolmConfig): void {
   requireInteger('steps', c.steps, 0); requireInteger('prompts', c.prompts, 2); requireInteger('rollouts', c.rollouts, 1);
-  requirePositive('temperature', c.temperature); requireInteger('alternation', c.alternation, 0);
+  requirePositive('temperature', c.temperature); requireInteger('alternation', c.alternation, 0); requireProbability('alternationFraction', c.alternationFraction);
   requireProbability('marginWeight', c.marginWeight); requireProbability('formatWeight', c.formatWeight);
   if (c.schedule !== 'alternate' && c.schedule !== 'sequential') throw new ConfigError(`schedule must be "alternate" or "sequential" (got "${c.schedule}")`);
   if (c.generatorReads !== 'own_cot' && c.generatorReads !== 'question') throw new ConfigError(`generatorReads must be "own_cot" or "question" (got "${c.generatorReads}")`);
@@ -85,9 +84,9 @@ export function generatorReward(parsed: boolean, jPlus: number, jMinus: number, 
 }
 
 /** Which phase a global step is in: the schedule's k-th step trains the policy or the generator. */
-export function phaseOf(step: number, c: Pick<EvolmConfig, 'steps' | 'schedule' | 'alternation'>): 'policy' | 'generator' {
+export function phaseOf(step: number, c: Pick<EvolmConfig, 'steps' | 'schedule' | 'alternation' | 'alternationFraction'>): 'policy' | 'generator' {
   if (c.schedule === 'sequential') return step < c.steps ? 'generator' : 'policy';
-  const K = c.alternation > 0 ? c.alternation : Math.max(1, Math.round(c.steps / 10));
+  const K = c.alternation > 0 ? c.alternation : Math.max(1, Math.round(c.steps * c.alternationFraction));
   return Math.floor(step / K) % 2 === 0 ? 'policy' : 'generator';
 }
 

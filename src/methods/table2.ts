@@ -35,12 +35,22 @@ export const METHODS: Record<string, MethodSpec> = {
   // ablations beyond the table's rows
   rlcer_rubric_only_random: { kind: 'rlcer', rlcer: { outcomeWeight: 0, validity: 'random' }, quality: 'policy', label: 'rubric-only, random rubrics' },
   rlcer_oracle: { kind: 'rlcer', rlcer: { verifier: 'oracle' }, quality: 'policy', label: 'RLCER, oracle verifier' },
+  // EvoLM ablations: the alternation period K (the default keeps the paper's K = steps / 10), no format reward,
+  // each preference-pair source alone
+  evolm_k_half: { kind: 'evolm', evolm: { alternationFraction: 0.05 }, quality: 'policy', label: 'EvoLM, K = steps / 20' },
+  evolm_k_double: { kind: 'evolm', evolm: { alternationFraction: 0.2 }, quality: 'policy', label: 'EvoLM, K = steps / 5' },
+  evolm_no_format: { kind: 'evolm', evolm: { marginWeight: 1, formatWeight: 0 }, quality: 'policy', label: 'EvoLM without the format reward' },
+  evolm_temporal: { kind: 'evolm', evolm: { pairSources: { temporal: 1, perturbation: 0, rubric_conditioned: 0 } }, quality: 'policy', label: 'EvoLM, temporal pairs only' },
+  evolm_perturbation: { kind: 'evolm', evolm: { pairSources: { temporal: 0, perturbation: 1, rubric_conditioned: 0 } }, quality: 'policy', label: 'EvoLM, perturbation pairs only' },
+  evolm_rubric_conditioned: { kind: 'evolm', evolm: { pairSources: { temporal: 0, perturbation: 0, rubric_conditioned: 1 } }, quality: 'policy', label: 'EvoLM, rubric-conditioned pairs only' },
 };
 
 /** Table 2's rows in order. */
 export const TABLE2_ROWS = ['sft', 'rlvr', 'scalar_rm', 'fixed_untrained', 'fixed_teacher', 'rlcer_no_evolve', 'rlcer', 'rlcer_rubric_only', 'evolm_sequential', 'evolm'];
 /** Ablation runs that feed the RLCER figures (same profile, not table rows). */
 export const RLCER_ABLATIONS = ['rlcer_rubric_only_random', 'rlcer_oracle'];
+/** EvoLM's ablations (`make reproduce-evolm`), compared with the `evolm` row of the same profile. */
+export const EVOLM_ABLATIONS = ['evolm_k_half', 'evolm_k_double', 'evolm_no_format', 'evolm_temporal', 'evolm_perturbation', 'evolm_rubric_conditioned'];
 
 export interface Profile {
   steps: number;
