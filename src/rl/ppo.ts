@@ -34,11 +34,13 @@ export interface PpoConfig {
    * the reasoner's approx. KL per update reaches 0.25-0.5 (accuracy 0.09 -> 0 in 3 steps); see README.
    */
   roleMixing: 'weighted_sum' | 'separate_adam';
+  /** padded parts per minibatch, rows sorted by length (1 = one padded batch; the result is the same, only faster) */
+  lengthBuckets: number;
 }
 
 export const defaultPpoConfig: PpoConfig = {
   clip: 0.2, valueClip: 0.2, valueCoef: 0.5, entropyCoef: 0, gamma: 1, lambda: 1, klCoef: 0,
-  epochs: 2, minibatches: 2, maxGradNorm: 1, lr: { reason: 1e-4, rubric: 1e-3, hint: 1e-4 }, roleMixing: 'weighted_sum',
+  epochs: 2, minibatches: 2, maxGradNorm: 1, lr: { reason: 1e-4, rubric: 1e-3, hint: 1e-4 }, roleMixing: 'weighted_sum', lengthBuckets: 3,
 };
 
 export function checkPpoConfig(c: PpoConfig): void {
@@ -47,6 +49,7 @@ export function checkPpoConfig(c: PpoConfig): void {
   requireProbability('ppo.gamma', c.gamma); requireProbability('ppo.lambda', c.lambda); requireNonNegative('ppo.klCoef', c.klCoef);
   requireInteger('ppo.epochs', c.epochs, 1); requireInteger('ppo.minibatches', c.minibatches, 1); requirePositive('ppo.maxGradNorm', c.maxGradNorm);
   for (const [r, v] of Object.entries(c.lr)) requirePositive(`ppo.lr.${r}`, v);
+  requireInteger('ppo.lengthBuckets', c.lengthBuckets, 1);
   if (c.roleMixing !== 'weighted_sum' && c.roleMixing !== 'separate_adam') throw new ConfigError(`ppo.roleMixing must be "weighted_sum" or "separate_adam" (got "${c.roleMixing}")`);
 }
 
@@ -67,21 +70,29 @@ export interface PpoMetrics { [k: string]: number }
 
 type StepData = { oldLp: tf.Tensor; oldV: tf.Tensor; A: tf.Tensor; R: tf.Tensor };
 
-/** Gradients of the PPO objective on a minibatch (old log-probs, old values, advantages, returns as [B, T]), not yet applied. */
-export function ppoGradients(policy: Policy, sb: SequenceBatch, d: StepData, role: Role, c: PpoConfig) {
-  let parts: tf.Scalar[] = [];
+/**
+ * Gradients of the PPO objective on a minibatch (old log-probs, old values, advantages, returns as [B, T]), not yet
+ * applied. The minibatch may come as several padded parts (length buckets): each part's token means are weighted
+ * by its share of the minibatch's completion tokens, which is exactly the token mean over the whole minibatch.
+ */
+export function ppoGradients(policy: Policy, parts: { sb: SequenceBatch; d: StepData }[], role: Role, c: PpoConfig) {
+  const counts = parts.map((p) => p.sb.completionLengths.reduce((a, b) => a + b, 0)), total = counts.reduce((a, b) => a + b, 0);
+  let kept: tf.Scalar[] = [];
   const { value, grads } = tf.variableGrads(() => {
-    // the entropy joins the graph only when it is in the loss; otherwise it is logged from the scoring pass
-    const o = tokenLogProbs(policy, sb, ROLE_INDEX[role], c.entropyCoef > 0);
-    const s = clippedSurrogate(o.logp, d.oldLp, d.A, sb.mask, c.clip);
-    const vl = clippedValueLoss(o.values, d.oldV, d.R, sb.mask, c.valueClip);
-    const ent = tokenMean(o.entropy, sb.mask);
-    parts = [s.loss, vl, ent, s.clipfrac, s.approxKl].map((t) => tf.keep(t.clone()));
-    return s.loss.add(vl.mul(c.valueCoef)).sub(ent.mul(c.entropyCoef)) as tf.Scalar;
+    const sums = [0, 0, 0, 0, 0].map(() => tf.scalar(0) as tf.Tensor);
+    parts.forEach(({ sb, d }, k) => {
+      // the entropy joins the graph only when it is in the loss; otherwise it is logged from the scoring pass
+      const o = tokenLogProbs(policy, sb, ROLE_INDEX[role], c.entropyCoef > 0);
+      const s = clippedSurrogate(o.logp, d.oldLp, d.A, sb.mask, c.clip);
+      const terms = [s.loss, clippedValueLoss(o.values, d.oldV, d.R, sb.mask, c.valueClip), tokenMean(o.entropy, sb.mask), s.clipfrac, s.approxKl];
+      terms.forEach((t, j) => { sums[j] = sums[j].add(t.mul(counts[k] / Math.max(1, total))); });
+    });
+    kept = sums.map((t) => tf.keep(t.clone()) as tf.Scalar);
+    return sums[0].add(sums[1].mul(c.valueCoef)).sub(sums[2].mul(c.entropyCoef)) as tf.Scalar;
   }, Object.values(policy.weights));
   const loss = value.dataSync()[0];
-  const [pg, v, ent, clipfrac, approxKl] = parts.map((t) => t.dataSync()[0]);
-  tf.dispose([value, ...parts]);
+  const [pg, v, ent, clipfrac, approxKl] = kept.map((t) => t.dataSync()[0]);
+  tf.dispose([value, ...kept]);
   if (!Number.isFinite(loss)) { tf.dispose(Object.values(grads)); throw new Error(`PPO loss is ${loss} (role ${role}): stopping before it reaches the weights`); }
   const gradNorm = clipByGlobalNorm(grads, c.maxGradNorm);
   return { grads, stats: { gradNorm, pg, v, ent, clipfrac, approxKl } };
@@ -89,7 +100,7 @@ export function ppoGradients(policy: Policy, sb: SequenceBatch, d: StepData, rol
 
 /** One gradient step of the PPO objective on a minibatch. */
 export function ppoGradientStep(policy: Policy, opt: tf.Optimizer, sb: SequenceBatch, d: StepData, role: Role, c: PpoConfig) {
-  const { grads, stats } = ppoGradients(policy, sb, d, role, c);
+  const { grads, stats } = ppoGradients(policy, [{ sb, d }], role, c);
   opt.applyGradients(grads as tf.NamedTensorMap);
   tf.dispose(Object.values(grads));
   return stats;
@@ -129,16 +140,20 @@ export function ppoUpdate(policy: Policy, opts: Record<Role, tf.Optimizer>, roll
         prepared.forEach((p, k) => {
           const mb = splits[k][m];
           if (!mb) return;
-          const sb = makeSequenceBatch(mb.map((i) => p.rs[i].prompt), mb.map((i) => p.rs[i].completion));
-          const d = { oldLp: toGrid(sb, mb.map((i) => p.old.logp[i])), oldV: toGrid(sb, mb.map((i) => p.old.values[i])),
-            A: toGrid(sb, mb.map((i) => p.adv[i])), R: toGrid(sb, mb.map((i) => p.ret[i])) };
+          // the minibatch's rows sorted by length and cut into padded parts
+          const sorted = c.lengthBuckets === 1 ? mb : [...mb].sort((x, y) => p.rs[x].prompt.length + p.rs[x].completion.length - p.rs[y].prompt.length - p.rs[y].completion.length);
+          const size = Math.ceil(sorted.length / c.lengthBuckets);
+          const parts = Array.from({ length: Math.ceil(sorted.length / size) }, (_, q) => sorted.slice(q * size, (q + 1) * size)).map((rows) => {
+            const sb = makeSequenceBatch(rows.map((i) => p.rs[i].prompt), rows.map((i) => p.rs[i].completion));
+            return { sb, d: { oldLp: toGrid(sb, rows.map((i) => p.old.logp[i])), oldV: toGrid(sb, rows.map((i) => p.old.values[i])),
+              A: toGrid(sb, rows.map((i) => p.adv[i])), R: toGrid(sb, rows.map((i) => p.ret[i])) } };
+          });
           try {
-            const { grads, stats } = ppoGradients(policy, sb, d, p.role, c);
+            const { grads, stats } = ppoGradients(policy, parts, p.role, c);
             pending.push({ role: p.role, grads: grads as tf.NamedTensorMap });
             for (const key of Object.keys(p.acc) as (keyof typeof p.acc)[]) p.acc[key].push(stats[key]);
           } finally {
-            tf.dispose(Object.values(d));
-            disposeSequenceBatch(sb);
+            for (const part of parts) { tf.dispose(Object.values(part.d)); disposeSequenceBatch(part.sb); }
           }
         });
         if (c.roleMixing === 'separate_adam' || pending.length === 0) for (const g of pending) opts[g.role].applyGradients(g.grads);
