@@ -7,6 +7,7 @@ import { modelConfig } from '../src/models/policy.js';
 import { cotRewards, criterionValidity, normalisedScore, poolItems, randomValidity, rubricatorReward } from '../src/rubrics/rewards.js';
 import { pairwiseAccuracy } from '../src/methods/rubric-quality.js';
 import { defaultPpoConfig, makeRoleOptimizers, ppoUpdate } from '../src/rl/ppo.js';
+import { defaultGrpoConfig, grpoUpdate } from '../src/rl/grpo.js';
 import { defaultRlcerConfig, makeRlcerTrainer, type RlcerConfig } from '../src/methods/rlcer.js';
 import { sftStep, sampleExample, defaultColdStartData } from '../src/methods/coldstart.js';
 import { criterionText } from '../src/rubrics/criteria.js';
@@ -130,6 +131,21 @@ describe('PPO over two roles on shared weights', function () {
     assert.ok(Math.abs(a.m['reason/pg_loss'] - b.m['reason/pg_loss']) < 1e-5);
     for (const name of Object.keys(a.policy.weights)) {
       const d = tf.tidy(() => a.policy.weights[name].sub(b.policy.weights[name]).abs().max().dataSync()[0]);
+      assert.ok(d < 1e-5, `${name} differs by ${d}`);
+    }
+  });
+  it('GRPO length buckets give the same update as one padded minibatch', () => {
+    const prompt = [2, 15, 6, 17, 7, 18];
+    const rs = Array.from({ length: 12 }, (_, i) => ({ role: 'reason' as const, group: i % 3, prompt: prompt.slice(0, 3 + (i % 4)),
+      completion: Array.from({ length: 2 + ((i * 7) % 11) }, (_, t) => 5 + ((i + t) % 9)), reward: (i % 5) - 2, components: {} }));
+    const run = (lengthBuckets: number) => {
+      const policy = createPolicy(modelConfig('transformer', 'S', 8));
+      grpoUpdate(policy, tf.train.sgd(0.05), rs, { ...defaultGrpoConfig, epochs: 1, minibatches: 1, lengthBuckets }, makeRng(3));
+      return policy;
+    };
+    const a = run(1), b = run(3);
+    for (const name of Object.keys(a.weights)) {
+      const d = tf.tidy(() => a.weights[name].sub(b.weights[name]).abs().max().dataSync()[0]);
       assert.ok(d < 1e-5, `${name} differs by ${d}`);
     }
   });

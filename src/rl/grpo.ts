@@ -20,14 +20,16 @@ export interface GrpoConfig {
   maxGradNorm: number;
   lr: number;
   norm: GroupNorm;
+  /** padded parts per minibatch, rows sorted by length (the same update, only faster; see PPO) */
+  lengthBuckets: number;
 }
 
-export const defaultGrpoConfig: GrpoConfig = { clip: 0.2, klCoef: 0, epochs: 1, minibatches: 2, maxGradNorm: 1, lr: 1e-4, norm: defaultGroupNorm };
+export const defaultGrpoConfig: GrpoConfig = { clip: 0.2, klCoef: 0, epochs: 1, minibatches: 2, maxGradNorm: 1, lr: 1e-4, norm: defaultGroupNorm, lengthBuckets: 3 };
 
 export function checkGrpoConfig(c: GrpoConfig): void {
   requirePositive('grpo.clip', c.clip); requireNonNegative('grpo.klCoef', c.klCoef);
   requireInteger('grpo.epochs', c.epochs, 1); requireInteger('grpo.minibatches', c.minibatches, 1);
-  requirePositive('grpo.maxGradNorm', c.maxGradNorm); requirePositive('grpo.lr', c.lr);
+  requirePositive('grpo.maxGradNorm', c.maxGradNorm); requirePositive('grpo.lr', c.lr); requireInteger('grpo.lengthBuckets', c.lengthBuckets, 1);
 }
 
 /** Sequence advantages of rollouts grouped by their `group` id. */
@@ -50,26 +52,38 @@ export function grpoUpdate(policy: Policy, opt: tf.Optimizer, rs: Rollout[], c: 
   const acc = { pg: [] as number[], kl: [] as number[], clipfrac: [] as number[], gradNorm: [] as number[] };
   for (let e = 0; e < c.epochs; e++) {
     for (const mb of minibatches(rs.length, c.minibatches, rng)) {
-      const sb = makeSequenceBatch(mb.map((i) => rs[i].prompt), mb.map((i) => rs[i].completion));
-      const oldLp = toGrid(sb, mb.map((i) => old.logp[i]));
-      const A = toGrid(sb, mb.map((i) => new Float64Array(rs[i].completion.length).fill(adv[i])));
-      const ref = refLp ? toGrid(sb, mb.map((i) => refLp[i])) : null;
-      let parts: tf.Scalar[] = [];
+      // rows sorted by length and cut into padded parts; each part's token means weighted by its share of tokens
+      const sorted = c.lengthBuckets === 1 ? mb : [...mb].sort((x, y) => rs[x].prompt.length + rs[x].completion.length - rs[y].prompt.length - rs[y].completion.length);
+      const size = Math.ceil(sorted.length / c.lengthBuckets);
+      const parts = Array.from({ length: Math.ceil(sorted.length / size) }, (_, q) => sorted.slice(q * size, (q + 1) * size)).map((rows) => {
+        const sb = makeSequenceBatch(rows.map((i) => rs[i].prompt), rows.map((i) => rs[i].completion));
+        return { sb, tokens: rows.reduce((a, i) => a + rs[i].completion.length, 0), oldLp: toGrid(sb, rows.map((i) => old.logp[i])),
+          A: toGrid(sb, rows.map((i) => new Float64Array(rs[i].completion.length).fill(adv[i]))), ref: refLp ? toGrid(sb, rows.map((i) => refLp[i])) : null };
+      });
+      const total = parts.reduce((a, p) => a + p.tokens, 0);
+      let kept: tf.Scalar[] = [];
       const { value, grads } = tf.variableGrads(() => {
-        const o = tokenLogProbs(policy, sb, 0, false);
-        const s = clippedSurrogate(o.logp, oldLp, A, sb.mask, c.clip);
-        const kl = ref ? tokenMean(klK3(o.logp, ref), sb.mask) : tf.scalar(0);
-        parts = [s.loss, kl, s.clipfrac].map((t) => tf.keep(t.clone()));
-        return s.loss.add(kl.mul(c.klCoef)) as tf.Scalar;
+        const sums = [0, 0, 0].map(() => tf.scalar(0) as tf.Tensor);
+        for (const p of parts) {
+          const o = tokenLogProbs(policy, p.sb, 0, false);
+          const s = clippedSurrogate(o.logp, p.oldLp, p.A, p.sb.mask, c.clip);
+          const kl = p.ref ? tokenMean(klK3(o.logp, p.ref), p.sb.mask) : tf.scalar(0);
+          [s.loss, kl, s.clipfrac].forEach((t, j) => { sums[j] = sums[j].add(t.mul(p.tokens / Math.max(1, total))); });
+        }
+        kept = sums.map((t) => tf.keep(t.clone()) as tf.Scalar);
+        return sums[0].add(sums[1].mul(c.klCoef)) as tf.Scalar;
       }, vars);
-      const loss = value.dataSync()[0];
-      if (!Number.isFinite(loss)) throw new Error(`GRPO loss is ${loss}: stopping before it reaches the weights`);
-      acc.gradNorm.push(clipByGlobalNorm(grads, c.maxGradNorm));
-      opt.applyGradients(grads as tf.NamedTensorMap);
-      const [pg, kl, cf] = parts.map((t) => t.dataSync()[0]);
-      acc.pg.push(pg); acc.kl.push(kl); acc.clipfrac.push(cf);
-      tf.dispose([value, ...Object.values(grads), ...parts, oldLp, A, ...(ref ? [ref] : [])]);
-      disposeSequenceBatch(sb);
+      try {
+        const loss = value.dataSync()[0];
+        if (!Number.isFinite(loss)) throw new Error(`GRPO loss is ${loss}: stopping before it reaches the weights`);
+        acc.gradNorm.push(clipByGlobalNorm(grads, c.maxGradNorm));
+        opt.applyGradients(grads as tf.NamedTensorMap);
+        const [pg, kl, cf] = kept.map((t) => t.dataSync()[0]);
+        acc.pg.push(pg); acc.kl.push(kl); acc.clipfrac.push(cf);
+      } finally {
+        tf.dispose([value, ...Object.values(grads), ...kept]);
+        for (const p of parts) { tf.dispose([p.oldLp, p.A, ...(p.ref ? [p.ref] : [])]); disposeSequenceBatch(p.sb); }
+      }
     }
   }
   const zeroStd = [...new Set(rs.map((r) => r.group))].filter((g) => new Set(rs.filter((r) => r.group === g).map((r) => r.reward)).size === 1).length;
