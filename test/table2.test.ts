@@ -2,6 +2,7 @@
 // runs are left out; the method registry and profiles reject unknown names.
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { aggregateTable2 } from '../analysis/table2.js';
@@ -44,4 +45,31 @@ describe('Table 2 aggregation', () => {
     assert.throws(() => methodSpec('rlcer2'), ConfigError);
     assert.throws(() => profileSpec('huge'), /unknown profile/);
   });
+});
+
+describe('Table 2 runs end to end (smoke profile)', function () {
+  this.timeout(240000);
+  for (const method of ['rlcer', 'evolm', 'scalar_rm']) {
+    it(`${method}: one step, metrics, rubric log and the tidy final table`, () => {
+      const out = fs.mkdtempSync(path.join(os.tmpdir(), `wb-${method}-`));
+      const cfg = path.join(out, 'cfg.json');
+      fs.writeFileSync(cfg, JSON.stringify(method === 'scalar_rm' ? { prompts: 2, rollouts: 2 } : { prompts: 2, rollouts: 2, verifier: 'oracle' }));
+      const r = spawnSync('./node_modules/.bin/tsx', ['src/cli/table2-run.ts', '--method', method, '--profile', 'smoke', '--config', cfg, '--out', path.join(out, 'run')], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr.slice(-2000));
+      const final = readCsv(path.join(out, 'run', 'final.csv'));
+      assert.deepEqual(final.map((x) => x.column), ['rubric_quality', 'add', 'sub', 'chain', 'chain_ood', 'average']);
+      const lines = fs.readFileSync(path.join(out, 'run', 'metrics.jsonl'), 'utf8').trim().split('\n');
+      assert.equal(lines.length, method === 'evolm' ? 2 : 1);
+      assert.ok(fs.existsSync(path.join(out, 'run', 'done.json')));
+      if (method === 'rlcer') {
+        const logged = fs.readFileSync(path.join(out, 'run', 'rubrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+        assert.ok(logged.length > 0);
+        for (const r of logged) {
+          assert.equal(typeof r.parsed, 'boolean');
+          if (r.parsed) for (const it of r.items) assert.ok(typeof it.english === 'string' && it.english.length > 0 && typeof it.valid === 'boolean');
+          else assert.ok(typeof r.reason === 'string');
+        }
+      }
+    });
+  }
 });

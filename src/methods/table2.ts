@@ -69,6 +69,8 @@ export interface Profile {
 
 export const PROFILES: Record<string, Profile> = {
   quick: { steps: 10, seeds: [0, 1], sizes: ['S'], evalPerCell: 8, evalSamples: 4, curveEvery: 5, pairsPerCell: 8, ablations: false },
+  // a pipeline check (tests, a new machine): one step, tiny evaluations
+  smoke: { steps: 1, seeds: [0], sizes: ['S'], evalPerCell: 1, evalSamples: 1, curveEvery: 1, pairsPerCell: 2, ablations: false },
   full: { steps: 60, seeds: [0, 1, 2], sizes: ['S'], evalPerCell: 24, evalSamples: 8, curveEvery: 20, pairsPerCell: 24, ablations: true },
 };
 
