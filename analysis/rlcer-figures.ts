@@ -65,6 +65,15 @@ export function rlcerFigures(dir = 'results'): Figure[] {
       lineFigure('rlcer_concrete_share', 'Share of concrete-value criteria (criteria with arguments) in the rubrics', 'concrete share', c, 'concrete_share', ['rlcer', 'rlcer_no_evolve'], size),
     );
   }
+  const hintsFile = path.join(dir, 'rlcer', 'hints.csv');
+  if (fs.existsSync(hintsFile)) {
+    const h = readCsv(hintsFile).filter((r) => r.size === 'S');
+    const methods = [...new Set(h.map((r) => String(r.method)))].sort((a, b) => TABLE2_ROWS.indexOf(a) - TABLE2_ROWS.indexOf(b));
+    const avg = (m: string, k: string) => { const rs = h.filter((r) => r.method === m); return rs.reduce((a, r) => a + Number(r[`${k}_mean`]), 0) / rs.length; };
+    figs.push({ name: 'rlcer_hints',
+      data: (['plain', 'hinted'] as const).map((k) => ({ type: 'bar', name: k === 'plain' ? 'plain prompt' : 'own rubric as in-prompt hint', x: methods.map((m) => METHODS[m]?.label ?? m), y: methods.map((m) => avg(m, k)) })),
+      layout: { title: { text: 'Rubrics as in-prompt hints at inference: accuracy averaged over the four families' }, barmode: 'group', yaxis: { range: [0, 1] }, margin: { b: 170 } } });
+  }
   const evo = path.join(dir, 'evolm', 'rubric_evolution.csv');
   if (fs.existsSync(evo)) {
     const rows = readCsv(evo).sort((a, b) => Number(a.step) - Number(b.step));
