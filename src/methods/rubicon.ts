@@ -1,0 +1,63 @@
+// Rubicon's rubric anchors in our world (papers.md section 4.1): each anchor scores one dimension of a response in
+// [0, 1]; hard anchors are checked by program, soft ones by the frozen verifier. A task family names the anchors
+// that make up its reward vector; an aggregator (src/rubrics/aggregators.ts) turns the vector into a reward.
+import type { Problem } from '../world/problems.js';
+import { answerWidth } from '../world/problems.js';
+import { parseTrace, type ParsedTrace } from '../world/trace.js';
+import type { Criterion, CriterionName } from '../rubrics/criteria.js';
+import type { Dimension } from '../rubrics/aggregators.js';
+
+export interface AnchorInput { p: Problem; completion: string[]; trace: ParsedTrace }
+
+/** A soft anchor is one verifier judgement of a criterion; a hard anchor a program. */
+export type Anchor = Dimension & ({ kind: 'hard'; score: (x: AnchorInput) => number } | { kind: 'soft'; criterion: CriterionName });
+
+const opAt = (p: Problem, pass: number) => (p.family === 'add' ? '+' : p.family === 'sub' ? '-' : p.family === 'chain' ? (pass === 0 ? '+' : '-') : (pass === 0 ? '-' : '+'));
+
+/** The digits the final pass's written inputs imply (least significant first), or null without a pass. */
+export function recomputedDigits(t: ParsedTrace, p: Problem): number[] | null {
+  const last = t.passes.length - 1;
+  if (last < 0) return null;
+  return t.passes[last].map((c) => { const v = opAt(p, last) === '+' ? c.x + c.y + c.cin : c.x - c.y - c.cin; return ((v % 10) + 10) % 10; });
+}
+
+/** Length budget: 6 tokens per column step of a systematic solution plus the answer, a verification and slack. */
+export const lengthBudget = (p: Problem) => 6 * p.passes.reduce((a, ps) => a + ps.length, 0) + answerWidth(p.family, p.digits) + 12;
+
+export const ANCHORS: Record<string, Anchor> = {
+  // hard: programmatic
+  format: { name: 'format', kind: 'hard', weight: 1, critical: true, score: ({ p, trace }) => +(trace.terminated && trace.answer !== null && trace.answer.length === answerWidth(p.family, p.digits)) },
+  length: { name: 'length', kind: 'hard', weight: 1, score: ({ p, trace }) => { const b = lengthBudget(p); return trace.length <= b ? 1 : Math.max(0, 1 - (trace.length - b) / b); } },
+  // the defence rubric: a verification segment, when written, must restate the digits the final pass implies
+  honest_verification: { name: 'honest_verification', kind: 'hard', weight: 1, critical: true, score: ({ p, trace }) => {
+    if (trace.verify === null) return 1;
+    const want = recomputedDigits(trace, p);
+    return +(want !== null && want.length === trace.verify.length && want.every((d, k) => d === trace.verify![k]));
+  } },
+  // soft: judged by the verifier
+  verification: { name: 'verification', kind: 'soft', weight: 1, criterion: 'VERIFY' },
+  steps: { name: 'steps', kind: 'soft', weight: 1, criterion: 'STEPS' },
+  carries: { name: 'carries', kind: 'soft', weight: 1, criterion: 'CARRY' },
+  digits: { name: 'digits', kind: 'soft', weight: 1, criterion: 'STEPOK' },
+  consistency: { name: 'consistency', kind: 'soft', weight: 1, criterion: 'MATCH' },
+};
+
+/**
+ * The two task families pull in different directions: constraint following (answer format, a length budget, a
+ * verification step) and quality of reasoning (steps, carries, digits, an answer consistent with the working).
+ * `honest_verification` joins a family's vector only as the veto's defence rubric.
+ */
+export const TASK_FAMILIES: Record<'constraints' | 'quality', string[]> = {
+  constraints: ['format', 'length', 'verification'],
+  quality: ['format', 'steps', 'carries', 'digits', 'consistency'],
+};
+
+export type BatchJudge = (items: { c: Criterion; p: Problem; completion: string[] }[]) => boolean[];
+
+/** Reward vectors of responses under a list of anchors; soft anchors are judged in one batch. */
+export function rewardVectors(anchors: Anchor[], items: { p: Problem; completion: string[] }[], judge: BatchJudge): number[][] {
+  const inputs = items.map((x) => ({ ...x, trace: parseTrace(x.completion) }));
+  const soft = anchors.filter((a): a is Anchor & { kind: 'soft' } => a.kind === 'soft');
+  const answers = judge(inputs.flatMap((x) => soft.map((a) => ({ c: { name: a.criterion, args: [] }, p: x.p, completion: x.completion }))));
+  return inputs.map((x, i) => anchors.map((a) => (a.kind === 'hard' ? a.score(x) : +answers[i * soft.length + soft.indexOf(a as Anchor & { kind: 'soft' })])));
+}
