@@ -42,3 +42,32 @@ describe('Rubicon anchors', () => {
     assert.equal(c[0][2], 0); // no verification step
   });
 });
+
+describe('Rubicon training', function () {
+  this.timeout(120000);
+  it('schedules, prompts and the veto defence by hand; one step of each schedule from the cold start', async () => {
+    const fs = await import('node:fs');
+    const { initBackend } = await import('../src/models/backend.js');
+    const { loadPolicy } = await import('../src/models/index.js');
+    const { coldStartCheckpoint } = await import('../src/methods/table2.js');
+    const { defaultRubiconConfig, familyAnchors, familyOf, makeRubiconTrainer, taskPrompt } = await import('../src/methods/rubicon-train.js');
+    const seq = { steps: 10, stageSplit: 0.5 };
+    assert.equal(familyOf(4, { ...seq, schedule: 'stagewise' }, makeRng(1)), 'constraints');
+    assert.equal(familyOf(5, { ...seq, schedule: 'stagewise' }, makeRng(1)), 'quality');
+    assert.equal(familyOf(0, { ...seq, schedule: 'quality_only' }, makeRng(1)), 'quality');
+    const p = sampleProblem('sub', 2, makeRng(3));
+    assert.equal(taskPrompt(p, 'constraints')[0], '<hint>');
+    assert.equal(taskPrompt(p, 'quality')[0], '<reason>');
+    assert.deepEqual(familyAnchors('constraints', 'veto').map((a) => [a.name, a.weight, !!a.critical]).slice(-1), [['honest_verification', 0, true]]);
+    assert.equal(familyAnchors('constraints', 'weighted_sum').some((a) => a.name === 'honest_verification'), false);
+    if (!fs.existsSync(coldStartCheckpoint('S'))) return;
+    await initBackend();
+    const policy = loadPolicy(coldStartCheckpoint('S'));
+    for (const schedule of ['joint', 'stagewise'] as const) {
+      const m = makeRubiconTrainer(policy, { ...defaultRubiconConfig, schedule, steps: 2, prompts: 2, rollouts: 2, verifier: 'oracle', aggregator: 'veto' }).step(0, makeRng(4));
+      for (const k of ['accuracy', 'reward', 'hack_rate', 'pg_loss']) assert.ok(Number.isFinite(m[k]), `${k} = ${m[k]}`);
+    }
+    const f = makeRubiconTrainer(policy, { ...defaultRubiconConfig, steps: 1, prompts: 2, rollouts: 2, verifier: 'oracle', filterQuantiles: [0.25, 0.75], poolSize: 8 }).step(0, makeRng(5));
+    assert.ok(Number.isFinite(f.reward));
+  });
+});

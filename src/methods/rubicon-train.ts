@@ -1,0 +1,147 @@
+// Rubicon's RL in our world: GRPO on a rubric-anchored reward vector aggregated to a scalar, with two task families
+// trained jointly, one at a time, or stage-wise (constraints first, then quality), and optional central-quantile
+// filtering of the training prompts by the cold start's reward.
+import { tf } from '../models/backend.js';
+import { sample, type Policy } from '../models/policy.js';
+import { learnedJudge, oracleJudge } from '../models/verifier.js';
+import type { Rng } from '../util/random.js';
+import { sampleProblem, type Family, type Problem } from '../world/problems.js';
+import { isCorrect, parseTrace, promptTokens } from '../world/trace.js';
+import { decode, encode } from '../world/vocab.js';
+import { defaultWorld, type WorldConfig } from '../world/defaults.js';
+import { toTokens } from '../rubrics/rubric.js';
+import { domainOf } from '../world/problems.js';
+import { aggregate, AGGREGATORS, defaultAggregatorParams, type AggregatorName, type AggregatorParams } from '../rubrics/aggregators.js';
+import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../rl/grpo.js';
+import { mean, type Rollout } from '../rl/rollout.js';
+import { ConfigError, requireInteger, requirePositive, requireProbability } from '../io/validate.js';
+import { ANCHORS, lengthBudget, TASK_FAMILIES, rewardVectors, type Anchor, type BatchJudge } from './rubicon.js';
+
+export type TaskFamily = keyof typeof TASK_FAMILIES;
+export const SCHEDULES = ['joint', 'constraints_only', 'quality_only', 'stagewise'] as const;
+export type Schedule = (typeof SCHEDULES)[number];
+
+export interface RubiconConfig {
+  steps: number;
+  prompts: number;
+  rollouts: number;
+  temperature: number;
+  aggregator: AggregatorName;
+  aggregatorParams: AggregatorParams;
+  schedule: Schedule;
+  /** stage-wise: share of the steps spent on constraints before switching to quality */
+  stageSplit: number;
+  /** central-quantile filtering: keep pool prompts whose cold-start reward lies between these quantiles (null: no filter) */
+  filterQuantiles: [number, number] | null;
+  /** size of the fixed training-prompt pool that filtering selects from */
+  poolSize: number;
+  verifier: 'learned' | 'oracle';
+  grpo: GrpoConfig;
+  world: WorldConfig;
+}
+
+export const defaultRubiconConfig: RubiconConfig = {
+  steps: 60, prompts: 16, rollouts: 8, temperature: 1, aggregator: 'weighted_sum', aggregatorParams: defaultAggregatorParams, schedule: 'joint',
+  stageSplit: 0.5, filterQuantiles: null, poolSize: 512, verifier: 'learned', grpo: defaultGrpoConfig, world: defaultWorld,
+};
+
+export function checkRubiconConfig(c: RubiconConfig): void {
+  requireInteger('steps', c.steps, 0); requireInteger('prompts', c.prompts, 1); requireInteger('rollouts', c.rollouts, 1); requirePositive('temperature', c.temperature);
+  if (!AGGREGATORS.includes(c.aggregator)) throw new ConfigError(`aggregator must be one of ${AGGREGATORS.join(', ')} (got "${c.aggregator}")`);
+  if (!SCHEDULES.includes(c.schedule)) throw new ConfigError(`schedule must be one of ${SCHEDULES.join(', ')} (got "${c.schedule}")`);
+  requireProbability('stageSplit', c.stageSplit); requireInteger('poolSize', c.poolSize, 1);
+  if (c.filterQuantiles !== null) {
+    const [lo, hi] = c.filterQuantiles;
+    if (!(lo >= 0 && hi <= 1 && lo < hi)) throw new ConfigError(`filterQuantiles must be [lo, hi] with 0 <= lo < hi <= 1 (got [${lo}, ${hi}])`);
+  }
+  if (c.verifier !== 'learned' && c.verifier !== 'oracle') throw new ConfigError(`verifier must be "learned" or "oracle" (got "${c.verifier}")`);
+  checkGrpoConfig(c.grpo);
+}
+
+/** The task family a step trains on (joint: each prompt draws one). */
+export function familyOf(step: number, c: Pick<RubiconConfig, 'steps' | 'schedule' | 'stageSplit'>, rng: Rng): TaskFamily {
+  if (c.schedule === 'constraints_only') return 'constraints';
+  if (c.schedule === 'quality_only') return 'quality';
+  if (c.schedule === 'stagewise') return step < Math.round(c.steps * c.stageSplit) ? 'constraints' : 'quality';
+  return rng.next() < 0.5 ? 'constraints' : 'quality';
+}
+
+/** The prompt of a task: constraint prompts state their constraints as a hint (verification, a length budget). */
+export function taskPrompt(p: Problem, family: TaskFamily): string[] {
+  if (family === 'quality') return promptTokens(p, 'reason');
+  const hint = toTokens({ domain: domainOf(p.family), items: [
+    { category: 'validation', criterion: { name: 'VERIFY', args: [] }, points: 1 },
+    { category: 'focus', criterion: { name: 'LEN', args: [Math.min(99, lengthBudget(p))] }, points: 1 },
+  ] }).slice(0, -1);
+  return promptTokens(p, 'hint', hint);
+}
+
+/** The anchors (dimensions) a family's reward reads; under the veto the defence rubric joins with weight 0. */
+export function familyAnchors(family: TaskFamily, aggregator: AggregatorName): Anchor[] {
+  const base = TASK_FAMILIES[family].map((n) => ANCHORS[n]);
+  return aggregator === 'veto' ? [...base, { ...ANCHORS.honest_verification, weight: 0 }] : base;
+}
+
+/** Share of responses whose verification segment does not restate what the working implies (the hack). */
+export const hackRate = (items: { p: Problem; completion: string[] }[]) =>
+  mean(items.map((x) => 1 - (ANCHORS.honest_verification as { score: (y: unknown) => number }).score({ ...x, trace: parseTrace(x.completion) })));
+
+export function makeRubiconTrainer(policy: Policy, c: RubiconConfig, verifier?: Policy, coldStart?: Policy) {
+  checkRubiconConfig(c);
+  if (c.verifier === 'learned' && !verifier) throw new ConfigError('verifier "learned" needs a verifier checkpoint');
+  const judge: BatchJudge = c.verifier === 'learned' ? learnedJudge(verifier!) : (xs) => xs.map((x) => oracleJudge(x.c, x.p, x.completion));
+  const opt = tf.train.adam(c.grpo.lr);
+  const draw = (rng: Rng) => { const f: Family = c.world.trainFamilies[rng.int(c.world.trainFamilies.length)], ds = c.world.digits[f]; return sampleProblem(f, ds[rng.int(ds.length)], rng, c.world.problems); };
+  const reward = (family: TaskFamily, items: { p: Problem; completion: string[] }[]) => {
+    const anchors = familyAnchors(family, c.aggregator);
+    return { anchors, vectors: rewardVectors(anchors, items, judge), scalar: (v: number[]) => aggregate(c.aggregator, v, anchors, c.aggregatorParams) };
+  };
+  // central-quantile filtering: score a fixed pool with the cold start once, keep the middle of the distribution
+  let pool: { p: Problem; family: TaskFamily }[] | null = null;
+  const poolFor = (rng: Rng) => {
+    if (pool || c.filterQuantiles === null) return pool;
+    const all = Array.from({ length: c.poolSize }, (_, i) => ({ p: draw(rng), family: (i % 2 === 0 ? 'constraints' : 'quality') as TaskFamily }));
+    const scorer = coldStart ?? policy, n = 4;
+    const outs = sample(scorer, all.flatMap((x) => Array.from({ length: n }, () => encode(taskPrompt(x.p, x.family)))), { maxNew: 96, temperature: 1, topP: 1 }, rng).map(decode);
+    const scores = all.map((x, i) => { const r = reward(x.family, outs.slice(i * n, (i + 1) * n).map((completion) => ({ p: x.p, completion }))); return mean(r.vectors.map(r.scalar)); });
+    const sorted = [...scores].sort((a, b) => a - b), q = (u: number) => sorted[Math.min(sorted.length - 1, Math.floor(u * sorted.length))];
+    const [lo, hi] = [q(c.filterQuantiles[0]), q(c.filterQuantiles[1])];
+    pool = all.filter((_, i) => scores[i] >= lo && scores[i] <= hi);
+    if (pool.length === 0) pool = all;
+    return pool;
+  };
+
+  return {
+    step(step: number, rng: Rng): Record<string, number> {
+      const chosen = poolFor(rng);
+      const tasks = Array.from({ length: c.prompts }, () => {
+        if (chosen) { const t = chosen[rng.int(chosen.length)]; return { p: t.p, family: c.schedule === 'joint' ? t.family : familyOf(step, c, rng) }; }
+        return { p: draw(rng), family: familyOf(step, c, rng) };
+      });
+      const prompts = tasks.flatMap((t) => Array.from({ length: c.rollouts }, () => encode(taskPrompt(t.p, t.family))));
+      const outs = sample(policy, prompts, { maxNew: 96, temperature: c.temperature, topP: 1 }, rng).map(decode);
+      const rs: Rollout[] = [];
+      const dims: Record<string, number[]> = {};
+      for (const family of ['constraints', 'quality'] as const) {
+        const idx = outs.map((_, i) => i).filter((i) => tasks[Math.floor(i / c.rollouts)].family === family);
+        if (!idx.length) continue;
+        const r = reward(family, idx.map((i) => ({ p: tasks[Math.floor(i / c.rollouts)].p, completion: outs[i] })));
+        idx.forEach((i, j) => {
+          const scalar = r.scalar(r.vectors[j]);
+          rs.push({ role: 'reason', group: Math.floor(i / c.rollouts), prompt: prompts[i], completion: encode(outs[i]), reward: scalar,
+            components: Object.fromEntries(r.anchors.map((a, k) => [a.name, r.vectors[j][k]])) });
+          r.anchors.forEach((a, k) => { (dims[`${family}/${a.name}`] ??= []).push(r.vectors[j][k]); });
+        });
+      }
+      const upd = grpoUpdate(policy, opt, rs, c.grpo, rng);
+      const items = outs.map((completion, i) => ({ p: tasks[Math.floor(i / c.rollouts)].p, completion }));
+      return {
+        accuracy: mean(items.map((x) => +isCorrect(x.p, parseTrace(x.completion)))),
+        reward: mean(rs.map((r) => r.reward)), hack_rate: hackRate(items), constraint_share: mean(tasks.map((t) => +(t.family === 'constraints'))),
+        response_length: mean(outs.map((o) => o.length)),
+        ...Object.fromEntries(Object.entries(dims).map(([k, v]) => [`dim/${k}`, mean(v)])),
+        ...upd,
+      };
+    },
+  };
+}
