@@ -7,7 +7,7 @@ JUPYTER := JUPYTER_PATH="$(CURDIR)/.jupyter/share/jupyter" PYDEVD_DISABLE_FILE_V
 
 PROFILE ?= quick
 
-.PHONY: corl-agents reproduce-corl reproduce-evolm
+.PHONY: corl-agents reproduce-corl reproduce-evolm reproduce-rubicon
 
 .PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart coldstart-report rlvr world-criteria bench verifier
 COLDSTART_MODELS ?= transformer-S gru-S
@@ -22,6 +22,7 @@ help:
 	@echo "make reproduce-table2  Table 2 (PROFILE=quick|full; quick -> results/quick/, full -> results/table2.csv) and RLCER figures"
 	@echo "make reproduce-corl  CO-RL Table 1 analogue, error overlap, theory vs experiment (PROFILE=quick|full)"
 	@echo "make reproduce-evolm  EvoLM ablations (K, no format reward, each pair source alone) -> ablations.csv"
+	@echo "make reproduce-rubicon  Rubicon aggregators x schedules, filtering, hacking curves (PROFILE=quick|full)"
 	@echo "make corl-agents  cold starts of the CO-RL partners (gru-S, transformer-S seed 1), one per core"
 	@echo "make scalar-rm  train the static scalar reward model on cold-start rollouts -> data/checkpoints/scalar-rm-S.json"
 	@echo "make verifier   distil the verifier from teacher labels on cold-start rollouts -> results/verifier/accuracy.csv"
@@ -89,6 +90,11 @@ reproduce-evolm:
 	$(TSX) src/cli/table2.ts --profile $(PROFILE) --methods evolm-ablations
 	$(TSX) analysis/table2.ts $(PROFILE)
 	RESULTS=$(if $(filter full,$(PROFILE)),results,results/$(PROFILE)) FIGURES=$(if $(filter full,$(PROFILE)),results/figures,results/$(PROFILE)/figures) $(TSX) analysis/make-figures.ts rlcer
+
+# Rubicon: aggregators x schedules, the filter comparison, the hacking curves (same profiles and resumption)
+reproduce-rubicon:
+	$(TSX) src/cli/rubicon.ts --profile $(PROFILE)
+	$(TSX) analysis/rubicon.ts $(PROFILE)
 
 scalar-rm:
 	$(TSX) src/cli/scalar-rm.ts --size S

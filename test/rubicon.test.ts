@@ -71,3 +71,27 @@ describe('Rubicon training', function () {
     assert.ok(Number.isFinite(f.reward));
   });
 });
+
+describe('Rubicon aggregation', () => {
+  it('writes the tidy table and the hacking curves (joint, unfiltered runs) from finished runs', async () => {
+    const fs = await import('node:fs'), os = await import('node:os'), path = await import('node:path');
+    const { aggregateRubicon } = await import('../analysis/rubicon.js');
+    const { writeCsv, readCsv } = await import('../src/io/table.js');
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-rub-')), out = path.join(root, 'out');
+    [0.2, 0.4].forEach((v, seed) => {
+      const dir = path.join(root, 'quick', 'weighted_sum', 'joint', `seed-${seed}`);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ rubicon: { aggregator: 'weighted_sum', schedule: 'joint', filterQuantiles: null } }));
+      fs.writeFileSync(path.join(dir, 'metrics.jsonl'), JSON.stringify({ step: 0, hack_rate: v, accuracy: 0.5, 'dim/constraints/verification': 0.7 }) + '\n');
+      writeCsv(path.join(dir, 'final.csv'), [{ aggregator: 'weighted_sum', schedule: 'joint', seed, column: 'accuracy/add', value: v }]);
+      fs.writeFileSync(path.join(dir, 'done.json'), '{}');
+    });
+    aggregateRubicon('quick', root, out);
+    const t = readCsv(path.join(out, 'table.csv'));
+    assert.deepEqual(Object.keys(t[0]), ['profile', 'aggregator', 'schedule', 'column', 'mean', 'ci_low', 'ci_high', 'seeds']);
+    assert.ok(Math.abs(Number(t[0].mean) - 0.3) < 1e-12);
+    const h = readCsv(path.join(out, 'hacking.csv'));
+    assert.deepEqual(Object.keys(h[0]).slice(0, 5), ['step', 'aggregator', 'hack_rate', 'judge_score', 'accuracy']);
+    assert.ok(Math.abs(Number(h[0].hack_rate) - 0.3) < 1e-12);
+  });
+});

@@ -145,3 +145,16 @@ export function makeRubiconTrainer(policy: Policy, c: RubiconConfig, verifier?: 
     },
   };
 }
+
+/** The runs of `make reproduce-rubicon`: every schedule under the weighted sum, every aggregator jointly, the filter. */
+export const RUBICON_RUNS: { aggregator: AggregatorName; schedule: Schedule; filter: boolean }[] = [
+  ...SCHEDULES.map((schedule) => ({ aggregator: 'weighted_sum' as AggregatorName, schedule, filter: false })),
+  ...AGGREGATORS.filter((a) => a !== 'weighted_sum').map((aggregator) => ({ aggregator, schedule: 'joint' as Schedule, filter: false })),
+  { aggregator: 'veto', schedule: 'stagewise', filter: false },
+  { aggregator: 'weighted_sum', schedule: 'joint', filter: true },
+];
+
+export const RUBICON_PROFILES: Record<string, { steps: number; seeds: number[]; evalPerCell: number; evalSamples: number }> = {
+  quick: { steps: 8, seeds: [0, 1], evalPerCell: 4, evalSamples: 2 },
+  full: { steps: 60, seeds: [0, 1, 2], evalPerCell: 16, evalSamples: 4 },
+};

@@ -1,0 +1,65 @@
+// One Rubicon run: an aggregator and a training schedule from the cold start, with one metrics line per step
+// (reward, hack rate, every dimension's mean, accuracy) and at the end final.csv: each dimension's score on both
+// task families' prompts of the held-out evaluation problems, accuracy per family, the hack rate.
+// Usage: tsx src/cli/rubicon-run.ts --aggregator veto --schedule stagewise [--filter yes] [--seed 0] [--steps N] [--out DIR]
+import { parseArgs, runMain } from './args.js';
+import { openRun, loadJsonConfig } from '../io/run.js';
+import { mergeConfig } from '../io/config.js';
+import { requireInteger } from '../io/validate.js';
+import { loadPolicy } from '../models/index.js';
+import { sample } from '../models/policy.js';
+import { learnedJudge, loadVerifier } from '../models/verifier.js';
+import { makeRng } from '../util/random.js';
+import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
+import type { Family } from '../world/problems.js';
+import { decode, encode } from '../world/vocab.js';
+import { evalReport, familyAccuracy } from '../rl/evaluate.js';
+import { mean } from '../util/stats.js';
+import { coldStartCheckpoint, VERIFIER_CHECKPOINT } from '../methods/table2.js';
+import { ANCHORS, rewardVectors, TASK_FAMILIES } from '../methods/rubicon.js';
+import { defaultRubiconConfig, hackRate, makeRubiconTrainer, taskPrompt, type TaskFamily } from '../methods/rubicon-train.js';
+
+runMain(async () => {
+  const a = parseArgs(process.argv.slice(2), {
+    aggregator: 'weighted_sum, veto, saturation, interaction or shaping', schedule: 'joint, constraints_only, quality_only or stagewise',
+    filter: '"yes" for central-quantile filtering (25-75%)', seed: 'seed', steps: 'RL steps', out: 'run directory', config: 'JSON overriding defaultRubiconConfig',
+    'eval-problems': 'problems per evaluation cell (default 8)', 'eval-samples': 'samples per problem (default 2)',
+  });
+  const seed = requireInteger('seed', Number(a.seed ?? 0), 0);
+  const cfg = mergeConfig(defaultRubiconConfig, { ...(a.config ? loadJsonConfig(a.config) : {}), ...(a.steps ? { steps: Number(a.steps) } : {}),
+    ...(a.aggregator ? { aggregator: a.aggregator } : {}), ...(a.schedule ? { schedule: a.schedule } : {}), ...(a.filter === 'yes' ? { filterQuantiles: [0.25, 0.75] } : {}) });
+  const perCell = requireInteger('eval-problems', Number(a['eval-problems'] ?? 8), 1), n = requireInteger('eval-samples', Number(a['eval-samples'] ?? 2), 1);
+  const filtered = cfg.filterQuantiles !== null;
+  const out = a.out ?? `runs/rubicon/${cfg.aggregator}/${cfg.schedule}${filtered ? '-filtered' : ''}/seed-${seed}`;
+  const ckpt = coldStartCheckpoint('S');
+  const run = await openRun(out, { experiment: 'rubicon', seed, checkpoint: ckpt, verifier: VERIFIER_CHECKPOINT, rubicon: cfg, eval: { perCell, n } });
+  const policy = loadPolicy(ckpt), verifier = loadVerifier(VERIFIER_CHECKPOINT);
+  const trainer = makeRubiconTrainer(policy, cfg, verifier, loadPolicy(ckpt));
+  const t0 = Date.now();
+  for (let step = 0; step < cfg.steps; step++) {
+    const m = trainer.step(step, makeRng(seed * 1_000_003 + step));
+    run.log({ step, ...m });
+    if ((step + 1) % 5 === 0 || step === cfg.steps - 1) {
+      const rate = (step + 1) / ((Date.now() - t0) / 1000);
+      console.log(`[rubicon ${cfg.aggregator} ${cfg.schedule}${filtered ? ' filtered' : ''} seed ${seed}] step ${step + 1}/${cfg.steps}  reward ${m.reward.toFixed(3)}  acc ${m.accuracy.toFixed(3)}  hack ${m.hack_rate.toFixed(3)}  eta ${((cfg.steps - step - 1) / rate / 60).toFixed(1)} min`);
+    }
+  }
+  // every dimension on both families' prompts (held-out problems), so the seesaw shows in one table
+  const judge = learnedJudge(verifier), rng = makeRng(9_000_000 + seed);
+  const problems = (['add', 'sub', 'chain'] as Family[]).flatMap((f) => EVAL_GRID[f].flatMap((d) => loadEvalSet(f, d).slice(0, perCell)));
+  const base = { aggregator: cfg.aggregator, schedule: `${cfg.schedule}${filtered ? '_filtered' : ''}`, seed };
+  const final: (typeof base & { column: string; value: number })[] = [];
+  for (const family of ['constraints', 'quality'] as TaskFamily[]) {
+    const prompts = problems.flatMap((p) => Array.from({ length: n }, () => encode(taskPrompt(p, family))));
+    const outs = sample(policy, prompts, { maxNew: 96, temperature: 1, topP: 1 }, rng).map(decode);
+    const items = outs.map((completion, i) => ({ p: problems[Math.floor(i / n)], completion }));
+    const anchors = TASK_FAMILIES[family].map((nm) => ANCHORS[nm]);
+    const v = rewardVectors(anchors, items, judge);
+    anchors.forEach((an, k) => final.push({ ...base, column: `${family}/${an.name}`, value: mean(v.map((x) => x[k])) }));
+    final.push({ ...base, column: `${family}/hack_rate`, value: hackRate(items) });
+  }
+  for (const [family, value] of Object.entries(familyAccuracy(evalReport(policy, perCell, n, makeRng(1_000_000 + seed))))) final.push({ ...base, column: `accuracy/${family}`, value });
+  run.table('final', final);
+  run.finish({ seconds: (Date.now() - t0) / 1000 });
+  console.log(`[rubicon ${base.aggregator} ${base.schedule} seed ${seed}] done: ${final.filter((r) => /accuracy|hack/.test(r.column)).map((r) => `${r.column} ${r.value.toFixed(3)}`).join(', ')}`);
+});
