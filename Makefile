@@ -7,7 +7,7 @@ JUPYTER := JUPYTER_PATH="$(CURDIR)/.jupyter/share/jupyter" PYDEVD_DISABLE_FILE_V
 
 PROFILE ?= quick
 
-.PHONY: corl-agents reproduce-corl reproduce-evolm reproduce-rubicon
+.PHONY: corl-agents reproduce-corl reproduce-evolm reproduce-rubicon table2-report
 
 .PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart coldstart-report rlvr world-criteria bench verifier
 COLDSTART_MODELS ?= transformer-S gru-S
@@ -77,6 +77,10 @@ rlvr:
 # both cores: one run per process; finished runs are kept, so an interrupted target resumes where it stopped
 reproduce-table2:
 	$(TSX) src/cli/table2.ts --profile $(PROFILE)
+	$(MAKE) table2-report
+
+# the tables and figures of a Table 2 profile from its finished runs
+table2-report:
 	$(TSX) analysis/table2.ts $(PROFILE)
 	RESULTS=$(if $(filter full,$(PROFILE)),results,results/$(PROFILE)) FIGURES=$(if $(filter full,$(PROFILE)),results/figures,results/$(PROFILE)/figures) $(TSX) analysis/make-figures.ts rlcer
 
@@ -88,8 +92,7 @@ reproduce-corl:
 # EvoLM's ablations (alternation period, no format reward, each pair source alone) beside the evolm row -> ablations.csv
 reproduce-evolm:
 	$(TSX) src/cli/table2.ts --profile $(PROFILE) --methods evolm-ablations
-	$(TSX) analysis/table2.ts $(PROFILE)
-	RESULTS=$(if $(filter full,$(PROFILE)),results,results/$(PROFILE)) FIGURES=$(if $(filter full,$(PROFILE)),results/figures,results/$(PROFILE)/figures) $(TSX) analysis/make-figures.ts rlcer
+	$(MAKE) table2-report
 
 # Rubicon: aggregators x schedules, the filter comparison, the hacking curves (same profiles and resumption)
 reproduce-rubicon:
