@@ -88,6 +88,7 @@ table2-report:
 reproduce-corl:
 	$(TSX) src/cli/corl.ts --profile $(PROFILE)
 	$(TSX) analysis/table1.ts $(PROFILE)
+	$(TSX) src/cli/corl-ensemble.ts --profile $(PROFILE)
 
 # EvoLM's ablations (alternation period, no format reward, each pair source alone) beside the evolm row -> ablations.csv
 reproduce-evolm:

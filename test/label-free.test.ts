@@ -104,3 +104,16 @@ describe('CO-RL aggregation', () => {
     assert.ok(Math.abs(Number(o[0].kappa) - 0.25) < 1e-12);
   });
 });
+
+describe('data decoupling', () => {
+  it('another surface form keeps the answer (add and chain swap a and b; sub is unchanged)', async () => {
+    const { sampleProblem, surfaceForm } = await import('../src/world/problems.js');
+    const rng = makeRng(21);
+    for (const family of ['add', 'sub', 'chain'] as const) for (let t = 0; t < 50; t++) {
+      const p = sampleProblem(family, 2 + rng.int(3), rng), q = surfaceForm(p);
+      assert.deepEqual(q.answer, p.answer);
+      if (family === 'sub') assert.deepEqual(q.operands, p.operands);
+      else assert.deepEqual(q.operands.slice(0, 2), [p.operands[1], p.operands[0]]);
+    }
+  });
+});

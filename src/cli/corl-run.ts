@@ -10,6 +10,7 @@ import { openRun, loadJsonConfig } from '../io/run.js';
 import { mergeConfig } from '../io/config.js';
 import { ConfigError, requireInteger } from '../io/validate.js';
 import { loadPolicy } from '../models/index.js';
+import { saveCheckpoint } from '../models/policy.js';
 import { makeRng } from '../util/random.js';
 import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
 import type { Family } from '../world/problems.js';
@@ -28,7 +29,7 @@ runMain(async () => {
   const group = requireInteger('group', Number(a.group ?? 0), 0);
   if (group >= spec.agents.length) throw new ConfigError(`method ${id} has ${spec.agents.length} agent group(s); --group ${group} does not exist`);
   const names = a.agents ? a.agents.split(',') : spec.agents[group];
-  const cfg = mergeConfig(defaultLabelFreeConfig, { ...(a.config ? loadJsonConfig(a.config) : {}), ...(a.steps ? { steps: Number(a.steps) } : {}),
+  const cfg = mergeConfig(defaultLabelFreeConfig, { ...spec.labelFree, ...(a.config ? loadJsonConfig(a.config) : {}), ...(a.steps ? { steps: Number(a.steps) } : {}),
     ...(spec.method === 'base' ? { steps: 0 } : { method: spec.method }) });
   const perCell = requireInteger('eval-problems', Number(a['eval-problems'] ?? 16), 1), evalN = requireInteger('eval-samples', Number(a['eval-samples'] ?? 4), 1);
   const thN = requireInteger('theory-samples', Number(a['theory-samples'] ?? 8), 1);
@@ -78,6 +79,7 @@ runMain(async () => {
       agreement: predictionAgreement(predicted, outcome) };
   });
   run.table('theory', theory);
+  agents.forEach((ag, n) => saveCheckpoint(ag, `${out}/agent-${n}.json`, { agent: names[n], method: id, seed, steps: cfg.steps }));
   fs.writeFileSync(`${out}/per_problem.json`, JSON.stringify({ problems: problems.map((p) => `${p.family}:${p.operands.join(',')}`), p0 }));
   run.finish({ seconds: (Date.now() - t0) / 1000 });
   console.log(`[${id} ${names.join('+')} seed ${seed}] done: ${final.filter((r) => r.column === 'average').map((r) => `${r.agent} ${r.value.toFixed(3)}`).join(', ')}; theory agreement ${theory.map((t) => t.agreement.toFixed(2)).join(', ')}`);

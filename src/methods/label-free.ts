@@ -6,7 +6,7 @@ import { tf } from '../models/backend.js';
 import { sample, type Policy } from '../models/policy.js';
 import { makeSequenceBatch, disposeSequenceBatch, tokenConfidence } from '../models/logprobs.js';
 import type { Rng } from '../util/random.js';
-import { sampleProblem, type Family, type Problem } from '../world/problems.js';
+import { sampleProblem, surfaceForm, type Family, type Problem } from '../world/problems.js';
 import { answerOf, parseTrace, promptTokens } from '../world/trace.js';
 import { encode, decode } from '../world/vocab.js';
 import { defaultWorld, type WorldConfig } from '../world/defaults.js';
@@ -47,12 +47,14 @@ export interface LabelFreeConfig {
   rollouts: number;
   temperature: number;
   method: LabelFreeMethod;
+  /** data decoupling: agents with an odd index see each problem in another surface form with the same answer */
+  decoupled: boolean;
   grpo: GrpoConfig;
   world: WorldConfig;
 }
 
 export const defaultLabelFreeConfig: LabelFreeConfig = {
-  steps: 100, prompts: 16, rollouts: 8, temperature: 1, method: 'corl', grpo: defaultGrpoConfig, world: defaultWorld,
+  steps: 100, prompts: 16, rollouts: 8, temperature: 1, method: 'corl', decoupled: false, grpo: defaultGrpoConfig, world: defaultWorld,
 };
 
 export function checkLabelFreeConfig(c: LabelFreeConfig, agents: number): void {
@@ -76,8 +78,9 @@ export function makeLabelFreeTrainer(agents: Policy[], c: LabelFreeConfig) {
         return sampleProblem(f, ds[rng.int(ds.length)], rng, c.world.problems);
       });
       // 1. every agent's rollouts, before any update
-      const rs: AgentRollout[][] = agents.map((policy) => {
-        const prompts = problems.flatMap((p) => Array.from({ length: c.rollouts }, () => encode(promptTokens(p, 'reason'))));
+      const rs: AgentRollout[][] = agents.map((policy, n) => {
+        const seen = c.decoupled && n % 2 === 1 ? problems.map(surfaceForm) : problems;
+        const prompts = seen.flatMap((p) => Array.from({ length: c.rollouts }, () => encode(promptTokens(p, 'reason'))));
         return sample(policy, prompts, { maxNew: 96, temperature: c.temperature, topP: 1 }, rng).map((completion, i) => {
           const problem = problems[Math.floor(i / c.rollouts)];
           return { role: 'reason' as const, group: Math.floor(i / c.rollouts), prompt: prompts[i], completion, problem, answer: answerOf(parseTrace(decode(completion))), reward: 0, components: {} };

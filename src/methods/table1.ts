@@ -1,7 +1,7 @@
 // CO-RL's Table 1 analogue: which models each method trains, and the profiles. Single-agent methods are run on
 // each model of the cross-family pair; CO-RL settings name their ring of models (agent n supervised by n-1).
 import { ConfigError } from '../io/validate.js';
-import type { LabelFreeMethod } from './label-free.js';
+import type { LabelFreeConfig, LabelFreeMethod } from './label-free.js';
 
 /** Cold-start checkpoints that play agents (`make coldstart` writes them; the seed-1 transformer is a second run). */
 export const AGENT_CHECKPOINTS: Record<string, string> = {
@@ -10,7 +10,7 @@ export const AGENT_CHECKPOINTS: Record<string, string> = {
   'gru-S': 'data/checkpoints/coldstart-gru-S.json',
 };
 
-export interface CorlMethodSpec { method: LabelFreeMethod | 'base'; agents: string[][]; label: string }
+export interface CorlMethodSpec { method: LabelFreeMethod | 'base'; agents: string[][]; label: string; labelFree?: Partial<LabelFreeConfig> }
 
 /** Each entry trains every listed group of agents (a single agent, or a ring) as one run. */
 export const CORL_METHODS: Record<string, CorlMethodSpec> = {
@@ -21,6 +21,7 @@ export const CORL_METHODS: Record<string, CorlMethodSpec> = {
   rent: { method: 'rent', agents: [['transformer-S'], ['gru-S']], label: 'RENT' },
   corl_same_family: { method: 'corl', agents: [['transformer-S', 'transformer-S-seed1']], label: 'CO-RL, same family' },
   corl_diff_family: { method: 'corl', agents: [['transformer-S', 'gru-S']], label: 'CO-RL, different family' },
+  corl_diff_family_decoupled: { method: 'corl', agents: [['transformer-S', 'gru-S']], labelFree: { decoupled: true }, label: 'CO-RL, different family + data decoupling' },
   corl_three_ring: { method: 'corl', agents: [['transformer-S', 'gru-S', 'transformer-S-seed1']], label: 'CO-RL, three-agent ring' },
 };
 

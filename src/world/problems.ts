@@ -77,6 +77,16 @@ export function solve(family: Family, operands: number[]): Problem {
   return { family, digits: n, operands, passes, answer: digitsLsb(value, width).reverse() };
 }
 
+/**
+ * Another surface form of a problem with the same answer (CO-RL's data decoupling): the first two operands swapped
+ * where the operation commutes (add, and the a + b of chain); subtraction has no such form in this grammar and is
+ * returned unchanged.
+ */
+export function surfaceForm(p: Problem): Problem {
+  if (p.family === 'add' || p.family === 'chain') return solve(p.family, [p.operands[1], p.operands[0], ...p.operands.slice(2)]);
+  return p;
+}
+
 /** True when no column of any pass carries or borrows: the only problems that bad processes get right. */
 export function isCarryFree(p: Problem): boolean {
   return p.passes.every((cols) => cols.every((c) => c.cin === 0 && c.cout === 0));

@@ -1,0 +1,46 @@
+// CO-RL's matched-budget check: two independently self-rewarded agents (TTRL on each model) pooled at inference
+// against the co-trained pair pooled the same way: per held-out problem, k samples from each agent, one majority
+// vote over the 2k answers. Reads the agent checkpoints of finished `make reproduce-corl` runs.
+// Usage: tsx src/cli/corl-ensemble.ts [--profile quick|full] [--samples 4] [--problems 16]
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs, runMain } from './args.js';
+import { initBackend } from '../models/backend.js';
+import { loadPolicy } from '../models/index.js';
+import { requireInteger } from '../io/validate.js';
+import { writeCsv } from '../io/table.js';
+import { makeRng } from '../util/random.js';
+import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
+import type { Family } from '../world/problems.js';
+import { majorityAnswer } from '../rl/evaluate.js';
+import { sampleAnswers } from '../methods/corl-analysis.js';
+import { corlProfile } from '../methods/table1.js';
+import { meanCi } from '../../analysis/aggregate.js';
+
+runMain(async () => {
+  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', samples: 'samples per agent and problem (default 4)', problems: 'problems per cell (default 16)' });
+  const name = a.profile ?? 'quick', profile = corlProfile(name);
+  const k = requireInteger('samples', Number(a.samples ?? 4), 1), perCell = requireInteger('problems', Number(a.problems ?? 16), 1);
+  await initBackend();
+  const root = `runs/corl/${name}`, ck = (method: string, group: string, seed: number, n: number) => path.join(root, method, group, `seed-${seed}`, `agent-${n}.json`);
+  const ensembles = (seed: number) => [
+    { ensemble: 'self_rewarded_pair', files: [ck('ttrl', 'transformer-S', seed, 0), ck('ttrl', 'gru-S', seed, 0)] },
+    { ensemble: 'co_trained_pair', files: [ck('corl_diff_family', 'transformer-S+gru-S', seed, 0), ck('corl_diff_family', 'transformer-S+gru-S', seed, 1)] },
+  ];
+  const rows: { ensemble: string; seed: number; family: string; value: number }[] = [];
+  for (const seed of profile.seeds) for (const e of ensembles(seed)) {
+    if (!e.files.every((f) => fs.existsSync(f))) { console.log(`[corl-ensemble] ${e.ensemble} seed ${seed}: runs not finished, skipped`); continue; }
+    const agents = e.files.map((f) => loadPolicy(f));
+    for (const family of Object.keys(EVAL_GRID) as Family[]) {
+      const problems = EVAL_GRID[family].flatMap((d) => loadEvalSet(family, d).slice(0, perCell));
+      const answers = agents.map((ag, n) => sampleAnswers(ag, problems, k, makeRng(10_000_000 + 97 * seed + n)));
+      const correct = problems.map((p, j) => +(majorityAnswer(answers.flatMap((x) => x[j])) === p.answer.join('')));
+      rows.push({ ensemble: e.ensemble, seed, family, value: correct.reduce((s, x) => s + x, 0) / correct.length });
+    }
+    console.log(`[corl-ensemble] ${e.ensemble} seed ${seed}: ${rows.filter((r) => r.seed === seed && r.ensemble === e.ensemble).map((r) => `${r.family} ${r.value.toFixed(3)}`).join(', ')}`);
+  }
+  if (rows.length === 0) throw new Error(`no finished TTRL / CO-RL pairs under ${root}: run make reproduce-corl first`);
+  const out = name === 'full' ? 'results/corl' : path.join('results', name, 'corl');
+  writeCsv(path.join(out, 'matched_budget.csv'), meanCi(rows, ['ensemble', 'family'], ['value']).map((r) => ({ profile: name, ensemble: r.ensemble, family: r.family, maj_accuracy: r.value_mean, ci95: r.value_ci95, seeds: r.n })));
+  console.log(`matched-budget ensembles -> ${path.join(out, 'matched_budget.csv')}`);
+});
