@@ -89,6 +89,7 @@ reproduce-corl:
 	$(TSX) src/cli/corl.ts --profile $(PROFILE)
 	$(TSX) analysis/table1.ts $(PROFILE)
 	$(TSX) src/cli/corl-ensemble.ts --profile $(PROFILE)
+	RESULTS=$(if $(filter full,$(PROFILE)),results,results/$(PROFILE)) FIGURES=$(if $(filter full,$(PROFILE)),results/figures,results/$(PROFILE)/figures) $(TSX) analysis/make-figures.ts corl
 
 # EvoLM's ablations (alternation period, no format reward, each pair source alone) beside the evolm row -> ablations.csv
 reproduce-evolm:
@@ -99,6 +100,7 @@ reproduce-evolm:
 reproduce-rubicon:
 	$(TSX) src/cli/rubicon.ts --profile $(PROFILE)
 	$(TSX) analysis/rubicon.ts $(PROFILE)
+	RESULTS=$(if $(filter full,$(PROFILE)),results,results/$(PROFILE)) FIGURES=$(if $(filter full,$(PROFILE)),results/figures,results/$(PROFILE)/figures) $(TSX) analysis/make-figures.ts rubicon
 
 scalar-rm:
 	$(TSX) src/cli/scalar-rm.ts --size S

@@ -1,15 +1,20 @@
 // `make figures`: regenerate every figure from the committed tables in results/, without rerunning anything.
-// Usage: tsx analysis/make-figures.ts [theme ...]   (themes: theory, rlvr, rlcer; default all)
+// Usage: tsx analysis/make-figures.ts [theme ...]   (themes: theory, rlvr, rlcer, corl, rubicon; default all)
+import * as path from 'node:path';
 import { writeFigures, type Figure } from './figures.js';
 import { theoryFigures } from './theory-figures.js';
 import { rlvrFigures } from './rlvr-figures.js';
 import { rlcerFigures } from './rlcer-figures.js';
+import { corlFigures } from './corl-figures.js';
+import { rubiconFigures } from './rubicon-figures.js';
 import { runMain } from '../src/cli/args.js';
 
 const THEMES: Record<string, () => Figure[]> = {
   theory: () => theoryFigures('results/theory'),
   rlvr: () => rlvrFigures('results/rlvr'),
   rlcer: () => rlcerFigures(process.env.RESULTS ?? 'results'),
+  corl: () => corlFigures(path.join(process.env.RESULTS ?? 'results', 'corl')),
+  rubicon: () => rubiconFigures(path.join(process.env.RESULTS ?? 'results', 'rubicon')),
 };
 
 runMain(async () => {

@@ -1,0 +1,30 @@
+// Figure builders for Rubicon, from results/rubicon/table.csv and hacking.csv.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { readCsv } from '../src/io/table.js';
+import type { Figure } from './figures.js';
+
+export function rubiconFigures(dir = 'results/rubicon'): Figure[] {
+  const figs: Figure[] = [];
+  const t = path.join(dir, 'table.csv'), h = path.join(dir, 'hacking.csv');
+  if (fs.existsSync(t)) {
+    const rows = readCsv(t);
+    const runs = [...new Set(rows.map((r) => `${r.aggregator} / ${r.schedule}`))];
+    const dims = [...new Set(rows.map((r) => String(r.column)))].filter((c) => !c.endsWith('hack_rate'));
+    figs.push({ name: 'rubicon_seesaw',
+      data: runs.map((run) => ({ type: 'bar', name: run, x: dims, y: dims.map((d) => { const r = rows.find((x) => `${x.aggregator} / ${x.schedule}` === run && x.column === d); return r ? Number(r.mean) : null; }) })),
+      layout: { title: { text: 'Every dimension and accuracy after training, per aggregator and schedule (the seesaw)' }, barmode: 'group', yaxis: { range: [0, 1] }, margin: { b: 190 } } });
+  }
+  if (fs.existsSync(h)) {
+    const rows = readCsv(h);
+    for (const k of ['hack_rate', 'judge_score', 'accuracy']) {
+      figs.push({ name: `rubicon_hacking_${k}`,
+        data: [...new Set(rows.map((r) => String(r.aggregator)))].map((agg) => {
+          const rs = rows.filter((r) => r.aggregator === agg).sort((a, b) => Number(a.step) - Number(b.step));
+          return { type: 'scatter', mode: 'lines', name: agg, x: rs.map((r) => Number(r.step)), y: rs.map((r) => Number(r[k])) };
+        }),
+        layout: { title: { text: `Reward-hacking probe, joint schedule: ${k.replace('_', ' ')} over training` }, xaxis: { title: { text: 'RL step' } }, yaxis: { title: { text: k.replace('_', ' ') } } } });
+    }
+  }
+  return figs;
+}
