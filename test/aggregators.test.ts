@@ -9,6 +9,11 @@ const dims: Dimension[] = [{ name: 'format', weight: 1, critical: true }, { name
 
 describe('Rubicon aggregators (hand-computed)', () => {
   it('weighted sum normalises the weights', () => close(weightedSum([1, 0.5, 0], dims), (1 + 1 + 0) / 4));
+  it('the default interaction pairs change the reward of the quality family (not a weighted sum in disguise)', () => {
+    const q: Dimension[] = ['format', 'steps', 'carries', 'digits', 'consistency'].map((name) => ({ name, weight: 1 }));
+    const s = [1, 1, 0.5, 0, 1];
+    assert.ok(Math.abs(interaction(s, q) - weightedSum(s, q)) > 0.01);
+  });
   it('veto zeroes the reward when a critical dimension fails, else it is the weighted sum', () => {
     assert.equal(veto([0.4, 1, 1], dims), 0);
     close(veto([0.5, 1, 1], dims), (0.5 + 2 + 1) / 4);
@@ -28,7 +33,8 @@ describe('Rubicon aggregators (hand-computed)', () => {
     close(interaction([0.5, 0.5], two, syn), (0.5 + 0.125) / 1.5);
     const ant = { ...defaultAggregatorParams, interactions: [{ a: 'a', b: 'b', gamma: -1 }] };
     close(interaction([1, 1], two, ant), 0);
-    assert.throws(() => interaction([1, 1], two, { ...defaultAggregatorParams, interactions: [{ a: 'a', b: 'zz', gamma: 1 }] }), /unknown dimension "zz"/);
+    assert.throws(() => interaction([1, 1], two, { ...defaultAggregatorParams, interactions: [{ a: 'a', b: 'zz', gamma: 1 }] }, true), /unknown dimension "zz"/);
+    close(interaction([0.5, 0.5], two, { ...defaultAggregatorParams, interactions: [{ a: 'a', b: 'zz', gamma: 1 }] }), 0.5); // skipped: weighted sum
   });
   it('shaping stretches differences near the top', () => {
     close(shaping([1, 1, 1], dims), 1);

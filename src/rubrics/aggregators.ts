@@ -25,7 +25,12 @@ export interface AggregatorParams {
   shapingPower: number;
 }
 
-export const defaultAggregatorParams: AggregatorParams = { vetoThreshold: 0.5, saturationAlpha: 3, interactions: [], shapingPower: 3 };
+/**
+ * Default interaction pairs for our world's anchors: synergy between writing steps and getting their digits right,
+ * antagonism between a verification step and the length budget it spends.
+ */
+export const defaultAggregatorParams: AggregatorParams = { vetoThreshold: 0.5, saturationAlpha: 3, shapingPower: 3,
+  interactions: [{ a: 'steps', b: 'digits', gamma: 0.5 }, { a: 'length', b: 'verification', gamma: -0.5 }] };
 
 function check(scores: number[], dims: Dimension[]): number[] {
   if (scores.length !== dims.length) throw new ConfigError(`${scores.length} scores for ${dims.length} dimensions`);
@@ -56,13 +61,15 @@ export function saturation(scores: number[], dims: Dimension[], p = defaultAggre
 
 /**
  * Pairwise interaction: (weighted sum + sum_pairs gamma s_a s_b) / (1 + sum of positive gammas), clipped at 0, so
- * the reward stays in [0, 1] and all-ones still scores 1.
+ * the reward stays in [0, 1] and all-ones still scores 1. Pairs naming a dimension the vector does not have are
+ * skipped (a task family has only some of the anchors); `strict` makes that an error instead.
  */
-export function interaction(scores: number[], dims: Dimension[], p = defaultAggregatorParams): number {
+export function interaction(scores: number[], dims: Dimension[], p = defaultAggregatorParams, strict = false): number {
   check(scores, dims);
-  const idx = (n: string) => { const i = dims.findIndex((d) => d.name === n); if (i < 0) throw new ConfigError(`interaction names unknown dimension "${n}"`); return i; };
-  const extra = p.interactions.reduce((a, t) => a + t.gamma * scores[idx(t.a)] * scores[idx(t.b)], 0);
-  const norm = 1 + p.interactions.reduce((a, t) => a + Math.max(0, t.gamma), 0);
+  const idx = (n: string) => { const i = dims.findIndex((d) => d.name === n); if (i < 0 && strict) throw new ConfigError(`interaction names unknown dimension "${n}"`); return i; };
+  const pairs = p.interactions.map((t) => ({ ...t, i: idx(t.a), j: idx(t.b) })).filter((t) => t.i >= 0 && t.j >= 0);
+  const extra = pairs.reduce((a, t) => a + t.gamma * scores[t.i] * scores[t.j], 0);
+  const norm = 1 + pairs.reduce((a, t) => a + Math.max(0, t.gamma), 0);
   return Math.max(0, (weightedSum(scores, dims) + extra) / norm);
 }
 
