@@ -6,8 +6,8 @@ import { parseArgs, runMain } from './args.js';
 import { initBackend } from '../models/backend.js';
 import { loadPolicy } from '../models/index.js';
 import { defaultRlvrConfig, rollOutReasoner } from '../methods/rlvr.js';
-import { defaultWorld } from '../world/defaults.js';
-import { isCarryFree, sampleProblem } from '../world/problems.js';
+import { defaultWorld, drawTrainingProblem } from '../world/defaults.js';
+import { isCarryFree } from '../world/problems.js';
 import { writeTrace } from '../world/teacher.js';
 import { isCorrect, parseTrace } from '../world/trace.js';
 import { defaultColdStartData } from '../methods/coldstart.js';
@@ -40,10 +40,7 @@ runMain(async () => {
   };
   // 1. teacher, on the RL training distribution
   const rng = makeRng(42);
-  const teach = Array.from({ length: 3000 }, () => {
-    const f = defaultWorld.trainFamilies[rng.int(defaultWorld.trainFamilies.length)], ds = defaultWorld.digits[f];
-    return sampleProblem(f, ds[rng.int(ds.length)], rng, defaultWorld.problems);
-  });
+  const teach = Array.from({ length: 3000 }, () => drawTrainingProblem(defaultWorld, rng));
   const short = mean(teach.map((p) => +isCorrect(p, parseTrace(writeTrace(p, 'shortcut', rng, defaultColdStartData.teacher).tokens))));
   add('teacher_shortcut_accuracy', short, 'teacher', `carry-free share of training problems ${mean(teach.map((p) => +isCarryFree(p))).toFixed(3)}`);
   // 2. cold-start model: rollouts on training prompts

@@ -8,10 +8,10 @@ import { createPolicy } from '../models/index.js';
 import { sample, type Policy } from '../models/policy.js';
 import { learnedJudge, oracleJudge } from '../models/verifier.js';
 import type { Rng } from '../util/random.js';
-import { sampleProblem, type Family, type Problem } from '../world/problems.js';
+import type { Problem } from '../world/problems.js';
 import { isCorrect, parseTrace, promptTokens } from '../world/trace.js';
 import { decode, encode } from '../world/vocab.js';
-import { defaultWorld, type WorldConfig } from '../world/defaults.js';
+import { defaultWorld, drawTrainingProblem, type WorldConfig } from '../world/defaults.js';
 import type { Criterion } from '../rubrics/criteria.js';
 import type { Parsed } from '../rubrics/rubric.js';
 import { normalisedScore } from '../rubrics/rewards.js';
@@ -102,10 +102,7 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
   let policySteps = 0;
   snap(0);
 
-  const problemsFor = (rng: Rng) => Array.from({ length: c.prompts }, () => {
-    const f: Family = c.world.trainFamilies[rng.int(c.world.trainFamilies.length)], ds = c.world.digits[f];
-    return sampleProblem(f, ds[rng.int(ds.length)], rng, c.world.problems);
-  });
+  const problemsFor = (rng: Rng) => Array.from({ length: c.prompts }, () => drawTrainingProblem(c.world, rng));
   const answer = (who: Policy, prompts: number[][], rng: Rng) => sample(who, prompts, { maxNew: 96, temperature: c.temperature, topP: 1 }, rng).map(decode);
   const reason = (ps: Problem[]) => ps.map((p) => encode(promptTokens(p, 'reason')));
   /** J of each (rubric, completion) pair. */

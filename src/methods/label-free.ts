@@ -6,10 +6,10 @@ import { tf } from '../models/backend.js';
 import { sample, type Policy } from '../models/policy.js';
 import { makeSequenceBatch, disposeSequenceBatch, tokenConfidence } from '../models/logprobs.js';
 import type { Rng } from '../util/random.js';
-import { sampleProblem, surfaceForm, type Family, type Problem } from '../world/problems.js';
+import { surfaceForm, type Problem } from '../world/problems.js';
 import { answerOf, parseTrace, promptTokens } from '../world/trace.js';
 import { encode, decode } from '../world/vocab.js';
-import { defaultWorld, type WorldConfig } from '../world/defaults.js';
+import { defaultWorld, drawTrainingProblem, type WorldConfig } from '../world/defaults.js';
 import { majorityAnswer } from '../rl/evaluate.js';
 import { fromGrid, mean, type Rollout } from '../rl/rollout.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../rl/grpo.js';
@@ -73,10 +73,7 @@ export function makeLabelFreeTrainer(agents: Policy[], c: LabelFreeConfig) {
   const opts = agents.map(() => tf.train.adam(c.grpo.lr));
   return {
     step(rng: Rng): Record<string, number> {
-      const problems = Array.from({ length: c.prompts }, () => {
-        const f: Family = c.world.trainFamilies[rng.int(c.world.trainFamilies.length)], ds = c.world.digits[f];
-        return sampleProblem(f, ds[rng.int(ds.length)], rng, c.world.problems);
-      });
+      const problems = Array.from({ length: c.prompts }, () => drawTrainingProblem(c.world, rng));
       // 1. every agent's rollouts, before any update
       const rs: AgentRollout[][] = agents.map((policy, n) => {
         const seen = c.decoupled && n % 2 === 1 ? problems.map(surfaceForm) : problems;

@@ -3,10 +3,10 @@
 import { tf } from '../models/backend.js';
 import { sample, type Policy } from '../models/policy.js';
 import type { Rng } from '../util/random.js';
-import { sampleProblem, type Problem, type Family } from '../world/problems.js';
+import type { Problem } from '../world/problems.js';
 import { isCorrect, parseTrace, promptTokens, type ParsedTrace } from '../world/trace.js';
 import { decode, encode } from '../world/vocab.js';
-import { defaultWorld, type WorldConfig } from '../world/defaults.js';
+import { defaultWorld, drawTrainingProblem, type WorldConfig } from '../world/defaults.js';
 import { classifyStyle } from '../rl/evaluate.js';
 import { checkPpoConfig, defaultPpoConfig, makeRoleOptimizers, ppoUpdate, type PpoConfig } from '../rl/ppo.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../rl/grpo.js';
@@ -46,11 +46,7 @@ export interface ReasonerRollout extends Rollout { problem: Problem; trace: Pars
 
 /** Draw `prompts` training problems and `rollouts` completions of each. */
 export function rollOutReasoner(policy: Policy, c: Pick<RlvrConfig, 'prompts' | 'rollouts' | 'temperature' | 'world'>, rng: Rng): ReasonerRollout[] {
-  const problems = Array.from({ length: c.prompts }, () => {
-    const f: Family = c.world.trainFamilies[rng.int(c.world.trainFamilies.length)];
-    const ds = c.world.digits[f];
-    return sampleProblem(f, ds[rng.int(ds.length)], rng, c.world.problems);
-  });
+  const problems = Array.from({ length: c.prompts }, () => drawTrainingProblem(c.world, rng));
   const prompts = problems.flatMap((p) => Array.from({ length: c.rollouts }, () => encode(promptTokens(p, 'reason'))));
   const outs = sample(policy, prompts, { maxNew: 96, temperature: c.temperature, topP: 1 }, rng);
   return outs.map((completion, i) => {

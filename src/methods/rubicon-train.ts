@@ -5,10 +5,10 @@ import { tf } from '../models/backend.js';
 import { sample, type Policy } from '../models/policy.js';
 import { learnedJudge, oracleJudge } from '../models/verifier.js';
 import type { Rng } from '../util/random.js';
-import { sampleProblem, type Family, type Problem } from '../world/problems.js';
+import type { Problem } from '../world/problems.js';
 import { isCorrect, parseTrace, promptTokens } from '../world/trace.js';
 import { decode, encode } from '../world/vocab.js';
-import { defaultWorld, type WorldConfig } from '../world/defaults.js';
+import { defaultWorld, drawTrainingProblem, type WorldConfig } from '../world/defaults.js';
 import { toTokens } from '../rubrics/rubric.js';
 import { domainOf } from '../world/problems.js';
 import { aggregate, AGGREGATORS, defaultAggregatorParams, type AggregatorName, type AggregatorParams } from '../rubrics/aggregators.js';
@@ -91,7 +91,7 @@ export function makeRubiconTrainer(policy: Policy, c: RubiconConfig, verifier?: 
   if (c.verifier === 'learned' && !verifier) throw new ConfigError('verifier "learned" needs a verifier checkpoint');
   const judge: BatchJudge = c.verifier === 'learned' ? learnedJudge(verifier!) : (xs) => xs.map((x) => oracleJudge(x.c, x.p, x.completion));
   const opt = tf.train.adam(c.grpo.lr);
-  const draw = (rng: Rng) => { const f: Family = c.world.trainFamilies[rng.int(c.world.trainFamilies.length)], ds = c.world.digits[f]; return sampleProblem(f, ds[rng.int(ds.length)], rng, c.world.problems); };
+  const draw = (rng: Rng) => drawTrainingProblem(c.world, rng);
   const reward = (family: TaskFamily, items: { p: Problem; completion: string[] }[]) => {
     const anchors = familyAnchors(family, c.aggregator);
     return { anchors, vectors: rewardVectors(anchors, items, judge), scalar: (v: number[]) => aggregate(c.aggregator, v, anchors, c.aggregatorParams) };

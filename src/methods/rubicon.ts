@@ -4,7 +4,7 @@
 import type { Problem } from '../world/problems.js';
 import { answerWidth } from '../world/problems.js';
 import { parseTrace, type ParsedTrace } from '../world/trace.js';
-import type { Criterion, CriterionName } from '../rubrics/criteria.js';
+import { opOf, type Criterion, type CriterionName } from '../rubrics/criteria.js';
 import type { Dimension } from '../rubrics/aggregators.js';
 
 export interface AnchorInput { p: Problem; completion: string[]; trace: ParsedTrace }
@@ -12,13 +12,12 @@ export interface AnchorInput { p: Problem; completion: string[]; trace: ParsedTr
 /** A soft anchor is one verifier judgement of a criterion; a hard anchor a program. */
 export type Anchor = Dimension & ({ kind: 'hard'; score: (x: AnchorInput) => number } | { kind: 'soft'; criterion: CriterionName });
 
-const opAt = (p: Problem, pass: number) => (p.family === 'add' ? '+' : p.family === 'sub' ? '-' : p.family === 'chain' ? (pass === 0 ? '+' : '-') : (pass === 0 ? '-' : '+'));
 
 /** The digits the final pass's written inputs imply (least significant first), or null without a pass. */
 export function recomputedDigits(t: ParsedTrace, p: Problem): number[] | null {
   const last = t.passes.length - 1;
   if (last < 0) return null;
-  return t.passes[last].map((c) => { const v = opAt(p, last) === '+' ? c.x + c.y + c.cin : c.x - c.y - c.cin; return ((v % 10) + 10) % 10; });
+  return t.passes[last].map((c) => { const v = opOf(p, last) === '+' ? c.x + c.y + c.cin : c.x - c.y - c.cin; return ((v % 10) + 10) % 10; });
 }
 
 /** Length budget: 6 tokens per column step of a systematic solution plus the answer, a verification and slack. */

@@ -5,10 +5,10 @@ import { sample, type Policy } from '../models/policy.js';
 import { learnedJudge, verifierInput, verifierLogits } from '../models/verifier.js';
 import { clipByGlobalNorm } from '../rl/optim.js';
 import type { Rng } from '../util/random.js';
-import { sampleProblem, type Problem } from '../world/problems.js';
+import type { Problem } from '../world/problems.js';
 import { parseTrace, promptTokens, type ParsedTrace } from '../world/trace.js';
 import { decode, encode } from '../world/vocab.js';
-import { defaultWorld } from '../world/defaults.js';
+import { defaultWorld, drawTrainingProblem } from '../world/defaults.js';
 import { CRITERION_NAMES, judge, type Criterion, CRITERIA, type CriterionSpec } from '../rubrics/criteria.js';
 import { referenceRubric, sampleTeacherRubric } from '../rubrics/rubric.js';
 
@@ -33,10 +33,7 @@ export interface PolicyRollout { p: Problem; completion: string[]; trace: Parsed
 
 /** `rollouts` samples of the policy (reasoner role) on each of `prompts` training problems. */
 export function policyRollouts(policy: Policy, prompts: number, rollouts: number, rng: Rng): PolicyRollout[] {
-  const problems = Array.from({ length: prompts }, () => {
-    const f = defaultWorld.trainFamilies[rng.int(defaultWorld.trainFamilies.length)], ds = defaultWorld.digits[f];
-    return sampleProblem(f, ds[rng.int(ds.length)], rng, defaultWorld.problems);
-  });
+  const problems = Array.from({ length: prompts }, () => drawTrainingProblem(defaultWorld, rng));
   const inputs = problems.flatMap((p) => Array.from({ length: rollouts }, () => encode(promptTokens(p, 'reason'))));
   const outs: number[][] = [];
   for (let i = 0; i < inputs.length; i += 256) outs.push(...sample(policy, inputs.slice(i, i + 256), { maxNew: 96, temperature: 1, topP: 1 }, rng));

@@ -26,7 +26,8 @@ const steps = (t: ParsedTrace) => t.passes.flat();
 /** A pass with repeated steps reduced to the first occurrence of each column (repeats are judged by REPEAT). */
 const unique = (cols: ParsedTrace['passes'][number]) => cols.filter((c, i) => cols.findIndex((d) => d.k === c.k) === i);
 const finalPass = (t: ParsedTrace) => unique(t.passes[t.passes.length - 1] ?? []);
-const opOf = (p: Problem, i: number) => (p.family === 'add' ? '+' : p.family === 'sub' ? '-' : p.family === 'chain' ? (i === 0 ? '+' : '-') : (i === 0 ? '-' : '+'));
+/** The operation of pass i of a problem's family. */
+export const opOf = (p: Problem, i: number) => (p.family === 'add' ? '+' : p.family === 'sub' ? '-' : p.family === 'chain' ? (i === 0 ? '+' : '-') : (i === 0 ? '-' : '+'));
 
 export const CRITERIA = {
   STEPS: { category: 'decomposition', args: [], english: () => 'The solution works column by column before answering.',
