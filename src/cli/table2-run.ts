@@ -14,7 +14,7 @@ import { sample, saveCheckpoint, type Policy } from '../models/policy.js';
 import { learnedJudge, loadVerifier } from '../models/verifier.js';
 import { makeRng } from '../util/random.js';
 import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
-import type { Family } from '../world/problems.js';
+import type { Family, Problem } from '../world/problems.js';
 import { isCorrect, parseTrace, promptTokens } from '../world/trace.js';
 import { decode, encode } from '../world/vocab.js';
 import { evalReport, familyAccuracy } from '../rl/evaluate.js';
@@ -30,8 +30,9 @@ import { writeFileAtomic } from '../io/table.js';
 
 
 /** A fixed probe: the first 4 problems of every evaluation cell, one sample each (accuracy logged every step). */
+let probeProblems: Problem[] | null = null;
 function probeAccuracy(policy: Policy, seed: number): number {
-  const problems = (Object.keys(EVAL_GRID) as Family[]).flatMap((f) => EVAL_GRID[f].flatMap((d) => loadEvalSet(f, d).slice(0, 4)));
+  const problems = probeProblems ??= (Object.keys(EVAL_GRID) as Family[]).flatMap((f) => EVAL_GRID[f].flatMap((d) => loadEvalSet(f, d).slice(0, 4)));
   const outs = sample(policy, problems.map((p) => encode(promptTokens(p, 'reason'))), { maxNew: 96, temperature: 1, topP: 1 }, makeRng(seed));
   return outs.filter((o, i) => isCorrect(problems[i], parseTrace(decode(o)))).length / problems.length;
 }

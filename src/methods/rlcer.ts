@@ -112,12 +112,13 @@ export function makeRlcerTrainer(policy: Policy, c: RlcerConfig, models: RlcerMo
       // 1. reasoner rollouts, grouped by prompt
       const rs = rollOutReasoner(policy, c, rng);
       const groups = Array.from({ length: c.prompts }, (_, g) => rs.filter((r) => r.group === g));
+      const text = new Map(rs.map((r) => [r, decode(r.completion)])); // each CoT decoded once, read by every query
       const t1 = Date.now();
 
       // 2. rubric sets: one per rollout's CoT (or one per prompt), from the chosen source
       const readers = groups.flatMap((g) => (c.rubricatorSees === 'one' ? [g[0]] : g));
       const writer = c.rubricSource === 'self' ? policy : models.frozenRubricator;
-      const written = writer ? writeRubrics(writer, readers.map((r) => r.problem), readers.map((r) => decode(r.completion)), rng, c.temperature) : null;
+      const written = writer ? writeRubrics(writer, readers.map((r) => r.problem), readers.map((r) => text.get(r)!), rng, c.temperature) : null;
       const perGroup = c.rubricatorSees === 'one' ? 1 : c.rollouts;
       const sets = readers.map((r, j) => written ? written[j].parsed : { ok: true as const, rubric: referenceRubric(r.problem) });
       const t2 = Date.now();
@@ -127,7 +128,7 @@ export function makeRlcerTrainer(policy: Policy, c: RlcerConfig, models: RlcerMo
         const items = sets.slice(g * perGroup, (g + 1) * perGroup).flatMap((s) => (s.ok ? s.rubric.items : []));
         return [...new Map(items.map((i) => [criterionText(i.criterion), i.criterion])).values()];
       });
-      const queries = universe.flatMap((u, g) => u.flatMap((crit) => groups[g].map((r) => ({ c: crit, p: r.problem, completion: decode(r.completion) }))));
+      const queries = universe.flatMap((u, g) => u.flatMap((crit) => groups[g].map((r) => ({ c: crit, p: r.problem, completion: text.get(r)! }))));
       const answers = batchJudge(queries);
       const sat = new Map<string, boolean[]>();
       let q = 0;
