@@ -1,4 +1,4 @@
-// Figure builders for Rubicon, from results/rubicon/table.csv and hacking.csv.
+// Figure builders for Rubicon, from results/rubicon/table.csv, seesaw.csv and hacking.csv.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv } from '../src/io/table.js';
@@ -6,7 +6,7 @@ import type { Figure } from './figures.js';
 
 export function rubiconFigures(dir = 'results/rubicon'): Figure[] {
   const figs: Figure[] = [];
-  const t = path.join(dir, 'table.csv'), h = path.join(dir, 'hacking.csv');
+  const t = path.join(dir, 'table.csv'), h = path.join(dir, 'hacking.csv'), d = path.join(dir, 'seesaw.csv');
   if (fs.existsSync(t)) {
     const rows = readCsv(t);
     const runs = [...new Set(rows.map((r) => `${r.aggregator} / ${r.schedule}`))];
@@ -14,6 +14,17 @@ export function rubiconFigures(dir = 'results/rubicon'): Figure[] {
     figs.push({ name: 'rubicon_seesaw',
       data: runs.map((run) => ({ type: 'bar', name: run, x: dims, y: dims.map((d) => { const r = rows.find((x) => `${x.aggregator} / ${x.schedule}` === run && x.column === d); return r ? Number(r.mean) : null; }) })),
       layout: { title: { text: 'Every dimension and accuracy after training, per aggregator and schedule (the seesaw)' }, barmode: 'group', yaxis: { range: [0, 1] }, margin: { b: 190 } } });
+  }
+  if (fs.existsSync(d)) {
+    const rows = readCsv(d);
+    const runs = [...new Set(rows.map((r) => `${r.aggregator} / ${r.schedule}`))];
+    figs.push({ name: 'rubicon_seesaw_delta',
+      data: ['constraints', 'quality', 'accuracy'].map((m) => {
+        const rs = runs.map((run) => rows.find((x) => `${x.aggregator} / ${x.schedule}` === run && x.measure === m));
+        return { type: 'bar', name: m, x: runs, y: rs.map((r) => (r ? Number(r.delta) : null)),
+          error_y: { type: 'data', symmetric: false, array: rs.map((r) => (r && r.ci_high !== '' ? Number(r.ci_high) - Number(r.delta) : 0)), arrayminus: rs.map((r) => (r && r.ci_low !== '' ? Number(r.delta) - Number(r.ci_low) : 0)) } };
+      }),
+      layout: { title: { text: 'Change over the cold start (paired by seed, 95% CI): constraint dimensions, quality dimensions, accuracy' }, barmode: 'group', yaxis: { title: { text: 'trained - cold start' } }, margin: { b: 190 } } });
   }
   if (fs.existsSync(h)) {
     const rows = readCsv(h);

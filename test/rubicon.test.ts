@@ -93,5 +93,28 @@ describe('Rubicon aggregation', () => {
     const h = readCsv(path.join(out, 'hacking.csv'));
     assert.deepEqual(Object.keys(h[0]).slice(0, 5), ['step', 'aggregator', 'hack_rate', 'judge_score', 'accuracy']);
     assert.ok(Math.abs(Number(h[0].hack_rate) - 0.3) < 1e-12);
+    assert.ok(fs.existsSync(path.join(out, 'reported.csv')));
+  });
+
+  it('reads the seesaw as paired differences from the same seed\'s cold start', async () => {
+    const { seesawTable } = await import('../analysis/rubicon.js');
+    const row = (aggregator: string, schedule: string, seed: number, column: string, value: number) => ({ aggregator, schedule, seed, column, value });
+    const finals = [0, 1].flatMap((seed) => [
+      // base: constraints dims mean (0.5 + 0.5 + 0.2) / 3 = 0.4; quality dims all 0.6; accuracy 0.3 + seed / 10
+      row('none', 'base', seed, 'constraints/format', 0.5), row('none', 'base', seed, 'constraints/length', 0.5), row('none', 'base', seed, 'constraints/verification', 0.2),
+      ...['format', 'steps', 'carries', 'digits', 'consistency'].map((d) => row('none', 'base', seed, `quality/${d}`, 0.6)),
+      row('none', 'base', seed, 'constraints/hack_rate', 0.9), row('none', 'base', seed, 'accuracy/add', 0.3 + seed / 10),
+      // trained: constraints +0.1 / +0.3 by seed (verification up 0.3 / 0.9), quality -0.1, accuracy unchanged; hack_rate is not a dimension
+      row('veto', 'joint', seed, 'constraints/format', 0.5), row('veto', 'joint', seed, 'constraints/length', 0.5), row('veto', 'joint', seed, 'constraints/verification', 0.5 + 0.6 * seed),
+      ...['format', 'steps', 'carries', 'digits', 'consistency'].map((d) => row('veto', 'joint', seed, `quality/${d}`, 0.5)),
+      row('veto', 'joint', seed, 'constraints/hack_rate', 0), row('veto', 'joint', seed, 'accuracy/add', 0.3 + seed / 10),
+    ]);
+    const t = Object.fromEntries(seesawTable(finals, 'quick').map((r) => [r.measure, r]));
+    assert.ok(Math.abs(Number(t.constraints.delta) - 0.2) < 1e-12);
+    // paired deltas 0.1 and 0.3: sd 0.1414, half-width 12.706 * 0.1414 / sqrt 2 = 1.2706
+    assert.ok(Math.abs(Number(t.constraints.ci_high) - (0.2 + 1.2706)) < 1e-9);
+    assert.ok(Math.abs(Number(t.quality.delta) + 0.1) < 1e-12);
+    assert.ok(Math.abs(Number(t.accuracy.delta)) < 1e-12);
+    assert.equal(t.accuracy.seeds, 2);
   });
 });

@@ -2,6 +2,7 @@
 // (reward, hack rate, every dimension's mean, accuracy) and at the end final.csv: each dimension's score on both
 // task families' prompts of the held-out evaluation problems, accuracy per family, the hack rate.
 // Usage: tsx src/cli/rubicon-run.ts --aggregator veto --schedule stagewise [--filter yes] [--seed 0] [--steps N] [--out DIR]
+// (--steps 0 evaluates the cold start: the `base` row)
 import { parseArgs, runMain } from './args.js';
 import { openRun, loadJsonConfig } from '../io/run.js';
 import { mergeConfig } from '../io/config.js';
@@ -47,7 +48,8 @@ runMain(async () => {
   // every dimension on both families' prompts (held-out problems), so the seesaw shows in one table
   const judge = learnedJudge(verifier), rng = makeRng(9_000_000 + seed);
   const problems = (['add', 'sub', 'chain'] as Family[]).flatMap((f) => EVAL_GRID[f].flatMap((d) => loadEvalSet(f, d).slice(0, perCell)));
-  const base = { aggregator: cfg.aggregator, schedule: `${cfg.schedule}${filtered ? '_filtered' : ''}`, seed };
+  // zero steps is the untrained cold start: the reference row (aggregator none, schedule base) the seesaw is read against
+  const base = cfg.steps === 0 ? { aggregator: 'none', schedule: 'base', seed } : { aggregator: cfg.aggregator, schedule: `${cfg.schedule}${filtered ? '_filtered' : ''}`, seed };
   const final: (typeof base & { column: string; value: number })[] = [];
   for (const family of ['constraints', 'quality'] as TaskFamily[]) {
     const prompts = problems.flatMap((p) => Array.from({ length: n }, () => encode(taskPrompt(p, family))));

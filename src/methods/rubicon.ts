@@ -60,3 +60,27 @@ export function rewardVectors(anchors: Anchor[], items: { p: Problem; completion
   const answers = judge(inputs.flatMap((x) => soft.map((a) => ({ c: { name: a.criterion, args: [] }, p: x.p, completion: x.completion }))));
   return inputs.map((x, i) => anchors.map((a) => (a.kind === 'hard' ? a.score(x) : +answers[i * soft.length + soft.indexOf(a as Anchor & { kind: 'soft' })])));
 }
+
+/**
+ * Rubicon's reported numbers (papers.md section 4.2), labelled as reported and never mixed with ours. `analogue`
+ * names the column of our table that plays the benchmark's part: constraint benchmarks (IFEval, Collie) play our
+ * constraint family, open-ended ones (Creative Writing, EQ-Bench, Judgemark) our quality family. The seesaw rows come
+ * from a secondary source (two reviews of the paper), the others from the model card that reproduces the main tables.
+ */
+export const RUBICON_REPORTED: { experiment: string; benchmark: string; analogue: string; base: number | null; trained: number | null; delta: number; source: string }[] = [
+  { experiment: 'rubicon_vs_base', benchmark: 'Creative Writing v3', analogue: 'quality', base: 77.82, trained: 81.89, delta: 4.07, source: 'model card' },
+  { experiment: 'rubicon_vs_base', benchmark: 'WritingBench', analogue: 'quality', base: 75.65, trained: 80.11, delta: 4.46, source: 'model card' },
+  { experiment: 'rubicon_vs_base', benchmark: 'Judgemark v2', analogue: 'quality', base: 56.2, trained: 69.2, delta: 13.0, source: 'model card' },
+  { experiment: 'rubicon_vs_base', benchmark: 'EQ-Bench3', analogue: 'quality', base: 73.35, trained: 79.55, delta: 6.2, source: 'model card' },
+  { experiment: 'rubicon_vs_base', benchmark: 'IFEval', analogue: 'constraints', base: 83.55, trained: 81.7, delta: -1.85, source: 'model card' },
+  { experiment: 'rubicon_vs_base', benchmark: 'Collie', analogue: 'constraints', base: 35.77, trained: 40.27, delta: 4.5, source: 'model card' },
+  { experiment: 'rubicon_vs_base', benchmark: 'IFScale', analogue: 'constraints', base: 54.68, trained: 60.79, delta: 6.11, source: 'model card' },
+  { experiment: 'rubicon_vs_base', benchmark: 'reasoning average (AIME, Math500, GPQA, LCB)', analogue: 'accuracy', base: 73.8, trained: 73.37, delta: -0.43, source: 'model card' },
+  { experiment: 'quality_only', benchmark: 'EQ-Bench3', analogue: 'quality', base: null, trained: null, delta: 3.5, source: 'secondary (reviews), approximate' },
+  { experiment: 'quality_only', benchmark: 'Creative Writing v3', analogue: 'quality', base: null, trained: null, delta: 4, source: 'secondary (reviews), approximate' },
+  { experiment: 'quality_only', benchmark: 'Collie', analogue: 'constraints', base: null, trained: null, delta: -6, source: 'secondary (reviews)' },
+  { experiment: 'quality_only', benchmark: 'IFEval', analogue: 'constraints', base: null, trained: null, delta: -5.9, source: 'secondary (reviews)' },
+  { experiment: 'constraints_only', benchmark: 'Collie', analogue: 'constraints', base: null, trained: null, delta: 13, source: 'secondary (reviews), approximate' },
+  { experiment: 'constraints_only', benchmark: 'Judgemark v2', analogue: 'quality', base: null, trained: null, delta: 13, source: 'secondary (reviews), approximate' },
+  { experiment: 'constraints_only', benchmark: 'EQ-Bench3', analogue: 'quality', base: null, trained: null, delta: -2.2, source: 'secondary (reviews)' },
+];
