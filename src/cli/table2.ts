@@ -1,6 +1,6 @@
 // `make reproduce-table2`: every (size, method, seed) run of a profile as its own process, two at a time (one per
 // core), skipping runs already finished (a run directory with done.json), then the tidy table and the figures.
-// Usage: tsx src/cli/table2.ts [--profile quick|full] [--jobs 2] [--methods a,b] [--sizes S,M]
+// Usage: tsx src/cli/table2.ts [--profile quick|full] [--jobs 2] [--methods a,b] [--sizes S,M] [--seeds 0,1]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs, runMain } from './args.js';
@@ -9,12 +9,13 @@ import { runJobs, runLogged } from '../io/jobs.js';
 import { coldStartCheckpoint, EVOLM_ABLATIONS, methodSpec, profileSpec, RLCER_ABLATIONS, scalarRmCheckpoint, TABLE2_ROWS, VERIFIER_CHECKPOINT } from '../methods/table2.js';
 
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids, or evolm-ablations', sizes: 'comma-separated sizes' });
+  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids, or evolm-ablations', sizes: 'comma-separated sizes', seeds: 'comma-separated seeds (default: the profile\'s)' });
   const name = a.profile ?? 'quick', profile = profileSpec(name), jobs = requireInteger('jobs', Number(a.jobs ?? 2), 1);
   const methods = a.methods === 'evolm-ablations' ? ['evolm', ...EVOLM_ABLATIONS]
     : a.methods ? a.methods.split(',') : [...TABLE2_ROWS, ...(profile.ablations ? RLCER_ABLATIONS : [])];
   methods.forEach(methodSpec);
   const sizes = a.sizes ? a.sizes.split(',') : profile.sizes;
+  const seeds = a.seeds ? a.seeds.split(',').map((s) => requireInteger('seeds', Number(s), 0)) : profile.seeds;
   for (const size of sizes) if (!fs.existsSync(coldStartCheckpoint(size))) throw new ConfigError(`no cold start for size ${size}: run "make coldstart COLDSTART_MODELS=transformer-${size}"`);
   if (!fs.existsSync(VERIFIER_CHECKPOINT)) throw new ConfigError('no verifier checkpoint: run "make verifier"');
   // the static scalar RM is trained once per size, before any run that needs it
@@ -25,7 +26,7 @@ runMain(async () => {
     }
   }
   // seed-major order: an interrupted profile has every method at its first seeds
-  const queue = sizes.flatMap((size) => profile.seeds.flatMap((seed) => methods.map((method) => ({ size, method, seed, dir: `runs/table2/${name}/${size}/${method}/seed-${seed}` }))));
+  const queue = sizes.flatMap((size) => seeds.flatMap((seed) => methods.map((method) => ({ size, method, seed, dir: `runs/table2/${name}/${size}/${method}/seed-${seed}` }))));
   console.log(`[table2] profile ${name}: ${profile.steps} steps per run`);
   const failed = await runJobs('table2', queue.map((j) => ({ label: `${j.size} ${j.method} seed ${j.seed}`, dir: j.dir,
     args: ['src/cli/table2-run.ts', '--method', j.method, '--size', j.size, '--seed', String(j.seed), '--profile', name, '--out', j.dir] })), jobs);
