@@ -48,6 +48,19 @@ describe('policy models', function () {
         assert.ok(maxDiff(stepLogits[s][b], full[b][col]) < 1e-4, `step ${s} row ${b}`);
       }
     });
+    it(`${arch}: a decode state cut to some rows goes on exactly as the full forward pass of those rows`, () => {
+      const m = createPolicy(modelConfig(arch, 'S', 6));
+      const seqs = [[2, 14, 15, 16], [2, 17], [2, 18, 19], [2, 20, 21, 22, 23]];
+      const { state, logits } = m.prefill(makeBatch(seqs));
+      logits.dispose();
+      m.step(state, tf.tensor1d([24, 25, 26, 27], 'int32'), tf.tensor1d(seqs.map((q) => q.length), 'int32')).dispose();
+      state.select([3, 1]);  // rows 0 and 2 finished; the order of the kept rows is the order given
+      const st = m.step(state, tf.tensor1d([28, 29], 'int32'), tf.tensor1d([seqs[3].length + 1, seqs[1].length + 1], 'int32')).arraySync() as number[][];
+      state.dispose();
+      const full = m.forward(makeBatch([[...seqs[3], 27, 28], [...seqs[1], 25, 29]])).logits.arraySync() as number[][][];
+      const T = full[0].length;
+      assert.ok(maxDiff(st[0], full[0][T - 1]) < 1e-5 && maxDiff(st[1], full[1][T - 1]) < 1e-5);
+    });
     it(`${arch}: left padding does not change a row's outputs`, () => {
       const m = createPolicy(modelConfig(arch, 'S', 4));
       const alone = m.forward(makeBatch([[2, 14, 15]])).logits.arraySync() as number[][][];

@@ -53,6 +53,11 @@ export function createGru(config: ModelConfig): Policy {
   class Hidden implements DecodeState {
     constructor(public h: tf.Tensor2D[]) {}
     dispose() { tf.dispose(this.h); }
+    select(rows: number[]) {
+      const idx = tf.tensor1d(rows, 'int32');
+      this.h = this.h.map((h) => { const g = tf.keep(tf.gather(h, idx)) as tf.Tensor2D; h.dispose(); return g; });
+      idx.dispose();
+    }
   }
 
   return {

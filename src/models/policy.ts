@@ -71,7 +71,11 @@ export function makeBatch(seqs: number[][], T = Math.max(...seqs.map((s) => s.le
 export const disposeBatch = (b: Batch) => tf.dispose([b.tokens, b.positions, b.valid]);
 
 /** Incremental decoding state of a model (keys and values, or a hidden state). */
-export interface DecodeState { dispose(): void }
+export interface DecodeState {
+  dispose(): void;
+  /** keep only these batch rows, in this order (sampling drops finished rows so they cost nothing) */
+  select(rows: number[]): void;
+}
 
 export interface Policy {
   config: ModelConfig;
@@ -103,7 +107,11 @@ export function sampleTopP(probs: Float32Array, offset: number, topP: number, rn
   return keep[rng.categorical(keep.map((i) => probs[offset + i]))];
 }
 
-/** Sample completions for a batch of prompts with cached incremental decoding. Completions end at <eos> or maxNew. */
+/**
+ * Sample completions for a batch of prompts with cached incremental decoding. Completions end at <eos> or maxNew.
+ * Finished rows leave the batch once a quarter of it has finished (the decode state keeps the others), so long
+ * stragglers do not make every row pay; each row's draws and the RNG's order are those of the full batch.
+ */
 export function sample(policy: Policy, prompts: number[][], opts: SampleOptions, rng: Rng): number[][] {
   if (!(opts.temperature > 0)) throw new ConfigError(`temperature must be > 0 (got ${opts.temperature})`);
   const maxNew = Math.min(opts.maxNew, policy.config.context - Math.max(...prompts.map((p) => p.length)));
@@ -112,21 +120,29 @@ export function sample(policy: Policy, prompts: number[][], opts: SampleOptions,
   let { state, logits } = policy.prefill(batch);
   disposeBatch(batch);
   const B = prompts.length, out: number[][] = prompts.map(() => []), done = new Array(B).fill(false);
+  let rows = Array.from({ length: B }, (_, b) => b); // the prompts still in the decode batch, in order
   try {
     for (let s = 0; s < maxNew; s++) {
       const probsT = tf.tidy(() => tf.softmax(logits.div(opts.temperature)));
       const probs = probsT.dataSync() as Float32Array;
       probsT.dispose();
       logits.dispose();
-      const next = new Int32Array(B);
-      for (let b = 0; b < B; b++) {
-        if (done[b]) { next[b] = PAD; continue; }
-        next[b] = sampleTopP(probs, b * V, opts.topP, rng);
-        out[b].push(next[b]);
-        if (next[b] === EOS && !opts.ignoreEos) done[b] = true;
-      }
+      const next = new Int32Array(rows.length);
+      rows.forEach((b, r) => {
+        if (done[b]) { next[r] = PAD; return; }
+        next[r] = sampleTopP(probs, r * V, opts.topP, rng);
+        out[b].push(next[r]);
+        if (next[r] === EOS && !opts.ignoreEos) done[b] = true;
+      });
       if (done.every(Boolean) || s === maxNew - 1) { logits = tf.zeros([1, 1]); break; }
-      const tokT = tf.tensor1d(next, 'int32'), posT = tf.tensor1d(prompts.map((p) => p.length + s), 'int32');
+      let feed = next;
+      const live = rows.map((b, r) => (done[b] ? -1 : r)).filter((r) => r >= 0);
+      if (live.length <= 0.75 * rows.length) {
+        state.select(live);
+        feed = Int32Array.from(live, (r) => next[r]);
+        rows = live.map((r) => rows[r]);
+      }
+      const tokT = tf.tensor1d(feed, 'int32'), posT = tf.tensor1d(rows.map((b) => prompts[b].length + s), 'int32');
       logits = policy.step(state, tokT, posT);
       tf.dispose([tokT, posT]);
     }

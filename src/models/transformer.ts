@@ -70,6 +70,13 @@ export function createTransformer(config: ModelConfig): Policy {
   class KV implements DecodeState {
     constructor(public layers: { k: tf.Tensor4D; v: tf.Tensor4D }[], public keyMask: tf.Tensor, public wqkv: tf.Tensor2D[]) {}
     dispose() { tf.dispose([...this.layers.flatMap((c) => [c.k, c.v]), this.keyMask, ...this.wqkv]); }
+    select(rows: number[]) {
+      const idx = tf.tensor1d(rows, 'int32');
+      const pick = (t: tf.Tensor4D) => { const g = tf.keep(tf.gather(t, idx)) as tf.Tensor4D; t.dispose(); return g; };
+      for (const c of this.layers) { c.k = pick(c.k); c.v = pick(c.v); }
+      this.keyMask = pick(this.keyMask as tf.Tensor4D);
+      idx.dispose();
+    }
   }
 
   return {
