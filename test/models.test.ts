@@ -78,6 +78,16 @@ describe('policy models', function () {
       assert.throws(() => loadWeights(other, readCheckpoint(f), f), /has shape \[.*\], the model expects/);
     });
   }
+  for (const positions of ['alibi', 'learned'] as const) {
+    it(`transformer (${positions} positions): the last-position forward equals the full forward at the last column`, () => {
+      const m = createPolicy({ ...modelConfig('transformer', 'S', 8), positions });
+      const b = makeBatch([[2, 14, 15, 16, 17], [2, 18], [2, 19, 20, 21]]);
+      const full = m.forward(b), lastOnly = m.forwardLast!(b);
+      const T = b.T, fl = full.logits.arraySync() as number[][][], fv = full.values.arraySync() as number[][][];
+      const ll = lastOnly.logits.arraySync() as number[][], lv = lastOnly.values.arraySync() as number[][];
+      for (let r = 0; r < 3; r++) assert.ok(maxDiff(ll[r], fl[r][T - 1]) < 1e-5 && maxDiff(lv[r], fv[r][T - 1]) < 1e-5, `row ${r}`);
+    });
+  }
   it('refuses to save NaN weights', () => {
     const m = createPolicy(modelConfig('transformer', 'S', 6));
     const name = Object.keys(m.weights)[0];

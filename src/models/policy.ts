@@ -83,6 +83,8 @@ export interface Policy {
   weights: Record<string, tf.Variable>;
   /** logits [B, T, V] and values [B, T, roles] */
   forward(b: Batch): { logits: tf.Tensor3D; values: tf.Tensor3D };
+  /** the outputs at the last position only [B, V] and [B, roles], where the model can skip the rest (classifiers) */
+  forwardLast?(b: Batch): { logits: tf.Tensor2D; values: tf.Tensor2D };
   /** run the prompts, returning the decode state and the logits of the next token [B, V] */
   prefill(b: Batch): { state: DecodeState; logits: tf.Tensor2D };
   /** feed one token per row at the given positions; returns next-token logits [B, V] */

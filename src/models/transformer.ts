@@ -43,8 +43,11 @@ export function createTransformer(config: ModelConfig): Policy {
     return { logits: linear(h, P('head')), values: linear(h, P('value_head')).add(G('value_b')) as tf.Tensor2D };
   };
 
-  /** Full forward pass; optionally returns each layer's keys and values for decoding. */
-  function run(b: Batch, keep: boolean) {
+  /**
+   * Full forward pass; optionally returns each layer's keys and values for decoding. `lastOnly` computes the final
+   * layer for the last position alone (a classifier reading one token needs no other), returning [B, 1, ...] outputs.
+   */
+  function run(b: Batch, keep: boolean, lastOnly = false) {
     const [B, T] = b.tokens.shape;
     const causal = tf.linalg.bandPart(tf.ones([T, T]), -1, 0).sub(1).mul(-NEG).reshape([1, 1, T, T]);
     const keyMask = tf.sub(1, b.valid).mul(NEG).reshape([B, 1, 1, T]);
@@ -55,16 +58,19 @@ export function createTransformer(config: ModelConfig): Policy {
     }
     let x = embed(b.tokens, b.positions);
     const cache: { k: tf.Tensor4D; v: tf.Tensor4D }[] = [];
+    const last = (t: tf.Tensor2D) => t.reshape([B, T, d]).slice([0, T - 1, 0], [B, 1, d]).reshape([B, d]) as tf.Tensor2D;
+    let Tq = T; // query positions of the current layer
     for (let l = 0; l < L; l++) {
       const h = layerNorm(x, G(`l${l}.ln1_g`), G(`l${l}.ln1_b`));
-      const q = heads(linear(h, P(`l${l}.wq`)), B, T), k = heads(linear(h, P(`l${l}.wk`)), B, T), v = heads(linear(h, P(`l${l}.wv`)), B, T);
+      if (lastOnly && l === L - 1) { x = last(x); Tq = 1; mask = mask.slice([0, 0, T - 1, 0], [-1, -1, 1, T]); }
+      const q = heads(linear(Tq === 1 && T > 1 ? last(h) : h, P(`l${l}.wq`)), B, Tq), k = heads(linear(h, P(`l${l}.wk`)), B, T), v = heads(linear(h, P(`l${l}.wv`)), B, T);
       if (keep) cache.push({ k: tf.keep(k), v: tf.keep(v) });
       const att = tf.softmax(tf.matMul(q, k, false, true).mul(scale).add(mask));
-      const y = tf.matMul(att, v).transpose([0, 2, 1, 3]).reshape([B * T, d]) as tf.Tensor2D;
+      const y = tf.matMul(att, v).transpose([0, 2, 1, 3]).reshape([B * Tq, d]) as tf.Tensor2D;
       x = mlp(x.add(linear(y, P(`l${l}.wo`))) as tf.Tensor2D, l);
     }
     const o = outputs(x);
-    return { logits: o.logits.reshape([B, T, Vv]) as tf.Tensor3D, values: o.values.reshape([B, T, R]) as tf.Tensor3D, cache, keyMask };
+    return { logits: o.logits.reshape([B, Tq, Vv]) as tf.Tensor3D, values: o.values.reshape([B, Tq, R]) as tf.Tensor3D, cache, keyMask };
   }
 
   class KV implements DecodeState {
@@ -84,6 +90,9 @@ export function createTransformer(config: ModelConfig): Policy {
     weights: w,
     forward(b) {
       return tf.tidy(() => { const r = run(b, false); return { logits: r.logits, values: r.values }; });
+    },
+    forwardLast(b) {
+      return tf.tidy(() => { const r = run(b, false, true); return { logits: r.logits.reshape([b.tokens.shape[0], Vv]) as tf.Tensor2D, values: r.values.reshape([b.tokens.shape[0], R]) as tf.Tensor2D }; });
     },
     prefill(b) {
       let state!: KV;

@@ -26,7 +26,8 @@ export function verifierInput(c: Criterion, p: Problem, completion: string[]): n
 /** P(satisfied) for each (input) row, read from the value head at the last token. */
 export function verifierLogits(model: Policy, inputs: number[][]): tf.Tensor1D {
   const b = makeBatch(inputs);
-  const out = tf.tidy(() => model.forward(b).values.slice([0, b.T - 1, 0], [-1, 1, 1]).reshape([inputs.length]) as tf.Tensor1D);
+  const out = tf.tidy(() => (model.forwardLast ? model.forwardLast(b).values.slice([0, 0], [-1, 1])
+    : model.forward(b).values.slice([0, b.T - 1, 0], [-1, 1, 1])).reshape([inputs.length]) as tf.Tensor1D);
   disposeBatch(b);
   return out;
 }
@@ -36,17 +37,28 @@ export type JudgeFn = (c: Criterion, p: Problem, completion: string[]) => boolea
 /** The teacher's exact judgement (the `oracle` verifier). */
 export const oracleJudge: JudgeFn = (c, p, completion) => judge(c, parseTrace(completion), p);
 
-/** A learned verifier as a batch judge: satisfied iff the logit > 0. */
+/**
+ * A learned verifier as a batch judge: satisfied iff the logit > 0. Identical inputs (the same criterion on the same
+ * CoT, frequent within a rollout group) are judged once, and inputs are batched by length so that little is padding.
+ */
 export function learnedJudge(model: Policy): (items: { c: Criterion; p: Problem; completion: string[] }[]) => boolean[] {
   return (items) => {
-    const out: boolean[] = [];
-    for (let i = 0; i < items.length; i += 256) {
-      const chunk = items.slice(i, i + 256);
-      const l = verifierLogits(model, chunk.map((x) => verifierInput(x.c, x.p, x.completion)));
-      out.push(...Array.from(l.dataSync(), (v) => v > 0));
+    const inputs = items.map((x) => verifierInput(x.c, x.p, x.completion));
+    const slot = new Map<string, number>(), distinct: number[][] = [];
+    const where = inputs.map((t) => {
+      const key = t.join(',');
+      if (!slot.has(key)) { slot.set(key, distinct.length); distinct.push(t); }
+      return slot.get(key)!;
+    });
+    const order = distinct.map((_, i) => i).sort((a, b) => distinct[a].length - distinct[b].length);
+    const verdict = new Array<boolean>(distinct.length);
+    for (let i = 0; i < order.length; i += 256) {
+      const chunk = order.slice(i, i + 256);
+      const l = verifierLogits(model, chunk.map((k) => distinct[k]));
+      l.dataSync().forEach((v, j) => { verdict[chunk[j]] = v > 0; });
       l.dispose();
     }
-    return out;
+    return where.map((k) => verdict[k]);
   };
 }
 
