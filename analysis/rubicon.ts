@@ -2,7 +2,8 @@
 // (profile,aggregator,schedule,column,mean,ci_low,ci_high,seeds) and results/rubicon/hacking.csv
 // (step,aggregator,hack_rate,judge_score,accuracy: joint-schedule runs, means over seeds), and the paper's reported
 // numbers beside them in results/rubicon/reported.csv (labelled as reported); seesaw.csv gives each run's change
-// over the untrained cold start (paired by seed) in the constraint and quality dimensions and in accuracy.
+// over the untrained cold start (paired by seed) in the constraint and quality dimensions and in accuracy, and
+// claims.csv each of the paper's qualitative claims as a paired difference with a verdict.
 // Usage: tsx analysis/rubicon.ts <profile> [runs/rubicon] [out dir]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -35,38 +36,93 @@ export function aggregateRubicon(profile: string, root = 'runs/rubicon', out = p
   }
   const seesaw = seesawTable(finals, profile);
   if (seesaw.length) writeCsv(path.join(out, 'seesaw.csv'), seesaw, ['profile', 'aggregator', 'schedule', 'measure', 'delta', 'ci_low', 'ci_high', 'seeds']);
+  writeCsv(path.join(out, 'claims.csv'), claimsTable(finals, profile), ['profile', 'claim', 'run', 'against', 'measure', 'expected_sign', 'delta', 'ci_low', 'ci_high', 'seeds', 'verdict']);
   writeCsv(path.join(out, 'reported.csv'), RUBICON_REPORTED.map((r) => ({ ...r, base: r.base ?? '', trained: r.trained ?? '', note: 'reported by the paper, not measured here' })),
     ['experiment', 'benchmark', 'analogue', 'base', 'trained', 'delta', 'source', 'note']);
   console.log(`Rubicon tables (${profile}): ${dirs.length} runs -> ${out}`);
 }
 
+type Scores = Record<string, number>;
+
 /**
- * The seesaw read off the final tables: per run and seed, the mean of each task family's dimensions (on that
- * family's prompts) and the mean accuracy, minus the same seed's untrained cold start (the `base` row); then mean
- * and 95% CI of the paired differences over seeds. Empty without base runs.
+ * Each run's summary scores per seed, keyed "aggregator|schedule" then by seed: the mean of each task family's
+ * dimensions on that family's prompts (`constraints`, `quality`), the mean accuracy over the families, and the
+ * hack rate on constraint prompts (`hack_rate`).
  */
-export function seesawTable(finals: Row[], profile: string): Row[] {
+export function runScores(finals: Row[]): Map<string, Map<string, Scores>> {
   const measures: Record<string, (c: string) => boolean> = {
     ...Object.fromEntries(Object.entries(TASK_FAMILIES).map(([f, dims]) => [f, (c: string) => dims.some((d) => c === `${f}/${d}`)])),
     accuracy: (c: string) => c.startsWith('accuracy/'),
+    hack_rate: (c: string) => c === 'constraints/hack_rate',
   };
-  const score = (rows: Row[]) => Object.fromEntries(Object.entries(measures).map(([m, ok]) => {
-    const v = rows.filter((r) => ok(String(r.column))).map((r) => Number(r.value));
-    return [m, v.reduce((a, b) => a + b, 0) / v.length];
-  }));
-  const runs = new Map<string, Row[]>();
-  for (const r of finals) { const k = `${r.aggregator}|${r.schedule}|${r.seed}`; runs.set(k, [...(runs.get(k) ?? []), r]); }
-  const deltas: Row[] = [];
-  for (const [k, rows] of runs) {
-    const [aggregator, schedule, seed] = k.split('|');
-    const base = runs.get(`none|base|${seed}`);
-    if (!base || aggregator === 'none') continue;
-    const s = score(rows), b = score(base);
-    for (const m of Object.keys(measures)) deltas.push({ aggregator, schedule, measure: m, delta: s[m] - b[m] });
+  const cells = new Map<string, Row[]>();
+  for (const r of finals) { const k = `${r.aggregator}|${r.schedule}|${r.seed}`; cells.set(k, [...(cells.get(k) ?? []), r]); }
+  const out = new Map<string, Map<string, Scores>>();
+  for (const [k, rows] of cells) {
+    const [aggregator, schedule, seed] = k.split('|'), run = `${aggregator}|${schedule}`;
+    const scores = Object.fromEntries(Object.entries(measures).map(([m, ok]) => {
+      const v = rows.filter((r) => ok(String(r.column))).map((r) => Number(r.value));
+      return [m, v.length ? v.reduce((a, b) => a + b, 0) / v.length : NaN];
+    }));
+    if (!out.has(run)) out.set(run, new Map());
+    out.get(run)!.set(seed, scores);
   }
-  return meanCi(deltas, ['aggregator', 'schedule', 'measure'], ['delta']).map((r) => {
-    const m = Number(r.delta_mean), h = r.delta_ci95 === '' ? NaN : Number(r.delta_ci95);
-    return { profile, aggregator: r.aggregator, schedule: r.schedule, measure: r.measure, delta: m, ci_low: Number.isNaN(h) ? '' : m - h, ci_high: Number.isNaN(h) ? '' : m + h, seeds: r.n };
+  return out;
+}
+
+/** Mean and 95% CI over seeds of run a's measure minus run b's, paired by seed (seeds present in both). */
+export function pairedDifference(scores: Map<string, Map<string, Scores>>, a: string, b: string, measure: string) {
+  const A = scores.get(a), B = scores.get(b);
+  const d = A && B ? [...A.keys()].filter((s) => B.has(s)).map((s) => ({ k: 'd', delta: A.get(s)![measure] - B.get(s)![measure] })).filter((r) => Number.isFinite(r.delta)) : [];
+  if (!d.length) return null;
+  const r = meanCi(d, ['k'], ['delta'])[0], m = Number(r.delta_mean), h = r.delta_ci95 === '' ? NaN : Number(r.delta_ci95);
+  return { delta: m, ci_low: Number.isNaN(h) ? '' as const : m - h, ci_high: Number.isNaN(h) ? '' as const : m + h, seeds: Number(r.n) };
+}
+
+/**
+ * The seesaw read off the final tables: every run's change over the same seed's untrained cold start (the `base`
+ * row) in the constraint dimensions, the quality dimensions and accuracy. Empty without base runs.
+ */
+export function seesawTable(finals: Row[], profile: string): Row[] {
+  const scores = runScores(finals);
+  return [...scores.keys()].filter((run) => run !== 'none|base').flatMap((run) => ['constraints', 'quality', 'accuracy'].flatMap((measure) => {
+    const d = pairedDifference(scores, run, 'none|base', measure);
+    const [aggregator, schedule] = run.split('|');
+    return d ? [{ profile, aggregator, schedule, measure, ...d }] : [];
+  }));
+}
+
+/**
+ * Rubicon's qualitative claims, each as a paired difference with its 95% CI and a verdict: `reproduced` when the
+ * interval lies on the claimed side of 0, `contradicted` when it lies on the other side, else `inconclusive`
+ * (also with one seed, where no interval exists).
+ */
+export const RUBICON_CLAIMS: { claim: string; a: string; b: string; measure: string; sign: 1 | -1 }[] = [
+  { claim: 'seesaw: quality-only training lowers the constraint dimensions', a: 'weighted_sum|quality_only', b: 'none|base', measure: 'constraints', sign: -1 },
+  { claim: 'seesaw: quality-only training raises the quality dimensions', a: 'weighted_sum|quality_only', b: 'none|base', measure: 'quality', sign: 1 },
+  { claim: 'seesaw: constraints-only training lowers the quality dimensions', a: 'weighted_sum|constraints_only', b: 'none|base', measure: 'quality', sign: -1 },
+  { claim: 'seesaw: constraints-only training raises the constraint dimensions', a: 'weighted_sum|constraints_only', b: 'none|base', measure: 'constraints', sign: 1 },
+  { claim: 'stage-wise keeps more constraint following than quality-only training', a: 'weighted_sum|stagewise', b: 'weighted_sum|quality_only', measure: 'constraints', sign: 1 },
+  { claim: 'stage-wise keeps more quality than constraints-only training', a: 'weighted_sum|stagewise', b: 'weighted_sum|constraints_only', measure: 'quality', sign: 1 },
+  { claim: 'the hack is learned under the weighted sum (hack rate above the cold start)', a: 'weighted_sum|joint', b: 'none|base', measure: 'hack_rate', sign: 1 },
+  { claim: 'the veto blocks the hack (hack rate below the weighted sum; joint schedule)', a: 'veto|joint', b: 'weighted_sum|joint', measure: 'hack_rate', sign: -1 },
+  { claim: 'the veto raises accuracy over the weighted sum (joint schedule)', a: 'veto|joint', b: 'weighted_sum|joint', measure: 'accuracy', sign: 1 },
+  { claim: 'central-quantile filtering raises accuracy over unfiltered data (weighted sum; joint schedule)', a: 'weighted_sum|joint_filtered', b: 'weighted_sum|joint', measure: 'accuracy', sign: 1 },
+];
+
+export function verdict(d: { ci_low: number | ''; ci_high: number | '' } | null, sign: 1 | -1): string {
+  if (!d || d.ci_low === '' || d.ci_high === '') return 'inconclusive';
+  if (sign > 0 ? d.ci_low > 0 : d.ci_high < 0) return 'reproduced';
+  if (sign > 0 ? d.ci_high < 0 : d.ci_low > 0) return 'contradicted';
+  return 'inconclusive';
+}
+
+export function claimsTable(finals: Row[], profile: string): Row[] {
+  const scores = runScores(finals);
+  return RUBICON_CLAIMS.map((c) => {
+    const d = pairedDifference(scores, c.a, c.b, c.measure);
+    return { profile, claim: c.claim, run: c.a, against: c.b, measure: c.measure, expected_sign: c.sign > 0 ? '+' : '-',
+      delta: d?.delta ?? '', ci_low: d?.ci_low ?? '', ci_high: d?.ci_high ?? '', seeds: d?.seeds ?? 0, verdict: verdict(d, c.sign) };
   });
 }
 

@@ -117,4 +117,20 @@ describe('Rubicon aggregation', () => {
     assert.ok(Math.abs(Number(t.accuracy.delta)) < 1e-12);
     assert.equal(t.accuracy.seeds, 2);
   });
+
+  it('gives each claim a verdict from the side of 0 its interval lies on', async () => {
+    const { verdict, pairedDifference } = await import('../analysis/rubicon.js');
+    assert.equal(verdict({ ci_low: 0.1, ci_high: 0.3 }, 1), 'reproduced');
+    assert.equal(verdict({ ci_low: 0.1, ci_high: 0.3 }, -1), 'contradicted');
+    assert.equal(verdict({ ci_low: -0.1, ci_high: 0.3 }, 1), 'inconclusive');
+    assert.equal(verdict({ ci_low: -0.3, ci_high: -0.1 }, -1), 'reproduced');
+    assert.equal(verdict({ ci_low: '', ci_high: '' }, 1), 'inconclusive');
+    assert.equal(verdict(null, 1), 'inconclusive');
+    // paired by seed: only seeds present in both runs count
+    const scores = new Map([['a', new Map([['0', { m: 1 }], ['1', { m: 2 }], ['2', { m: 9 }]])], ['b', new Map([['0', { m: 0.5 }], ['1', { m: 1 }]])]]);
+    const d = pairedDifference(scores, 'a', 'b', 'm')!;
+    assert.equal(d.seeds, 2);
+    assert.ok(Math.abs(d.delta - 0.75) < 1e-12);
+    assert.equal(pairedDifference(scores, 'a', 'missing', 'm'), null);
+  });
 });
