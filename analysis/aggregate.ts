@@ -37,3 +37,38 @@ export function meanCi(rows: Row[], by: string[], values: string[]): Row[] {
     return row;
   });
 }
+
+/** Summary scores of one run at one seed, by measure. */
+export type Scores = Record<string, number>;
+
+/** Mean and 95% CI over seeds of run a's measure minus run b's, paired by seed (seeds present in both). */
+export function pairedDifference(scores: Map<string, Map<string, Scores>>, a: string, b: string, measure: string) {
+  const A = scores.get(a), B = scores.get(b);
+  const d = A && B ? [...A.keys()].filter((s) => B.has(s)).map((s) => ({ k: 'd', delta: A.get(s)![measure] - B.get(s)![measure] })).filter((r) => Number.isFinite(r.delta)) : [];
+  if (!d.length) return null;
+  const r = meanCi(d, ['k'], ['delta'])[0], m = Number(r.delta_mean), h = r.delta_ci95 === '' ? NaN : Number(r.delta_ci95);
+  return { delta: m, ci_low: Number.isNaN(h) ? '' as const : m - h, ci_high: Number.isNaN(h) ? '' as const : m + h, seeds: Number(r.n) };
+}
+
+/** A paper's claim read as run `a` minus run `b` on `measure` (paired by seed), expected to have sign `sign`. */
+export interface Claim { claim: string; a: string; b: string; measure: string; sign: 1 | -1 }
+
+/**
+ * `reproduced` when the 95% interval of the difference lies on the claimed side of 0, `contradicted` when it lies
+ * on the other side, else `inconclusive` (also with one seed, where no interval exists).
+ */
+export function verdict(d: { ci_low: number | ''; ci_high: number | '' } | null, sign: 1 | -1): string {
+  if (!d || d.ci_low === '' || d.ci_high === '') return 'inconclusive';
+  if (sign > 0 ? d.ci_low > 0 : d.ci_high < 0) return 'reproduced';
+  if (sign > 0 ? d.ci_high < 0 : d.ci_low > 0) return 'contradicted';
+  return 'inconclusive';
+}
+
+/** One row per claim: the paired difference, its interval, the seeds it rests on and the verdict. */
+export function claimRows(scores: Map<string, Map<string, Scores>>, claims: Claim[], profile: string): Row[] {
+  return claims.map((c) => {
+    const d = pairedDifference(scores, c.a, c.b, c.measure);
+    return { profile, claim: c.claim, run: c.a, against: c.b, measure: c.measure, expected_sign: c.sign > 0 ? '+' : '-',
+      delta: d?.delta ?? '', ci_low: d?.ci_low ?? '', ci_high: d?.ci_high ?? '', seeds: d?.seeds ?? 0, verdict: verdict(d, c.sign) };
+  });
+}

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { findFinishedRuns, readMetrics } from '../src/io/run.js';
-import { meanCi } from './aggregate.js';
+import { claimRows, meanCi, pairedDifference, type Claim, type Scores } from './aggregate.js';
 import { RUBICON_REPORTED, TASK_FAMILIES } from '../src/methods/rubicon.js';
 import { runMain } from '../src/cli/args.js';
 
@@ -42,8 +42,6 @@ export function aggregateRubicon(profile: string, root = 'runs/rubicon', out = p
   console.log(`Rubicon tables (${profile}): ${dirs.length} runs -> ${out}`);
 }
 
-type Scores = Record<string, number>;
-
 /**
  * Each run's summary scores per seed, keyed "aggregator|schedule" then by seed: the mean of each task family's
  * dimensions on that family's prompts (`constraints`, `quality`), the mean accuracy over the families, and the
@@ -70,15 +68,6 @@ export function runScores(finals: Row[]): Map<string, Map<string, Scores>> {
   return out;
 }
 
-/** Mean and 95% CI over seeds of run a's measure minus run b's, paired by seed (seeds present in both). */
-export function pairedDifference(scores: Map<string, Map<string, Scores>>, a: string, b: string, measure: string) {
-  const A = scores.get(a), B = scores.get(b);
-  const d = A && B ? [...A.keys()].filter((s) => B.has(s)).map((s) => ({ k: 'd', delta: A.get(s)![measure] - B.get(s)![measure] })).filter((r) => Number.isFinite(r.delta)) : [];
-  if (!d.length) return null;
-  const r = meanCi(d, ['k'], ['delta'])[0], m = Number(r.delta_mean), h = r.delta_ci95 === '' ? NaN : Number(r.delta_ci95);
-  return { delta: m, ci_low: Number.isNaN(h) ? '' as const : m - h, ci_high: Number.isNaN(h) ? '' as const : m + h, seeds: Number(r.n) };
-}
-
 /**
  * The seesaw read off the final tables: every run's change over the same seed's untrained cold start (the `base`
  * row) in the constraint dimensions, the quality dimensions and accuracy. Empty without base runs.
@@ -92,12 +81,8 @@ export function seesawTable(finals: Row[], profile: string): Row[] {
   }));
 }
 
-/**
- * Rubicon's qualitative claims, each as a paired difference with its 95% CI and a verdict: `reproduced` when the
- * interval lies on the claimed side of 0, `contradicted` when it lies on the other side, else `inconclusive`
- * (also with one seed, where no interval exists).
- */
-export const RUBICON_CLAIMS: { claim: string; a: string; b: string; measure: string; sign: 1 | -1 }[] = [
+/** Rubicon's qualitative claims, each read as a paired difference between two runs (see `claimRows`). */
+export const RUBICON_CLAIMS: Claim[] = [
   { claim: 'seesaw: quality-only training lowers the constraint dimensions', a: 'weighted_sum|quality_only', b: 'none|base', measure: 'constraints', sign: -1 },
   { claim: 'seesaw: quality-only training raises the quality dimensions', a: 'weighted_sum|quality_only', b: 'none|base', measure: 'quality', sign: 1 },
   { claim: 'seesaw: constraints-only training lowers the quality dimensions', a: 'weighted_sum|constraints_only', b: 'none|base', measure: 'quality', sign: -1 },
@@ -110,21 +95,7 @@ export const RUBICON_CLAIMS: { claim: string; a: string; b: string; measure: str
   { claim: 'central-quantile filtering raises accuracy over unfiltered data (weighted sum; joint schedule)', a: 'weighted_sum|joint_filtered', b: 'weighted_sum|joint', measure: 'accuracy', sign: 1 },
 ];
 
-export function verdict(d: { ci_low: number | ''; ci_high: number | '' } | null, sign: 1 | -1): string {
-  if (!d || d.ci_low === '' || d.ci_high === '') return 'inconclusive';
-  if (sign > 0 ? d.ci_low > 0 : d.ci_high < 0) return 'reproduced';
-  if (sign > 0 ? d.ci_high < 0 : d.ci_low > 0) return 'contradicted';
-  return 'inconclusive';
-}
-
-export function claimsTable(finals: Row[], profile: string): Row[] {
-  const scores = runScores(finals);
-  return RUBICON_CLAIMS.map((c) => {
-    const d = pairedDifference(scores, c.a, c.b, c.measure);
-    return { profile, claim: c.claim, run: c.a, against: c.b, measure: c.measure, expected_sign: c.sign > 0 ? '+' : '-',
-      delta: d?.delta ?? '', ci_low: d?.ci_low ?? '', ci_high: d?.ci_high ?? '', seeds: d?.seeds ?? 0, verdict: verdict(d, c.sign) };
-  });
-}
+export const claimsTable = (finals: Row[], profile: string): Row[] => claimRows(runScores(finals), RUBICON_CLAIMS, profile);
 
 if (process.argv[1]?.endsWith('rubicon.ts') && process.argv[1].includes('analysis')) {
   runMain(async () => aggregateRubicon(process.argv[2] ?? 'quick', process.argv[3] ?? 'runs/rubicon', process.argv[4]));

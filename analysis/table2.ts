@@ -1,12 +1,13 @@
 // `make reproduce-table2` (aggregation step): finished runs of a profile -> the tidy Table 2
 // (profile,size,method,column,mean,ci_low,ci_high,seeds), the training curves behind the RLCER figures, and the
-// papers' reported numbers in their own table (labelled as reported).
+// papers' reported numbers in their own table (labelled as reported), and the papers' claims as paired differences
+// with verdicts (table2_claims.csv).
 // Usage: tsx analysis/table2.ts <profile> [runs/table2] [out dir]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { findFinishedRuns, readMetrics } from '../src/io/run.js';
-import { meanCi } from './aggregate.js';
+import { claimRows, meanCi, type Claim, type Scores } from './aggregate.js';
 import { runMain } from '../src/cli/args.js';
 import { REPORTED, TABLE2_ROWS, METHODS } from '../src/methods/table2.js';
 
@@ -24,6 +25,36 @@ export const CURVE_METRICS = ['probe_accuracy', 'accuracy', 'reward/outcome', 'r
   'criteria_valid', 'valid_fraction', 'corr_proposed', 'corr_valid', 'concrete_share', 'response_length', 'reason/entropy', 'reason/approx_kl', 'verifier_agreement',
   'judge_score', 'generator_reward', 'margin', 'pair_accuracy', 'criteria_per_rubric', 'mean_length'];
 
+/**
+ * The papers' claims that Table 2 tests (papers.md sections 1 and 3), each read as a paired difference over seeds
+ * between two rows on one column (`claimRows`: a verdict from the side of 0 the 95% interval lies on).
+ */
+export const TABLE2_CLAIMS: Claim[] = [
+  { claim: 'RLCER beats RLVR (average accuracy)', a: 'rlcer', b: 'rlvr', measure: 'average', sign: 1 },
+  { claim: 'RLCER beats RLCER without evolving (average accuracy)', a: 'rlcer', b: 'rlcer_no_evolve', measure: 'average', sign: 1 },
+  { claim: 'self-evolution raises rubric quality (RLCER over RLCER without evolving)', a: 'rlcer', b: 'rlcer_no_evolve', measure: 'rubric_quality', sign: 1 },
+  { claim: 'rubric-only training improves on the cold start (average accuracy)', a: 'rlcer_rubric_only', b: 'sft', measure: 'average', sign: 1 },
+  { claim: 'rubric-only training with valid rubrics beats random rubrics (average accuracy)', a: 'rlcer_rubric_only', b: 'rlcer_rubric_only_random', measure: 'average', sign: 1 },
+  { claim: 'EvoLM co-evolving beats the sequential variant (average accuracy)', a: 'evolm', b: 'evolm_sequential', measure: 'average', sign: 1 },
+  { claim: 'EvoLM beats fixed teacher rubrics (average accuracy)', a: 'evolm', b: 'fixed_teacher', measure: 'average', sign: 1 },
+  { claim: 'EvoLM beats the static scalar RM (average accuracy)', a: 'evolm', b: 'scalar_rm', measure: 'average', sign: 1 },
+  { claim: 'the static scalar RM ranks pairs better than EvoLM\'s rubrics (rubric quality)', a: 'scalar_rm', b: 'evolm', measure: 'rubric_quality', sign: 1 },
+  { claim: 'co-evolved rubrics rank pairs better than the untrained rubricator\'s (rubric quality)', a: 'evolm', b: 'fixed_untrained', measure: 'rubric_quality', sign: 1 },
+];
+
+/** final.csv rows -> scores keyed "size|method", then seed, then column. */
+export function finalScores(finals: Row[]): Map<string, Map<string, Scores>> {
+  const out = new Map<string, Map<string, Scores>>();
+  for (const r of finals) {
+    const run = `${r.size}|${r.method}`, seed = String(r.seed);
+    if (!out.has(run)) out.set(run, new Map());
+    const m = out.get(run)!;
+    if (!m.has(seed)) m.set(seed, {});
+    m.get(seed)![String(r.column)] = Number(r.value);
+  }
+  return out;
+}
+
 export function aggregateTable2(profile: string, root = 'runs/table2', out = profile === 'full' ? 'results' : path.join('results', profile)): void {
   const runs = finishedRuns(root, profile);
   if (runs.length === 0) throw new Error(`no finished Table 2 runs under ${path.join(root, profile)}`);
@@ -38,6 +69,9 @@ export function aggregateTable2(profile: string, root = 'runs/table2', out = pro
   writeCsv(path.join(out, 'table2.csv'), table.filter((r) => TABLE2_ROWS.includes(String(r.method))), columns);
   const ablations = table.filter((r) => !TABLE2_ROWS.includes(String(r.method)));
   if (ablations.length) writeCsv(path.join(out, 'ablations.csv'), ablations, columns);
+  const sizes = [...new Set(runs.map((r) => r.size))];
+  writeCsv(path.join(out, 'table2_claims.csv'), sizes.flatMap((size) => claimRows(finalScores(finals), TABLE2_CLAIMS.map((c) => ({ ...c, a: `${size}|${c.a}`, b: `${size}|${c.b}` })), profile)),
+    ['profile', 'claim', 'run', 'against', 'measure', 'expected_sign', 'delta', 'ci_low', 'ci_high', 'seeds', 'verdict']);
   writeCsv(path.join(out, 'table2_reported.csv'), REPORTED.map((r) => ({ ...r, rubric_quality: r.rubric_quality ?? '', policy_average: r.policy_average ?? '', note: 'reported by the paper, not measured here' })));
 
   // per-step curves (mean and CI over seeds) and the evaluation curves, for the figures

@@ -119,7 +119,7 @@ describe('Rubicon aggregation', () => {
   });
 
   it('gives each claim a verdict from the side of 0 its interval lies on', async () => {
-    const { verdict, pairedDifference } = await import('../analysis/rubicon.js');
+    const { verdict, pairedDifference } = await import('../analysis/aggregate.js');
     assert.equal(verdict({ ci_low: 0.1, ci_high: 0.3 }, 1), 'reproduced');
     assert.equal(verdict({ ci_low: 0.1, ci_high: 0.3 }, -1), 'contradicted');
     assert.equal(verdict({ ci_low: -0.1, ci_high: 0.3 }, 1), 'inconclusive');

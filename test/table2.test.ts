@@ -39,6 +39,11 @@ describe('Table 2 aggregation', () => {
     const evo = readCsv(path.join(out, 'evolm', 'rubric_evolution.csv'));
     assert.deepEqual(Object.keys(evo[0]), ['step', 'concrete_share', 'criteria_per_rubric', 'mean_length', 'format_rate']);
     assert.equal(Number(evo[0].concrete_share), 0.25);
+    // RLCER beats RLVR, paired by seed: seeds 0 and 1 give 0.6 - 0.5 and 0.6 - 0.7, mean 0; seed 2 has no partner
+    const claim = readCsv(path.join(out, 'table2_claims.csv')).find((r) => r.claim === 'RLCER beats RLVR (average accuracy)')!;
+    assert.equal(Number(claim.seeds), 2);
+    assert.ok(Math.abs(Number(claim.delta)) < 1e-12);
+    assert.equal(claim.verdict, 'inconclusive');
   });
   it('knows its rows and rejects unknown methods and profiles', () => {
     for (const m of ['sft', 'rlvr', 'scalar_rm', 'fixed_untrained', 'fixed_teacher', 'rlcer_no_evolve', 'rlcer', 'rlcer_rubric_only']) assert.ok(TABLE2_ROWS.includes(m) && METHODS[m]);
