@@ -46,6 +46,8 @@ export const METHODS: Record<string, MethodSpec> = {
   evolm_temporal: { kind: 'evolm', evolm: { pairSources: { temporal: 1, perturbation: 0, rubric_conditioned: 0 } }, quality: 'policy', label: 'EvoLM, temporal pairs only' },
   evolm_perturbation: { kind: 'evolm', evolm: { pairSources: { temporal: 0, perturbation: 1, rubric_conditioned: 0 } }, quality: 'policy', label: 'EvoLM, perturbation pairs only' },
   evolm_rubric_conditioned: { kind: 'evolm', evolm: { pairSources: { temporal: 0, perturbation: 0, rubric_conditioned: 1 } }, quality: 'policy', label: 'EvoLM, rubric-conditioned pairs only' },
+  // the paper's reading of what the generator sees (the question alone), against our default (question + own CoT)
+  evolm_reads_question: { kind: 'evolm', evolm: { generatorReads: 'question' }, quality: 'policy', label: 'EvoLM, generator reads the question only' },
 };
 
 /** Table 2's rows in order. */
@@ -53,7 +55,7 @@ export const TABLE2_ROWS = ['sft', 'rlvr', 'scalar_rm', 'fixed_untrained', 'fixe
 /** Ablation runs that feed the RLCER figures (same profile, not table rows). */
 export const RLCER_ABLATIONS = ['rlcer_rubric_only_random', 'rlcer_oracle'];
 /** EvoLM's ablations (`make reproduce-evolm`), compared with the `evolm` row of the same profile. */
-export const EVOLM_ABLATIONS = ['evolm_k_half', 'evolm_k_double', 'evolm_no_format', 'evolm_temporal', 'evolm_perturbation', 'evolm_rubric_conditioned'];
+export const EVOLM_ABLATIONS = ['evolm_k_half', 'evolm_k_double', 'evolm_no_format', 'evolm_temporal', 'evolm_perturbation', 'evolm_rubric_conditioned', 'evolm_reads_question'];
 
 export interface Profile {
   steps: number;
