@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { readCsv, toCsv, writeCsv } from '../src/io/table.js';
+import { claimJob } from '../src/io/jobs.js';
 import { loadJsonConfig, openRun, readMetrics } from '../src/io/run.js';
 import { requireOddK, requireProbability } from '../src/io/validate.js';
 import { meanCi, tQuantile95 } from '../analysis/aggregate.js';
@@ -109,5 +110,19 @@ describe('aggregation over seeds (danfojs)', () => {
     assert.ok(Math.abs(tQuantile95(60) - 2.0003) < 1e-3);
     assert.ok(Math.abs(tQuantile95(1000) - 1.9623) < 1e-3);
     assert.throws(() => tQuantile95(0), /degrees of freedom/);
+  });
+});
+
+describe('job pool locks', () => {
+  it('claims a job once, skips one held by a live process or finished, takes over a stale lock', () => {
+    const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wb-lock-')), 'run');
+    assert.ok(claimJob(dir));
+    assert.equal(fs.readFileSync(path.join(dir, 'running.pid'), 'utf8'), String(process.pid));
+    fs.writeFileSync(path.join(dir, 'running.pid'), String(process.ppid)); // another live process holds it
+    assert.equal(claimJob(dir), false);
+    fs.writeFileSync(path.join(dir, 'running.pid'), '999999999'); // a pool that died
+    assert.ok(claimJob(dir));
+    fs.writeFileSync(path.join(dir, 'done.json'), '{}');
+    assert.equal(claimJob(dir), false);
   });
 });

@@ -1,6 +1,7 @@
 // A small process pool for independent runs (one tfjs process per core): each job is a tsx command whose output
 // goes to <dir>/log.txt; jobs whose run directory already has done.json are skipped, so an interrupted batch
-// resumes where it stopped.
+// resumes where it stopped. A job being run by another live pool (its <dir>/running.pid names a live process) is
+// skipped too, so two pools may work through overlapping queues, one job each at a time.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -19,6 +20,24 @@ export function runLogged(args: string[], log: string): Promise<number> {
   });
 }
 
+const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+
+/** Claim a job's directory for this process; false when it is finished or another live process holds it. */
+export function claimJob(dir: string): boolean {
+  if (fs.existsSync(path.join(dir, 'done.json'))) return false;
+  const lock = path.join(dir, 'running.pid');
+  fs.mkdirSync(dir, { recursive: true });
+  try {
+    fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
+    return true;
+  } catch {
+    const holder = Number(fs.readFileSync(lock, 'utf8'));
+    if (holder !== process.pid && alive(holder)) return false;
+    fs.writeFileSync(lock, String(process.pid)); // a stale lock from a pool that died
+    return true;
+  }
+}
+
 /** Run the unfinished jobs, `parallel` at a time, printing one progress line per finished job; returns the failures. */
 export async function runJobs(name: string, jobs: Job[], parallel: number): Promise<number> {
   const t0 = Date.now(), todo = jobs.filter((j) => !fs.existsSync(path.join(j.dir, 'done.json'))), total = todo.length;
@@ -26,7 +45,9 @@ export async function runJobs(name: string, jobs: Job[], parallel: number): Prom
   let finished = 0, failed = 0;
   const worker = async () => {
     for (let j = todo.shift(); j; j = todo.shift()) {
+      if (!claimJob(j.dir)) { finished++; console.log(`[${name}] ${finished}/${total} skipped: ${j.label} (finished or running in another pool)`); continue; }
       const code = await runLogged(j.args, path.join(j.dir, 'log.txt'));
+      fs.rmSync(path.join(j.dir, 'running.pid'), { force: true });
       finished++; if (code !== 0) failed++;
       const last = code === 0 ? '' : fs.readFileSync(path.join(j.dir, 'log.txt'), 'utf8').trim().split('\n').pop();
       console.log(`[${name}] ${finished}/${total} ${code === 0 ? 'done' : `FAILED (exit ${code})`}: ${j.label} (${((Date.now() - t0) / 60000).toFixed(1)} min)  ${last ?? ''}`);
