@@ -1,6 +1,6 @@
 // `make reproduce-corl`: every (method, agent group, seed) run of a profile as its own process, two at a time,
 // finished runs kept; then the tidy Table 1 analogue, the error-overlap table and the theory-vs-experiment table.
-// Usage: tsx src/cli/corl.ts [--profile quick|full] [--jobs 2] [--methods a,b]
+// Usage: tsx src/cli/corl.ts [--profile quick|full] [--jobs 2] [--methods a,b] [--available yes]
 import * as fs from 'node:fs';
 import { parseArgs, runMain } from './args.js';
 import { ConfigError, requireInteger } from '../io/validate.js';
@@ -8,12 +8,18 @@ import { runJobs } from '../io/jobs.js';
 import { agentCheckpoint, CORL_METHODS, corlMethodSpec, corlProfile } from '../methods/table1.js';
 
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids' });
+  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids', available: '"yes": run the agent groups whose cold starts exist, skip the others' });
   const name = a.profile ?? 'quick', profile = corlProfile(name), jobs = requireInteger('jobs', Number(a.jobs ?? 2), 1);
   const methods = a.methods ? a.methods.split(',') : Object.keys(CORL_METHODS);
-  const groups = methods.flatMap((m) => corlMethodSpec(m).agents.map((agents, group) => ({ method: m, group, agents })));
+  let groups = methods.flatMap((m) => corlMethodSpec(m).agents.map((agents, group) => ({ method: m, group, agents })));
   const missing = [...new Set(groups.flatMap((g) => g.agents))].filter((n) => !fs.existsSync(agentCheckpoint(n)));
-  if (missing.length) throw new ConfigError(`missing cold starts for ${missing.join(', ')}: run "make corl-agents"`);
+  if (missing.length && a.available !== 'yes') throw new ConfigError(`missing cold starts for ${missing.join(', ')}: run "make corl-agents" (or pass --available yes)`);
+  if (missing.length) {
+    const skipped = groups.filter((g) => g.agents.some((n) => missing.includes(n)));
+    console.log(`[corl] no cold start for ${missing.join(', ')}: skipping ${skipped.map((g) => `${g.method} ${g.agents.join('+')}`).join(', ')}`);
+    groups = groups.filter((g) => !skipped.includes(g));
+    if (!groups.length) throw new ConfigError('no agent group has all its cold starts');
+  }
   const queue = profile.seeds.flatMap((seed) => groups.map((g) => ({ ...g, seed, dir: `runs/corl/${name}/${g.method}/${g.agents.join('+')}/seed-${seed}` })));
   const failed = await runJobs('corl', queue.map((j) => ({ label: `${j.method} ${j.agents.join('+')} seed ${j.seed}`, dir: j.dir,
     args: ['src/cli/corl-run.ts', '--method', j.method, '--group', String(j.group), '--seed', String(j.seed), '--steps', String(profile.steps), '--out', j.dir,
