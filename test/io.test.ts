@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { readCsv, toCsv, writeCsv } from '../src/io/table.js';
-import { claimJob } from '../src/io/jobs.js';
+import { claimJob, runJobs } from '../src/io/jobs.js';
 import { loadJsonConfig, openRun, readMetrics } from '../src/io/run.js';
 import { requireOddK, requireProbability } from '../src/io/validate.js';
 import { meanCi, tQuantile95 } from '../analysis/aggregate.js';
@@ -124,5 +124,16 @@ describe('job pool locks', () => {
     assert.ok(claimJob(dir));
     fs.writeFileSync(path.join(dir, 'done.json'), '{}');
     assert.equal(claimJob(dir), false);
+  });
+});
+
+describe('job pool deadline', () => {
+  it('starts no job after JOBS_DEADLINE', async () => {
+    const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wb-dl-')), 'run');
+    process.env.JOBS_DEADLINE = '2000-01-01T00:00';
+    try {
+      assert.equal(await runJobs('test', [{ label: 'late', args: ['-e', '0'], dir }], 1), 0);
+      assert.equal(fs.existsSync(path.join(dir, 'log.txt')), false);
+    } finally { delete process.env.JOBS_DEADLINE; }
   });
 });

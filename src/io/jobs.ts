@@ -1,7 +1,8 @@
 // A small process pool for independent runs (one tfjs process per core): each job is a tsx command whose output
 // goes to <dir>/log.txt; jobs whose run directory already has done.json are skipped, so an interrupted batch
 // resumes where it stopped. A job being run by another live pool (its <dir>/running.pid names a live process) is
-// skipped too, so two pools may work through overlapping queues, one job each at a time.
+// skipped too, so two pools may work through overlapping queues, one job each at a time. JOBS_DEADLINE (a date,
+// e.g. 2026-11-29T20:40) stops a pool from starting jobs after it, so that a session ends with no run half done.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -43,8 +44,11 @@ export async function runJobs(name: string, jobs: Job[], parallel: number): Prom
   const t0 = Date.now(), todo = jobs.filter((j) => !fs.existsSync(path.join(j.dir, 'done.json'))), total = todo.length;
   console.log(`[${name}] ${jobs.length} runs (${jobs.length - total} already done), ${parallel} at a time; logs in <run>/log.txt`);
   let finished = 0, failed = 0;
+  const deadline = process.env.JOBS_DEADLINE ? Date.parse(process.env.JOBS_DEADLINE) : null;
+  if (deadline !== null && Number.isNaN(deadline)) throw new Error(`JOBS_DEADLINE must be a date such as 2026-11-29T20:40 (got "${process.env.JOBS_DEADLINE}")`);
   const worker = async () => {
     for (let j = todo.shift(); j; j = todo.shift()) {
+      if (deadline !== null && Date.now() > deadline) { console.log(`[${name}] JOBS_DEADLINE passed: not starting ${j.label} or the ${todo.length} after it`); todo.length = 0; break; }
       if (!claimJob(j.dir)) { finished++; console.log(`[${name}] ${finished}/${total} skipped: ${j.label} (finished or running in another pool)`); continue; }
       const code = await runLogged(j.args, path.join(j.dir, 'log.txt'));
       fs.rmSync(path.join(j.dir, 'running.pid'), { force: true });
