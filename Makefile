@@ -63,7 +63,7 @@ coldstart:
 
 # the CO-RL partners of transformer-S: a GRU (different family) and a second transformer seed (same family), one per core
 corl-agents:
-	printf '%s\n' "--arch gru --size S" "--arch transformer --size S --seed 1 --checkpoint data/checkpoints/coldstart-transformer-S-seed1.json --out runs/coldstart/transformer-S-seed1" | xargs -P 2 -I{} sh -c '$(TSX) src/cli/coldstart.ts {}'
+	printf '%s\n' "--arch gru --size S --out runs/coldstart/gru-S-seed0-v2 --resume yes" "--arch transformer --size S --seed 1 --checkpoint data/checkpoints/coldstart-transformer-S-seed1.json --out runs/coldstart/transformer-S-seed1 --resume yes" | xargs -P 2 -I{} sh -c '$(TSX) src/cli/coldstart.ts {}'
 
 coldstart-report:
 	$(TSX) src/cli/coldstart-report.ts
