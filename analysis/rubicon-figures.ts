@@ -1,4 +1,4 @@
-// Figure builders for Rubicon, from results/rubicon/table.csv, seesaw.csv and hacking.csv.
+// Figure builders for Rubicon, from results/rubicon/table.csv, seesaw.csv, reported.csv and hacking.csv.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv } from '../src/io/table.js';
@@ -6,7 +6,7 @@ import type { Figure } from './figures.js';
 
 export function rubiconFigures(dir = 'results/rubicon'): Figure[] {
   const figs: Figure[] = [];
-  const t = path.join(dir, 'table.csv'), h = path.join(dir, 'hacking.csv'), d = path.join(dir, 'seesaw.csv');
+  const t = path.join(dir, 'table.csv'), h = path.join(dir, 'hacking.csv'), d = path.join(dir, 'seesaw.csv'), rep = path.join(dir, 'reported.csv');
   if (fs.existsSync(t)) {
     const rows = readCsv(t);
     const runs = [...new Set(rows.map((r) => `${r.aggregator} / ${r.schedule}`))];
@@ -25,6 +25,24 @@ export function rubiconFigures(dir = 'results/rubicon'): Figure[] {
           error_y: { type: 'data', symmetric: false, array: rs.map((r) => (r && r.ci_high !== '' ? Number(r.ci_high) - Number(r.delta) : 0)), arrayminus: rs.map((r) => (r && r.ci_low !== '' ? Number(r.delta) - Number(r.ci_low) : 0)) } };
       }),
       layout: { title: { text: 'Change over the cold start (paired by seed, 95% CI): constraint dimensions, quality dimensions, accuracy' }, barmode: 'group', yaxis: { title: { text: 'trained - cold start' } }, margin: { b: 190 } } });
+  }
+  if (fs.existsSync(d) && fs.existsSync(rep)) {
+    // the seesaw side by side: the paper's single-type ablation (benchmark points, as reported) and ours (change of
+    // the mean dimension score, x100), each on its own axis because the units differ
+    const ours = readCsv(d), paper = readCsv(rep).filter((r) => r.experiment === 'quality_only' || r.experiment === 'constraints_only');
+    figs.push({ name: 'rubicon_seesaw_reported',
+      data: [
+        ...['quality', 'constraints'].map((a) => {
+          const rs = paper.filter((r) => r.analogue === a);
+          return { type: 'bar', name: `paper: ${a}-type benchmarks`, x: rs.map((r) => `${r.experiment}<br>${r.benchmark}`), y: rs.map((r) => Number(r.delta)), xaxis: 'x', yaxis: 'y' };
+        }),
+        ...['quality', 'constraints'].map((m) => ({ type: 'bar', name: `ours: ${m} dimensions (x100)`, x: ['quality_only', 'constraints_only'],
+          y: ['quality_only', 'constraints_only'].map((sch) => { const r = ours.find((x) => x.aggregator === 'weighted_sum' && x.schedule === sch && x.measure === m); return r ? 100 * Number(r.delta) : null; }),
+          xaxis: 'x2', yaxis: 'y2' })),
+      ],
+      layout: { title: { text: 'Single-type training: the paper\'s seesaw (reported) and ours, change over the base model' }, grid: { rows: 1, columns: 2, pattern: 'independent' },
+        yaxis: { title: { text: 'paper: benchmark points (reported)' } }, yaxis2: { title: { text: 'ours: dimension score x 100' } }, barmode: 'group', margin: { b: 160 } },
+      width: 1200 });
   }
   if (fs.existsSync(h)) {
     const rows = readCsv(h);
