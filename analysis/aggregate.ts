@@ -38,6 +38,14 @@ export function meanCi(rows: Row[], by: string[], values: string[]): Row[] {
   });
 }
 
+/** The 95% interval around a mean from meanCi's half-width (empty bounds when there is none: one seed). */
+export function interval(mean: number, ci95: unknown): { ci_low: number | ''; ci_high: number | '' } {
+  return ci95 === '' ? { ci_low: '', ci_high: '' } : { ci_low: mean - Number(ci95), ci_high: mean + Number(ci95) };
+}
+
+/** Columns of a claims table (`claimRows`). */
+export const CLAIM_COLUMNS = ['profile', 'claim', 'run', 'against', 'measure', 'expected_sign', 'delta', 'ci_low', 'ci_high', 'seeds', 'verdict'];
+
 /** Summary scores of one run at one seed, by measure. */
 export type Scores = Record<string, number>;
 
@@ -46,8 +54,8 @@ export function pairedDifference(scores: Map<string, Map<string, Scores>>, a: st
   const A = scores.get(a), B = scores.get(b);
   const d = A && B ? [...A.keys()].filter((s) => B.has(s)).map((s) => ({ k: 'd', delta: A.get(s)![measure] - B.get(s)![measure] })).filter((r) => Number.isFinite(r.delta)) : [];
   if (!d.length) return null;
-  const r = meanCi(d, ['k'], ['delta'])[0], m = Number(r.delta_mean), h = r.delta_ci95 === '' ? NaN : Number(r.delta_ci95);
-  return { delta: m, ci_low: Number.isNaN(h) ? '' as const : m - h, ci_high: Number.isNaN(h) ? '' as const : m + h, seeds: Number(r.n) };
+  const r = meanCi(d, ['k'], ['delta'])[0], m = Number(r.delta_mean);
+  return { delta: m, ...interval(m, r.delta_ci95), seeds: Number(r.n) };
 }
 
 /** A paper's claim read as run `a` minus run `b` on `measure` (paired by seed), expected to have sign `sign`. */

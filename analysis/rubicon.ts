@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { findFinishedRuns, readMetrics } from '../src/io/run.js';
-import { claimRows, meanCi, pairedDifference, type Claim, type Scores } from './aggregate.js';
+import { CLAIM_COLUMNS, claimRows, interval, meanCi, pairedDifference, type Claim, type Scores } from './aggregate.js';
 import { RUBICON_REPORTED, TASK_FAMILIES } from '../src/methods/rubicon.js';
 import { runMain } from '../src/cli/args.js';
 
@@ -18,8 +18,8 @@ export function aggregateRubicon(profile: string, root = 'runs/rubicon', out = p
   if (dirs.length === 0) throw new Error(`no finished Rubicon runs under ${path.join(root, profile)}`);
   const finals = dirs.flatMap((d) => readCsv(path.join(d, 'final.csv')));
   const table = meanCi(finals, ['aggregator', 'schedule', 'column'], ['value']).map((r) => {
-    const m = Number(r.value_mean), h = r.value_ci95 === '' ? NaN : Number(r.value_ci95);
-    return { profile, aggregator: r.aggregator, schedule: r.schedule, column: r.column, mean: m, ci_low: Number.isNaN(h) ? '' : m - h, ci_high: Number.isNaN(h) ? '' : m + h, seeds: r.n };
+    const m = Number(r.value_mean);
+    return { profile, aggregator: r.aggregator, schedule: r.schedule, column: r.column, mean: m, ...interval(m, r.value_ci95), seeds: r.n };
   });
   writeCsv(path.join(out, 'table.csv'), table, ['profile', 'aggregator', 'schedule', 'column', 'mean', 'ci_low', 'ci_high', 'seeds']);
   // hacking curves: the joint schedule under each aggregator; judge_score is the soft verification dimension on constraint prompts
@@ -36,7 +36,7 @@ export function aggregateRubicon(profile: string, root = 'runs/rubicon', out = p
   }
   const seesaw = seesawTable(finals, profile);
   if (seesaw.length) writeCsv(path.join(out, 'seesaw.csv'), seesaw, ['profile', 'aggregator', 'schedule', 'measure', 'delta', 'ci_low', 'ci_high', 'seeds']);
-  writeCsv(path.join(out, 'claims.csv'), claimsTable(finals, profile), ['profile', 'claim', 'run', 'against', 'measure', 'expected_sign', 'delta', 'ci_low', 'ci_high', 'seeds', 'verdict']);
+  writeCsv(path.join(out, 'claims.csv'), claimsTable(finals, profile), CLAIM_COLUMNS);
   writeCsv(path.join(out, 'reported.csv'), RUBICON_REPORTED.map((r) => ({ ...r, base: r.base ?? '', trained: r.trained ?? '', note: 'reported by the paper, not measured here' })),
     ['experiment', 'benchmark', 'analogue', 'base', 'trained', 'delta', 'source', 'note']);
   console.log(`Rubicon tables (${profile}): ${dirs.length} runs -> ${out}`);

@@ -7,13 +7,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { findFinishedRuns, readMetrics } from '../src/io/run.js';
-import { meanCi } from './aggregate.js';
+import { interval, meanCi } from './aggregate.js';
 import { runMain } from '../src/cli/args.js';
 import { CORL_REPORTED } from '../src/methods/table1.js';
 
 const ci = (profile: string, r: Row, keys: string[]) => {
-  const m = Number(r.value_mean), h = r.value_ci95 === '' ? NaN : Number(r.value_ci95);
-  return { profile, ...Object.fromEntries(keys.map((k) => [k, r[k]])), mean: m, ci_low: Number.isNaN(h) ? '' : m - h, ci_high: Number.isNaN(h) ? '' : m + h, seeds: r.n };
+  const m = Number(r.value_mean);
+  return { profile, ...Object.fromEntries(keys.map((k) => [k, r[k]])), mean: m, ...interval(m, r.value_ci95), seeds: r.n };
 };
 
 export function aggregateTable1(profile: string, root = 'runs/corl', out = profile === 'full' ? 'results/corl' : path.join('results', profile, 'corl')): void {

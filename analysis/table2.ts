@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { findFinishedRuns, readMetrics } from '../src/io/run.js';
-import { claimRows, meanCi, type Claim, type Scores } from './aggregate.js';
+import { CLAIM_COLUMNS, claimRows, interval, meanCi, type Claim, type Scores } from './aggregate.js';
 import { runMain } from '../src/cli/args.js';
 import { REPORTED, TABLE2_ROWS, METHODS } from '../src/methods/table2.js';
 
@@ -61,8 +61,8 @@ export function aggregateTable2(profile: string, root = 'runs/table2', out = pro
   const finals = runs.flatMap((r) => readCsv(path.join(r.dir, 'final.csv')));
   const order = (m: string) => { const i = TABLE2_ROWS.indexOf(m); return i < 0 ? 100 + Object.keys(METHODS).indexOf(m) : i; };
   const table = meanCi(finals, ['size', 'method', 'column'], ['value']).map((r) => {
-    const m = Number(r.value_mean), h = r.value_ci95 === '' ? NaN : Number(r.value_ci95);
-    return { profile, size: r.size, method: r.method, column: r.column, mean: m, ci_low: Number.isNaN(h) ? '' : m - h, ci_high: Number.isNaN(h) ? '' : m + h, seeds: r.n };
+    const m = Number(r.value_mean);
+    return { profile, size: r.size, method: r.method, column: r.column, mean: m, ...interval(m, r.value_ci95), seeds: r.n };
   }).sort((a, b) => String(a.size).localeCompare(String(b.size)) || order(String(a.method)) - order(String(b.method)) || String(a.column).localeCompare(String(b.column)));
   // the table's rows, and the ablations (RLCER's and EvoLM's) in their own table
   const columns = ['profile', 'size', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds'];
@@ -70,8 +70,7 @@ export function aggregateTable2(profile: string, root = 'runs/table2', out = pro
   const ablations = table.filter((r) => !TABLE2_ROWS.includes(String(r.method)));
   if (ablations.length) writeCsv(path.join(out, 'ablations.csv'), ablations, columns);
   const sizes = [...new Set(runs.map((r) => r.size))];
-  writeCsv(path.join(out, 'table2_claims.csv'), sizes.flatMap((size) => claimRows(finalScores(finals), TABLE2_CLAIMS.map((c) => ({ ...c, a: `${size}|${c.a}`, b: `${size}|${c.b}` })), profile)),
-    ['profile', 'claim', 'run', 'against', 'measure', 'expected_sign', 'delta', 'ci_low', 'ci_high', 'seeds', 'verdict']);
+  writeCsv(path.join(out, 'table2_claims.csv'), sizes.flatMap((size) => claimRows(finalScores(finals), TABLE2_CLAIMS.map((c) => ({ ...c, a: `${size}|${c.a}`, b: `${size}|${c.b}` })), profile)), CLAIM_COLUMNS);
   writeCsv(path.join(out, 'table2_reported.csv'), REPORTED.map((r) => ({ ...r, rubric_quality: r.rubric_quality ?? '', policy_average: r.policy_average ?? '', note: 'reported by the paper, not measured here' })));
 
   // per-step curves (mean and CI over seeds) and the evaluation curves, for the figures
