@@ -87,8 +87,8 @@ table2-report:
 # CO-RL's Table 1 analogue (needs make corl-agents first); same profiles and resumption as Table 2
 reproduce-corl:
 	$(TSX) src/cli/corl.ts --profile $(PROFILE) $(if $(AVAILABLE),--available yes)
-	$(TSX) analysis/table1.ts $(PROFILE)
 	$(TSX) src/cli/corl-ensemble.ts --profile $(PROFILE)
+	$(TSX) analysis/table1.ts $(PROFILE)
 	RESULTS=$(if $(filter full,$(PROFILE)),results,results/$(PROFILE)) FIGURES=$(if $(filter full,$(PROFILE)),results/figures,results/$(PROFILE)/figures) $(TSX) analysis/make-figures.ts corl
 
 # EvoLM's ablations (alternation period, no format reward, each pair source alone) beside the evolm row -> ablations.csv

@@ -18,11 +18,56 @@ function metricFigure(curves: Row[], metric: string, title: string, ytitle: stri
     layout: { title: { text: title }, xaxis: { title: { text: 'RL step' } }, yaxis: { title: { text: ytitle } } } };
 }
 
+/**
+ * Co-training on the phase plane: each (agent, problem, seed) at (its initial p, its supervisor's initial p), grouped
+ * into cells; marker size = problems in the cell, colour = share that ended correct. The theory: correct iff above
+ * the separatrix pA + pB = 1.
+ */
+function phaseFigure(phase: Row[], method: string): Figure {
+  const rows = phase.filter((r) => r.method === method && r.p_partner !== '');
+  const cells = new Map<string, { x: number; y: number; n: number; correct: number }>();
+  for (const r of rows) {
+    const x = Number(r.p), y = Number(r.p_partner), key = `${x}|${y}`;
+    const c = cells.get(key) ?? { x, y, n: 0, correct: 0 };
+    c.n++; c.correct += Number(r.outcome); cells.set(key, c);
+  }
+  const cs = [...cells.values()];
+  return { name: `corl_phase_${method}`, width: 760, height: 700,
+    data: [
+      { type: 'scatter', mode: 'markers', name: 'problems (size: count; colour: share ending correct)', x: cs.map((c) => c.x), y: cs.map((c) => c.y),
+        text: cs.map((c) => `${c.correct}/${c.n} correct`),
+        marker: { size: cs.map((c) => 6 + 3 * Math.sqrt(c.n)), color: cs.map((c) => c.correct / c.n), cmin: 0, cmax: 1, colorscale: 'RdYlGn', showscale: true, colorbar: { title: { text: 'ended correct' } } } },
+      { type: 'scatter', mode: 'lines', name: 'theory: separatrix pA + pB = 1', x: [0, 1], y: [1, 0], line: { color: 'black', dash: 'dash' } },
+    ],
+    layout: { title: { text: `${CORL_METHODS[method]?.label ?? method}: initial p of each agent and of its supervisor, against the trained outcome` },
+      xaxis: { title: { text: 'agent\'s initial p (held-out problem)' }, range: [-0.05, 1.05] }, yaxis: { title: { text: 'supervising agent\'s initial p' }, range: [-0.05, 1.05] }, legend: { y: -0.15, orientation: 'h' } } };
+}
+
+/** Self-rewarding's prediction (correct iff p > 1/2): share ending correct by initial p, one line per method and agent. */
+function selfRewardOutcomeFigure(phase: Row[]): Figure | null {
+  const rows = phase.filter((r) => r.p_partner === '' && r.method !== 'base');
+  if (!rows.length) return null;
+  const keys = [...new Set(rows.map((r) => `${r.method}|${r.agent}`))];
+  return { name: 'corl_self_reward_outcome',
+    data: [...keys.map((key) => {
+      const [method, agent] = key.split('|'), rs = rows.filter((r) => r.method === method && r.agent === agent);
+      const ps = [...new Set(rs.map((r) => Number(r.p)))].sort((a, b) => a - b);
+      return { type: 'scatter', mode: 'lines+markers', name: `${CORL_METHODS[method]?.label ?? method} (${agent})`, x: ps,
+        y: ps.map((p) => { const at = rs.filter((r) => Number(r.p) === p); return at.reduce((s, r) => s + Number(r.outcome), 0) / at.length; }) };
+    }), { type: 'scatter', mode: 'lines', name: 'theory (self-rewarding): 1[p > 1/2]', x: [0, 0.5, 0.5, 1], y: [0, 0, 1, 1], line: { color: 'black', dash: 'dash' } }],
+    layout: { title: { text: 'Share of held-out problems whose majority answer ends correct, by the initial p' }, xaxis: { title: { text: 'initial p (share of correct samples)' } }, yaxis: { title: { text: 'share ending correct' } } } };
+}
+
 export function corlFigures(dir = 'results/corl'): Figure[] {
   const f = path.join(dir, 'curves.csv');
   if (!fs.existsSync(f)) return [];
   const c = readCsv(f);
+  const phase = fs.existsSync(path.join(dir, 'phase.csv')) ? readCsv(path.join(dir, 'phase.csv')) : [];
+  const corlMethods = [...new Set(phase.filter((r) => r.p_partner !== '').map((r) => String(r.method)))];
+  const self = selfRewardOutcomeFigure(phase);
   return [
+    ...corlMethods.map((m) => phaseFigure(phase, m)),
+    ...(self ? [self] : []),
     metricFigure(c, 'accuracy', 'Training accuracy per method and agent (label-free methods; GT-reward as reference)', 'accuracy on training prompts'),
     metricFigure(c, 'reward_std', 'Within-group reward std, normalised to its first step (collapse = 0)', 'reward std / first-step value', true),
     metricFigure(c, 'response_length', 'Response length', 'tokens'),

@@ -103,6 +103,40 @@ describe('CO-RL aggregation', () => {
     assert.deepEqual(Object.keys(o[0]).slice(0, 5), ['pair', 'kappa', 'c', 'w', 'u']);
     assert.ok(Math.abs(Number(o[0].kappa) - 0.25) < 1e-12);
   });
+
+  it('reads the reward-std ratio, the phase-plane rows, the matched budget and the claims', async () => {
+    const fs = await import('node:fs'), os = await import('node:os'), path = await import('node:path');
+    const { aggregateTable1, rewardStdRatio } = await import('../analysis/table1.js');
+    const { writeCsv, readCsv } = await import('../src/io/table.js');
+    // last tenth over first tenth: 20 steps -> windows of 2
+    assert.equal(rewardStdRatio([0.4, 0.6, ...Array(16).fill(9), 0.1, 0.3]), 0.2 / 0.5);
+    assert.ok(Number.isNaN(rewardStdRatio([])) && Number.isNaN(rewardStdRatio([0, 1])));
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-t1-')), out = path.join(root, 'out');
+    for (const seed of [0, 1]) {
+      const dir = path.join(root, 'quick', 'corl_diff_family', 'transformer-S+gru-S', `seed-${seed}`);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ method: 'corl_diff_family', agents: ['transformer-S', 'gru-S'], seed }));
+      fs.writeFileSync(path.join(dir, 'metrics.jsonl'), [1, 0.5].map((v, step) => JSON.stringify({ step, 'agent0/reward_std': v, 'agent1/reward_std': 2 * v })).join('\n'));
+      fs.writeFileSync(path.join(dir, 'per_problem.json'), JSON.stringify({ problems: ['add:1,2', 'add:3,4'], p0: [[0.75, 0.25], [0.5, 0.125]], outcome: [[true, false], [true, true]] }));
+      writeCsv(path.join(dir, 'final.csv'), [{ method: 'corl_diff_family', agent: 'gru-S', seed, column: 'average', value: 0.5 }]);
+      fs.writeFileSync(path.join(dir, 'done.json'), '{}');
+    }
+    // matched-budget raw rows: the co-trained pool beats the TTRL pool by 0.1 and 0.3 on the average of two families
+    writeCsv(path.join(root, 'quick', 'matched_budget.csv'), [0, 1].flatMap((seed) => [
+      { ensemble: 'co_trained_pair', seed, family: 'add', value: 0.6 }, { ensemble: 'co_trained_pair', seed, family: 'sub', value: 0.4 + 0.4 * seed },
+      { ensemble: 'self_rewarded_pair', seed, family: 'add', value: 0.4 }, { ensemble: 'self_rewarded_pair', seed, family: 'sub', value: 0.4 }]));
+    aggregateTable1('quick', root, out);
+    const ratio = readCsv(path.join(out, 'table1.csv')).filter((r) => r.column === 'reward_std_ratio');
+    assert.deepEqual(ratio.map((r) => [r.agent, Number(r.mean)]), [['gru-S', 0.5], ['transformer-S', 0.5]]);
+    const phase = readCsv(path.join(out, 'phase.csv'));
+    assert.equal(phase.length, 8);
+    const gru = phase.find((r) => r.agent === 'gru-S' && r.problem === 'add:3,4' && Number(r.seed) === 0)!;
+    assert.deepEqual([Number(gru.p), Number(gru.p_partner), Number(gru.outcome), gru.partner], [0.125, 0.25, 1, 'transformer-S']);
+    const mb = readCsv(path.join(out, 'matched_budget.csv')).find((r) => r.ensemble === 'co_trained_pair' && r.family === 'average')!;
+    assert.ok(Math.abs(Number(mb.maj_accuracy) - 0.6) < 1e-12 && Number(mb.seeds) === 2);
+    const claim = readCsv(path.join(out, 'claims.csv')).find((r) => r.run === 'ensemble|co_trained_pair')!;
+    assert.ok(Math.abs(Number(claim.delta) - 0.2) < 1e-12 && Number(claim.seeds) === 2 && claim.verdict === 'inconclusive');
+  });
 });
 
 describe('data decoupling', () => {

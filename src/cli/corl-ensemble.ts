@@ -1,6 +1,7 @@
 // CO-RL's matched-budget check: two independently self-rewarded agents (TTRL on each model) pooled at inference
 // against the co-trained pair pooled the same way: per held-out problem, k samples from each agent, one majority
-// vote over the 2k answers. Reads the agent checkpoints of finished `make reproduce-corl` runs.
+// vote over the 2k answers. Reads the agent checkpoints of finished `make reproduce-corl` runs; writes per-seed rows
+// to runs/corl/<profile>/matched_budget.csv.
 // Usage: tsx src/cli/corl-ensemble.ts [--profile quick|full] [--samples 4] [--problems 16]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -15,7 +16,6 @@ import type { Family } from '../world/problems.js';
 import { majorityAnswer } from '../rl/evaluate.js';
 import { sampleAnswers } from '../methods/corl-analysis.js';
 import { corlProfile } from '../methods/table1.js';
-import { meanCi } from '../../analysis/aggregate.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', samples: 'samples per agent and problem (default 4)', problems: 'problems per cell (default 16)' });
@@ -39,8 +39,8 @@ runMain(async () => {
     }
     console.log(`[corl-ensemble] ${e.ensemble} seed ${seed}: ${rows.filter((r) => r.seed === seed && r.ensemble === e.ensemble).map((r) => `${r.family} ${r.value.toFixed(3)}`).join(', ')}`);
   }
-  if (rows.length === 0) throw new Error(`no finished TTRL / CO-RL pairs under ${root}: run make reproduce-corl first`);
-  const out = name === 'full' ? 'results/corl' : path.join('results', name, 'corl');
-  writeCsv(path.join(out, 'matched_budget.csv'), meanCi(rows, ['ensemble', 'family'], ['value']).map((r) => ({ profile: name, ensemble: r.ensemble, family: r.family, maj_accuracy: r.value_mean, ci95: r.value_ci95, seeds: r.n })));
-  console.log(`matched-budget ensembles -> ${path.join(out, 'matched_budget.csv')}`);
+  if (rows.length === 0) { console.log(`[corl-ensemble] no finished TTRL / CO-RL pairs under ${root}: nothing to pool`); return; }
+  // raw per-seed rows beside the runs; analysis/table1.ts aggregates them (mean, interval, the matched-budget claim)
+  writeCsv(path.join(root, 'matched_budget.csv'), rows);
+  console.log(`matched-budget ensembles -> ${path.join(root, 'matched_budget.csv')} (aggregated by analysis/table1.ts)`);
 });

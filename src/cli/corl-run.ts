@@ -71,8 +71,9 @@ runMain(async () => {
   run.table('final', final);
   const after = agents.map((ag, n) => sampleAnswers(ag, problems, thN, makeRng(8_000_000 + 31 * seed + n)));
   const p0 = before.map((ans) => correctShare(problems, ans));
+  const outcomes = after.map((ans) => problems.map((p, j) => majorityAnswer(ans[j]) === p.answer.join('')));
   const theory = agents.map((_, n) => {
-    const outcome = problems.map((p, j) => majorityAnswer(after[n][j]) === p.answer.join(''));
+    const outcome = outcomes[n];
     const predicted = spec.method === 'corl' ? predictCoTraining(p0[n], p0[(n + agents.length - 1) % agents.length]) : predictSelfReward(p0[n]);
     return { method: id, agent: names[n], seed, problems: problems.length, rule: spec.method === 'corl' ? 'pA + pB > 1' : 'p > 1/2',
       predicted_correct: predicted.filter(Boolean).length / problems.length, actual_correct: outcome.filter(Boolean).length / problems.length,
@@ -80,7 +81,8 @@ runMain(async () => {
   });
   run.table('theory', theory);
   agents.forEach((ag, n) => saveCheckpoint(ag, `${out}/agent-${n}.json`, { agent: names[n], method: id, seed, steps: cfg.steps }));
-  fs.writeFileSync(`${out}/per_problem.json`, JSON.stringify({ problems: problems.map((p) => `${p.family}:${p.operands.join(',')}`), p0 }));
+  fs.writeFileSync(`${out}/per_problem.json`, JSON.stringify({ agents: names, problems: problems.map((p) => `${p.family}:${p.operands.join(',')}`), p0,
+    p1: after.map((ans) => correctShare(problems, ans)), outcome: outcomes }));
   run.finish({ seconds: (Date.now() - t0) / 1000 });
   console.log(`[${id} ${names.join('+')} seed ${seed}] done: ${final.filter((r) => r.column === 'average').map((r) => `${r.agent} ${r.value.toFixed(3)}`).join(', ')}; theory agreement ${theory.map((t) => t.agreement.toFixed(2)).join(', ')}`);
 });
