@@ -58,6 +58,37 @@ function selfRewardOutcomeFigure(phase: Row[]): Figure | null {
     layout: { title: { text: 'Share of held-out problems whose majority answer ends correct, by the initial p' }, xaxis: { title: { text: 'initial p (share of correct samples)' } }, yaxis: { title: { text: 'share ending correct' } } } };
 }
 
+const METHOD_COLORS: Record<string, string> = { gt_reward: '#000000', ttrl: '#1f77b4', intuitor: '#ff7f0e', rent: '#d62728', corl_same_family: '#9467bd',
+  corl_diff_family: '#2ca02c', corl_diff_family_decoupled: '#17becf', corl_three_ring: '#8c564b' };
+
+/**
+ * CO-RL's training-dynamics figure: a grid with one column per agent and one row per metric (accuracy, reward std
+ * normalised to its first step, response length), one line per method, the same colour for a method throughout.
+ */
+function dynamicsGrid(curves: Row[]): Figure | null {
+  const agents = ['transformer-S', 'gru-S'].filter((a) => curves.some((r) => r.agent === a));
+  const rows = [['accuracy', 'accuracy'], ['reward_std', 'reward std / step 0'], ['response_length', 'length (tokens)']] as const;
+  if (!agents.length) return null;
+  const methods = Object.keys(METHOD_COLORS).filter((m) => curves.some((r) => r.method === m));
+  const gap = 0.06, w = (1 - gap * (agents.length - 1)) / agents.length, h = (1 - gap * 2) / 3;
+  const layout: Record<string, unknown> = { title: { text: 'Training dynamics of label-free methods (mean over seeds)' }, legend: { orientation: 'h', y: -0.08 } };
+  const data: Record<string, unknown>[] = [];
+  rows.forEach(([metric, ytitle], i) => agents.forEach((agent, j) => {
+    const k = i * agents.length + j + 1, ax = k === 1 ? '' : String(k);
+    layout[`xaxis${ax}`] = { domain: [j * (w + gap), j * (w + gap) + w], anchor: `y${ax}`, title: i === rows.length - 1 ? { text: 'RL step' } : undefined };
+    layout[`yaxis${ax}`] = { domain: [1 - i * (h + gap) - h, 1 - i * (h + gap)], anchor: `x${ax}`, title: { text: j === 0 ? ytitle : '' } };
+    for (const m of methods) {
+      const rs = curves.filter((r) => r.metric === metric && r.method === m && r.agent === agent).sort((a, b) => Number(a.step) - Number(b.step));
+      if (!rs.length) continue;
+      const first = metric === 'reward_std' ? Number(rs[0].mean) || 1 : 1;
+      data.push({ type: 'scatter', mode: 'lines', name: CORL_METHODS[m]?.label ?? m, legendgroup: m, showlegend: k === 1 || !data.some((d) => d.legendgroup === m),
+        x: rs.map((r) => Number(r.step)), y: rs.map((r) => Number(r.mean) / first), line: { color: METHOD_COLORS[m] }, xaxis: `x${ax}`, yaxis: `y${ax}` });
+    }
+  }));
+  (layout as { annotations: unknown[] }).annotations = agents.map((agent, j) => ({ text: agent, x: j * (w + gap) + w / 2, y: 1.04, xref: 'paper', yref: 'paper', showarrow: false }));
+  return { name: 'corl_dynamics_grid', width: 1000, height: 900, data, layout };
+}
+
 export function corlFigures(dir = 'results/corl'): Figure[] {
   const f = path.join(dir, 'curves.csv');
   if (!fs.existsSync(f)) return [];
@@ -65,7 +96,9 @@ export function corlFigures(dir = 'results/corl'): Figure[] {
   const phase = fs.existsSync(path.join(dir, 'phase.csv')) ? readCsv(path.join(dir, 'phase.csv')) : [];
   const corlMethods = [...new Set(phase.filter((r) => r.p_partner !== '').map((r) => String(r.method)))];
   const self = selfRewardOutcomeFigure(phase);
+  const grid = dynamicsGrid(c);
   return [
+    ...(grid ? [grid] : []),
     ...corlMethods.map((m) => phaseFigure(phase, m)),
     ...(self ? [self] : []),
     metricFigure(c, 'accuracy', 'Training accuracy per method and agent (label-free methods; GT-reward as reference)', 'accuracy on training prompts'),
