@@ -5,19 +5,23 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { initBackend, tf } from '../src/models/backend.js';
 import { createPolicy, loadPolicy } from '../src/models/index.js';
-import { makeBatch, modelConfig, sample, saveCheckpoint, readCheckpoint, loadWeights, sampleTopP, ARCHITECTURES } from '../src/models/policy.js';
+import { makeBatch, modelConfig, type ModelConfig, sample, saveCheckpoint, readCheckpoint, loadWeights, sampleTopP, ARCHITECTURES } from '../src/models/policy.js';
 import { makeSequenceBatch, tokenLogProbs } from '../src/models/logprobs.js';
 import { makeRng } from '../src/util/random.js';
 import { EOS, V } from '../src/world/vocab.js';
 
 const maxDiff = (a: number[], b: number[]) => Math.max(...a.map((v, i) => Math.abs(v - b[i])));
 
+/** Every model variant: each architecture on its defaults, and the GRU without its attention read (old checkpoints). */
+const VARIANTS = [...ARCHITECTURES.map((arch) => ({ name: arch as string, arch, config: (size: 'S' | 'M', seed: number): ModelConfig => modelConfig(arch, size, seed) })),
+  { name: 'gru without recall attention', arch: 'gru' as const, config: (size: 'S' | 'M', seed: number): ModelConfig => ({ ...modelConfig('gru', size, seed), recallAttention: false }) }];
+
 describe('policy models', function () {
   this.timeout(60000);
   before(async () => { await initBackend(); });
-  for (const arch of ARCHITECTURES) {
-    it(`${arch}: prefill and cached steps give the same logits as the full forward pass`, () => {
-      const m = createPolicy(modelConfig(arch, 'S', 3));
+  for (const v of VARIANTS) {
+    it(`${v.name}: prefill and cached steps give the same logits as the full forward pass`, () => {
+      const m = createPolicy(v.config('S', 3));
       const seqs = [[2, 14, 15, 16, 17, 18], [2, 19, 20]];
       const { state, logits } = m.prefill(makeBatch(seqs));
       const step = m.step(state, tf.tensor1d([21, 22], 'int32'), tf.tensor1d([6, 3], 'int32'));
@@ -28,8 +32,8 @@ describe('policy models', function () {
       assert.ok(maxDiff(st[0], full[0][6]) < 1e-5 && maxDiff(st[1], full[1][6]) < 1e-5);
       state.dispose();
     });
-    it(`${arch}: 40 cached steps (past the cache's block size) match the full forward pass`, () => {
-      const m = createPolicy(modelConfig(arch, 'S', 9));
+    it(`${v.name}: 40 cached steps (past the cache's block size) match the full forward pass`, () => {
+      const m = createPolicy(v.config('S', 9));
       const rng = makeRng(5);
       const prompts = [[2, 14, 15, 16], [2, 17]], cont = [0, 1].map(() => Array.from({ length: 40 }, () => 3 + rng.int(V - 3)));
       const { state, logits } = m.prefill(makeBatch(prompts));
@@ -48,8 +52,8 @@ describe('policy models', function () {
         assert.ok(maxDiff(stepLogits[s][b], full[b][col]) < 1e-4, `step ${s} row ${b}`);
       }
     });
-    it(`${arch}: a decode state cut to some rows goes on exactly as the full forward pass of those rows`, () => {
-      const m = createPolicy(modelConfig(arch, 'S', 6));
+    it(`${v.name}: a decode state cut to some rows goes on exactly as the full forward pass of those rows`, () => {
+      const m = createPolicy(v.config('S', 6));
       const seqs = [[2, 14, 15, 16], [2, 17], [2, 18, 19], [2, 20, 21, 22, 23]];
       const { state, logits } = m.prefill(makeBatch(seqs));
       logits.dispose();
@@ -61,20 +65,20 @@ describe('policy models', function () {
       const T = full[0].length;
       assert.ok(maxDiff(st[0], full[0][T - 1]) < 1e-5 && maxDiff(st[1], full[1][T - 1]) < 1e-5);
     });
-    it(`${arch}: left padding does not change a row's outputs`, () => {
-      const m = createPolicy(modelConfig(arch, 'S', 4));
+    it(`${v.name}: left padding does not change a row's outputs`, () => {
+      const m = createPolicy(v.config('S', 4));
       const alone = m.forward(makeBatch([[2, 14, 15]])).logits.arraySync() as number[][][];
       const padded = m.forward(makeBatch([[2, 14, 15], [2, 16, 17, 18, 19, 20]])).logits.arraySync() as number[][][];
       assert.ok(maxDiff(alone[0][2], padded[0][5]) < 1e-5);
     });
-    it(`${arch}: checkpoints save and load exactly; a wrong shape is named`, () => {
-      const m = createPolicy(modelConfig(arch, 'S', 5));
+    it(`${v.name}: checkpoints save and load exactly; a wrong shape is named`, () => {
+      const m = createPolicy(v.config('S', 5));
       const f = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wb-ck-')), 'm.json');
       saveCheckpoint(m, f, { step: 7 });
       const back = loadPolicy(f);
       for (const [k, v] of Object.entries(m.weights)) assert.deepEqual(Array.from(back.weights[k].dataSync()), Array.from(v.dataSync()), k);
       assert.equal(readCheckpoint(f).meta.step, 7);
-      const other = createPolicy(modelConfig(arch, 'M', 5));
+      const other = createPolicy(v.config('M', 5));
       assert.throws(() => loadWeights(other, readCheckpoint(f), f), /has shape \[.*\], the model expects/);
     });
   }
@@ -129,10 +133,10 @@ describe('policy models', function () {
 
 describe('gradient check of the whole model', function () {
   this.timeout(60000);
-  for (const arch of ARCHITECTURES) {
-    it(`${arch}: autodiff gradients of the completion log-likelihood match central differences`, async () => {
+  for (const v of VARIANTS) {
+    it(`${v.name}: autodiff gradients of the completion log-likelihood match central differences`, async () => {
       await initBackend();
-      const p = createPolicy(modelConfig(arch, 'S', 0));
+      const p = createPolicy(v.config('S', 0));
       const sb = makeSequenceBatch([[2, 14, 15, 16], [2, 17]], [[18, 19, 1], [20, 1]]);
       const f = () => tf.tidy(() => tokenLogProbs(p, sb).logp.sum().neg() as tf.Scalar);
       const vars = Object.values(p.weights), names = Object.keys(p.weights);

@@ -1,8 +1,13 @@
 // The second architecture family: a GRU language model with the same Policy interface as the transformer
-// (CO-RL's "different family" partner). Its decode state is the hidden state; left padding keeps it at zero.
+// (CO-RL's "different family" partner). Its decode state is the hidden state (left padding keeps it at zero) and,
+// with `recallAttention`, the keys and values of its past outputs: one single-head causal attention read over
+// them, added to the top GRU output before the read-out. The recurrence carries position and order; the read lets
+// the model look an operand digit up instead of holding every digit in its state.
 import { tf } from './backend.js';
 import { embedLinear, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
 import type { Batch, DecodeState, ModelConfig, Policy } from './policy.js';
+
+const NEG = -1e9;
 
 export function createGru(config: ModelConfig): Policy {
   const { vocab: Vv, dModel: d, layers: L, roles: R } = config;
@@ -15,6 +20,9 @@ export function createGru(config: ModelConfig): Policy {
   param('lnf_g', [d], 'one'); param('lnf_b', [d], 'zero');
   param('head', [d, Vv], 0.02);
   param('value_head', [d, R], 0.02); param('value_b', [R], 'zero');
+  const attend = config.recallAttention === true, scale = 1 / Math.sqrt(d);
+  if (attend) for (const n of ['att_q', 'att_k', 'att_v']) param(n, [d, d], 1 / Math.sqrt(d));
+  if (attend) param('att_o', [d, d], 0.02);
 
   /** One GRU step for layer l: x projections xp [B, 3d] (bias included), previous h [B, d], validity [B, 1]. */
   const cell = (l: number, xp: tf.Tensor2D, h: tf.Tensor2D, valid: tf.Tensor2D) => {
@@ -30,6 +38,12 @@ export function createGru(config: ModelConfig): Policy {
     return { logits: linear(o, P('head')), values: linear(o, P('value_head')).add(G('value_b')) as tf.Tensor2D };
   };
   const embed = (tokens: tf.Tensor) => embedLinear(oneHotF(tokens, Vv), P('tok_emb'));
+  /** The attention read: queries [B, Tq, d] against keys and values [B, Tk, d] under an additive mask -> h + read. */
+  const read = (h: tf.Tensor2D, q: tf.Tensor3D, k: tf.Tensor3D, v: tf.Tensor3D, mask: tf.Tensor) => {
+    const a = tf.softmax(tf.matMul(q, k, false, true).mul(scale).add(mask));
+    return h.add(linear(tf.matMul(a, v).reshape(h.shape) as tf.Tensor2D, P('att_o'))) as tf.Tensor2D;
+  };
+  const proj = (h: tf.Tensor2D, name: string, B: number, T: number) => linear(h, P(name)).reshape([B, T, d]) as tf.Tensor3D;
 
   function run(b: Batch) {
     const [B, T] = b.tokens.shape;
@@ -46,16 +60,24 @@ export function createGru(config: ModelConfig): Policy {
       hs.push(h);
       seq = tf.stack(outs, 1) as tf.Tensor3D;
     }
-    const o = readout(seq.reshape([B * T, d]) as tf.Tensor2D);
-    return { logits: o.logits.reshape([B, T, Vv]) as tf.Tensor3D, values: o.values.reshape([B, T, R]) as tf.Tensor3D, hs };
+    let top = seq.reshape([B * T, d]) as tf.Tensor2D, kv: { k: tf.Tensor3D; v: tf.Tensor3D; keyMask: tf.Tensor3D } | null = null;
+    if (attend) {
+      kv = { k: proj(top, 'att_k', B, T), v: proj(top, 'att_v', B, T), keyMask: tf.sub(1, b.valid).mul(NEG).reshape([B, 1, T]) as tf.Tensor3D };
+      const causal = tf.linalg.bandPart(tf.ones([T, T]), -1, 0).sub(1).mul(-NEG).reshape([1, T, T]);
+      top = read(top, proj(top, 'att_q', B, T), kv.k, kv.v, causal.add(kv.keyMask));
+    }
+    const o = readout(top);
+    return { logits: o.logits.reshape([B, T, Vv]) as tf.Tensor3D, values: o.values.reshape([B, T, R]) as tf.Tensor3D, hs, kv };
   }
 
   class Hidden implements DecodeState {
-    constructor(public h: tf.Tensor2D[]) {}
-    dispose() { tf.dispose(this.h); }
+    constructor(public h: tf.Tensor2D[], public kv: { k: tf.Tensor3D; v: tf.Tensor3D; keyMask: tf.Tensor3D } | null) {}
+    dispose() { tf.dispose(this.h); if (this.kv) tf.dispose([this.kv.k, this.kv.v, this.kv.keyMask]); }
     select(rows: number[]) {
       const idx = tf.tensor1d(rows, 'int32');
-      this.h = this.h.map((h) => { const g = tf.keep(tf.gather(h, idx)) as tf.Tensor2D; h.dispose(); return g; });
+      const pick = <T extends tf.Tensor>(t: T) => { const g = tf.keep(tf.gather(t, idx)) as T; t.dispose(); return g; };
+      this.h = this.h.map(pick);
+      if (this.kv) this.kv = { k: pick(this.kv.k), v: pick(this.kv.v), keyMask: pick(this.kv.keyMask) };
       idx.dispose();
     }
   }
@@ -68,7 +90,7 @@ export function createGru(config: ModelConfig): Policy {
       let state!: Hidden;
       const logits = tf.tidy(() => {
         const r = run(b);
-        state = new Hidden(r.hs.map((h) => tf.keep(h)));
+        state = new Hidden(r.hs.map((h) => tf.keep(h)), r.kv && { k: tf.keep(r.kv.k), v: tf.keep(r.kv.v), keyMask: tf.keep(r.kv.keyMask) });
         return r.logits.slice([0, b.T - 1, 0], [-1, 1, -1]).reshape([b.tokens.shape[0], Vv]) as tf.Tensor2D;
       });
       return { state, logits };
@@ -83,6 +105,12 @@ export function createGru(config: ModelConfig): Policy {
           st.h[l].dispose();
           st.h[l] = tf.keep(h);
           x = h;
+        }
+        if (st.kv) {
+          const c = st.kv, k = tf.concat([c.k, proj(x, 'att_k', B, 1)], 1), v = tf.concat([c.v, proj(x, 'att_v', B, 1)], 1), keyMask = tf.concat([c.keyMask, tf.zeros([B, 1, 1])], 2);
+          tf.dispose([c.k, c.v, c.keyMask]);
+          st.kv = { k: tf.keep(k) as tf.Tensor3D, v: tf.keep(v) as tf.Tensor3D, keyMask: tf.keep(keyMask) as tf.Tensor3D };
+          x = read(x, proj(x, 'att_q', B, 1), st.kv.k, st.kv.v, st.kv.keyMask);
         }
         return readout(x).logits;
       });
