@@ -40,6 +40,8 @@ export function corlClaims(): Claim[] {
     ...(['ttrl', 'intuitor', 'rent'] as const).map((m): Claim => ({ claim: `${m}'s within-group reward std decays more than CO-RL's (${agent}, end/start ratio)`, a: m, b: 'corl_diff_family', measure: 'reward_std_ratio', sign: -1 })),
   ] as Claim[]).map((c): Claim => ({ ...c, a: `${agent}|${c.a}`, b: `${agent}|${c.b}` }));
   return [...perAgent('transformer-S'), ...perAgent('gru-S'),
+    { claim: 'CO-RL (same family) beats TTRL (transformer-S, average accuracy)', a: 'transformer-S|corl_same_family', b: 'transformer-S|ttrl', measure: 'average', sign: 1 },
+    { claim: 'CO-RL (same family) beats GT-reward, as reported (transformer-S, average accuracy)', a: 'transformer-S|corl_same_family', b: 'transformer-S|gt_reward', measure: 'average', sign: 1 },
     { claim: 'cross-family co-training beats same-family (transformer-S, average accuracy)', a: 'transformer-S|corl_diff_family', b: 'transformer-S|corl_same_family', measure: 'average', sign: 1 },
     { claim: 'the co-trained pair pooled at inference beats two TTRL agents pooled the same way (matched budget, average maj accuracy)', a: 'ensemble|co_trained_pair', b: 'ensemble|self_rewarded_pair', measure: 'average', sign: 1 }];
 }
