@@ -69,7 +69,12 @@ export function aggregateTable1(profile: string, root = 'runs/corl', out = profi
   const finals = [...read('final'), ...stdRatios];
   const table = meanCi(finals, ['agent', 'method', 'column'], ['value']).map((r) => ci(profile, r, ['agent', 'method', 'column']));
   writeCsv(path.join(out, 'table1.csv'), table, ['profile', 'agent', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds']);
-  const overlap = read('overlap');
+  // one measurement per unordered pair and seed (it is taken before training: runs of a seed that share a pair
+  // repeat it, and a ring measures each neighbour pair in one direction)
+  const seen = new Set<string>();
+  const overlap = configs.filter((c) => fs.existsSync(path.join(c.dir, 'overlap.csv'))).flatMap((c) => readCsv(path.join(c.dir, 'overlap.csv'))
+    .map((r) => ({ ...r, pair: String(r.pair).split('|').sort().join('|'), seed: c.seed })))
+    .filter((r) => !seen.has(`${r.pair}|${r.seed}`) && seen.add(`${r.pair}|${r.seed}`));
   if (overlap.length) {
     const agg = meanCi(overlap, ['pair'], ['kappa', 'c', 'w', 'u']);
     writeCsv(path.join(out, 'error_overlap.csv'), agg.map((r) => ({ pair: r.pair, kappa: r.kappa_mean, c: r.c_mean, w: r.w_mean, u: r.u_mean, kappa_ci95: r.kappa_ci95, seeds: r.n })));
