@@ -49,6 +49,17 @@ export const CLAIM_COLUMNS = ['profile', 'claim', 'run', 'against', 'measure', '
 /** Summary scores of one run at one seed, by measure. */
 export type Scores = Record<string, number>;
 
+/** Rows (run key, seed, measure, value) -> scores keyed run, then seed, then measure (claimRows' input). */
+export function scoresBySeed(rows: { run: string; seed: unknown; measure: string; value: number }[]): Map<string, Map<string, Scores>> {
+  const out = new Map<string, Map<string, Scores>>();
+  for (const r of rows) {
+    if (!out.has(r.run)) out.set(r.run, new Map());
+    const m = out.get(r.run)!, seed = String(r.seed);
+    m.set(seed, { ...m.get(seed), [r.measure]: r.value });
+  }
+  return out;
+}
+
 /** Mean and 95% CI over seeds of run a's measure minus run b's, paired by seed (seeds present in both). */
 export function pairedDifference(scores: Map<string, Map<string, Scores>>, a: string, b: string, measure: string) {
   const A = scores.get(a), B = scores.get(b);

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { findFinishedRuns, readMetrics } from '../src/io/run.js';
-import { CLAIM_COLUMNS, claimRows, interval, meanCi, type Claim, type Scores } from './aggregate.js';
+import { CLAIM_COLUMNS, claimRows, interval, meanCi, scoresBySeed, type Claim } from './aggregate.js';
 import { runMain } from '../src/cli/args.js';
 import { CORL_REPORTED } from '../src/methods/table1.js';
 
@@ -44,17 +44,6 @@ export function corlClaims(): Claim[] {
     { claim: 'CO-RL (same family) beats GT-reward, as reported (transformer-S, average accuracy)', a: 'transformer-S|corl_same_family', b: 'transformer-S|gt_reward', measure: 'average', sign: 1 },
     { claim: 'cross-family co-training beats same-family (transformer-S, average accuracy)', a: 'transformer-S|corl_diff_family', b: 'transformer-S|corl_same_family', measure: 'average', sign: 1 },
     { claim: 'the co-trained pair pooled at inference beats two TTRL agents pooled the same way (matched budget, average maj accuracy)', a: 'ensemble|co_trained_pair', b: 'ensemble|self_rewarded_pair', measure: 'average', sign: 1 }];
-}
-
-/** Rows (run key, seed, measure, value) -> scores keyed run, then seed, then measure (claimRows' input). */
-function scoresOf(rows: { run: string; seed: unknown; measure: string; value: number }[]): Map<string, Map<string, Scores>> {
-  const out = new Map<string, Map<string, Scores>>();
-  for (const r of rows) {
-    if (!out.has(r.run)) out.set(r.run, new Map());
-    const m = out.get(r.run)!, seed = String(r.seed);
-    m.set(seed, { ...m.get(seed), [r.measure]: r.value });
-  }
-  return out;
 }
 
 export function aggregateTable1(profile: string, root = 'runs/corl', out = profile === 'full' ? 'results/corl' : path.join('results', profile, 'corl')): void {
@@ -101,7 +90,7 @@ export function aggregateTable1(profile: string, root = 'runs/corl', out = profi
     const withAverage = [...ensemble, ...meanCi(ensemble, ['ensemble', 'seed'], ['value']).map((r) => ({ ensemble: r.ensemble, seed: r.seed, family: 'average', value: r.value_mean }))];
     writeCsv(path.join(out, 'matched_budget.csv'), meanCi(withAverage, ['ensemble', 'family'], ['value']).map((r) => ({ profile, ensemble: r.ensemble, family: r.family, maj_accuracy: r.value_mean, ...interval(Number(r.value_mean), r.value_ci95), seeds: r.n })));
   }
-  const scores = scoresOf([...finals.map((r) => ({ run: `${r.agent}|${r.method}`, seed: r.seed, measure: String(r.column), value: Number(r.value) })),
+  const scores = scoresBySeed([...finals.map((r) => ({ run: `${r.agent}|${r.method}`, seed: r.seed, measure: String(r.column), value: Number(r.value) })),
     ...ensemble.map((r) => ({ run: `ensemble|${r.ensemble}`, seed: r.seed, measure: String(r.family), value: Number(r.value) })),
     ...meanCi(ensemble, ['ensemble', 'seed'], ['value']).map((r) => ({ run: `ensemble|${r.ensemble}`, seed: r.seed, measure: 'average', value: Number(r.value_mean) }))]);
   writeCsv(path.join(out, 'claims.csv'), claimRows(scores, corlClaims(), profile), CLAIM_COLUMNS);

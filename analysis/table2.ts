@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { findFinishedRuns, readMetrics } from '../src/io/run.js';
-import { CLAIM_COLUMNS, claimRows, interval, meanCi, type Claim, type Scores } from './aggregate.js';
+import { CLAIM_COLUMNS, claimRows, interval, meanCi, scoresBySeed, type Claim, type Scores } from './aggregate.js';
 import { runMain } from '../src/cli/args.js';
 import { REPORTED, TABLE2_ROWS, METHODS } from '../src/methods/table2.js';
 
@@ -44,15 +44,7 @@ export const TABLE2_CLAIMS: Claim[] = [
 
 /** final.csv rows -> scores keyed "size|method", then seed, then column. */
 export function finalScores(finals: Row[]): Map<string, Map<string, Scores>> {
-  const out = new Map<string, Map<string, Scores>>();
-  for (const r of finals) {
-    const run = `${r.size}|${r.method}`, seed = String(r.seed);
-    if (!out.has(run)) out.set(run, new Map());
-    const m = out.get(run)!;
-    if (!m.has(seed)) m.set(seed, {});
-    m.get(seed)![String(r.column)] = Number(r.value);
-  }
-  return out;
+  return scoresBySeed(finals.map((r) => ({ run: `${r.size}|${r.method}`, seed: r.seed, measure: String(r.column), value: Number(r.value) })));
 }
 
 export function aggregateTable2(profile: string, root = 'runs/table2', out = profile === 'full' ? 'results' : path.join('results', profile)): void {

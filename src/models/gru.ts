@@ -4,10 +4,11 @@
 // them, added to the top GRU output before the read-out. The recurrence carries position and order; the read lets
 // the model look an operand digit up instead of holding every digit in its state.
 import { tf } from './backend.js';
-import { embedLinear, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
+import { causalMask, embedLinear, NEG, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
 import type { Batch, DecodeState, ModelConfig, Policy } from './policy.js';
 
-const NEG = -1e9;
+/** The attention read's decoding cache: keys and values of past outputs [B, T, d], and the padding mask [B, 1, T]. */
+type ReadCache = { k: tf.Tensor3D; v: tf.Tensor3D; keyMask: tf.Tensor3D };
 
 export function createGru(config: ModelConfig): Policy {
   const { vocab: Vv, dModel: d, layers: L, roles: R } = config;
@@ -60,10 +61,10 @@ export function createGru(config: ModelConfig): Policy {
       hs.push(h);
       seq = tf.stack(outs, 1) as tf.Tensor3D;
     }
-    let top = seq.reshape([B * T, d]) as tf.Tensor2D, kv: { k: tf.Tensor3D; v: tf.Tensor3D; keyMask: tf.Tensor3D } | null = null;
+    let top = seq.reshape([B * T, d]) as tf.Tensor2D, kv: ReadCache | null = null;
     if (attend) {
       kv = { k: proj(top, 'att_k', B, T), v: proj(top, 'att_v', B, T), keyMask: tf.sub(1, b.valid).mul(NEG).reshape([B, 1, T]) as tf.Tensor3D };
-      const causal = tf.linalg.bandPart(tf.ones([T, T]), -1, 0).sub(1).mul(-NEG).reshape([1, T, T]);
+      const causal = causalMask(T).reshape([1, T, T]);
       top = read(top, proj(top, 'att_q', B, T), kv.k, kv.v, causal.add(kv.keyMask));
     }
     const o = readout(top);
@@ -71,7 +72,7 @@ export function createGru(config: ModelConfig): Policy {
   }
 
   class Hidden implements DecodeState {
-    constructor(public h: tf.Tensor2D[], public kv: { k: tf.Tensor3D; v: tf.Tensor3D; keyMask: tf.Tensor3D } | null) {}
+    constructor(public h: tf.Tensor2D[], public kv: ReadCache | null) {}
     dispose() { tf.dispose(this.h); if (this.kv) tf.dispose([this.kv.k, this.kv.v, this.kv.keyMask]); }
     select(rows: number[]) {
       const idx = tf.tensor1d(rows, 'int32');

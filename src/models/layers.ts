@@ -32,6 +32,12 @@ export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D, 
   return x.sub(mean).mul(tf.rsqrt(variance.add(eps))).mul(gain).add(bias);
 }
 
+/** The additive mask value that removes an attention score. */
+export const NEG = -1e9;
+
+/** Causal attention mask [T, T]: 0 where key j <= query i, NEG above the diagonal. */
+export const causalMask = (T: number) => tf.linalg.bandPart(tf.ones([T, T]), -1, 0).sub(1).mul(-NEG) as tf.Tensor2D;
+
 /** GELU approximated as x * sigmoid(1.702 x). */
 export const gelu = (x: tf.Tensor) => x.mul(tf.sigmoid(x.mul(1.702)));
 

@@ -2,10 +2,9 @@
 // with cached keys and values for incremental sampling. Written for tfjs-wasm's fast paths: 2-D linear
 // layers with custom gradients, separate Wq/Wk/Wv, 4-D transposes only, one-hot embeddings.
 import { tf } from './backend.js';
-import { embedLinear, gelu, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
+import { causalMask, embedLinear, gelu, NEG, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
 import type { Batch, DecodeState, ModelConfig, Policy } from './policy.js';
 
-const NEG = -1e9;
 
 export function createTransformer(config: ModelConfig): Policy {
   const { vocab: Vv, context: C, dModel: d, layers: L, heads: H, roles: R } = config;
@@ -49,7 +48,7 @@ export function createTransformer(config: ModelConfig): Policy {
    */
   function run(b: Batch, keep: boolean, lastOnly = false) {
     const [B, T] = b.tokens.shape;
-    const causal = tf.linalg.bandPart(tf.ones([T, T]), -1, 0).sub(1).mul(-NEG).reshape([1, 1, T, T]);
+    const causal = causalMask(T).reshape([1, 1, T, T]);
     const keyMask = tf.sub(1, b.valid).mul(NEG).reshape([B, 1, 1, T]);
     let mask = causal.add(keyMask);
     if (alibi) {
