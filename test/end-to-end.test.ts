@@ -85,3 +85,24 @@ describe('theory pipeline, end to end', function () {
     assert.deepEqual(files.map((f) => path.basename(f)), ['theory_self_reward_field.html', 'theory_self_reward_field.svg']);
   });
 });
+
+describe('cold start, interrupted and resumed', function () {
+  this.timeout(180000);
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-resume-'));
+  const cfg = path.join(d, 'tiny.json');
+  const coldstart = (out: string, steps: number, resume = false) => execFileSync(tsx, ['src/cli/coldstart.ts', '--arch', 'transformer', '--size', 'S',
+    '--config', cfg, '--steps', String(steps), '--checkpoint-every', '1', '--out', path.join(d, out), '--checkpoint', path.join(d, `${out}.json`),
+    ...(resume ? ['--resume', 'yes'] : [])], { stdio: 'pipe', encoding: 'utf8' });
+  const weights = (f: string) => JSON.parse(fs.readFileSync(path.join(d, f), 'utf8')).weights;
+
+  it('ends with the same weights and metrics as a run that was not interrupted', () => {
+    fs.writeFileSync(cfg, JSON.stringify({ sft: { batch: 4, warmup: 2 } }));
+    coldstart('straight', 3);
+    coldstart('resumed', 2);
+    assert.match(coldstart('resumed', 3, true), /Adam state restored at its step 2/);
+    assert.deepEqual(weights('resumed.json'), weights('straight.json'));
+    const losses = (r: string) => fs.readFileSync(path.join(d, r, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).loss);
+    assert.deepEqual(losses('resumed'), losses('straight'));
+    assert.equal(losses('straight').length, 3);
+  });
+});

@@ -4,6 +4,7 @@ import { gae, groupAdvantages, whiten } from '../src/rl/advantages.js';
 import { clippedSurrogate, clippedValueLoss, klK3, tokenMean } from '../src/rl/losses.js';
 import { initBackend, tf } from '../src/models/backend.js';
 import { passAtK, majCorrect } from '../src/rl/evaluate.js';
+import { optimizerState, restoreOptimizer, type OptimizerState } from '../src/rl/optim.js';
 
 const close = (a: number, b: number, tol = 1e-9, what = '') => assert.ok(Math.abs(a - b) <= tol, `${what} ${a} vs ${b}`);
 const val = (t: tf.Tensor) => t.dataSync()[0];
@@ -96,5 +97,45 @@ describe('evaluation metrics', () => {
     assert.equal(majCorrect(['12', '13', '12', null], '12'), true);
     assert.equal(majCorrect([null, null], '12'), false);
     assert.equal(majCorrect(['13', '12'], '12'), false, 'ties go to the first answer');
+  });
+});
+
+describe('optimizer state (exact resume)', () => {
+  before(async () => { await initBackend(); });
+  // four Adam steps straight through against two steps, a save, and two steps in fresh variables and a fresh Adam
+  const target = [tf.tensor([[1, -2, 3], [0.5, 0, -1]]), tf.tensor([2, -1, 0, 4])];
+  const stepN = (vars: tf.Variable[], opt: tf.Optimizer, n: number) => {
+    for (let i = 0; i < n; i++) opt.minimize(() => tf.addN(vars.map((v, j) => v.sub(target[j]).square().mul(j + 1).sum())) as tf.Scalar, false, vars);
+  };
+  const fresh = (from?: tf.Variable[]) => (from ?? [tf.zeros([2, 3]), tf.zeros([4])]).map((t) => tf.variable(t.clone()));
+  const values = (vars: tf.Variable[]) => vars.flatMap((v) => Array.from(v.dataSync()));
+
+  it('restores Adam so that a resumed run equals an uninterrupted one bit for bit', async () => {
+    const straight = fresh(), optA = tf.train.adam(0.1, 0.9, 0.98);
+    stepN(straight, optA, 4);
+    const first = fresh(), optB = tf.train.adam(0.1, 0.9, 0.98);
+    stepN(first, optB, 2);
+    const state = JSON.parse(JSON.stringify(await optimizerState(optB))) as OptimizerState;
+    assert.equal(state.iterations, 2);
+    assert.equal(state.slots.length, 4); // first and second moment per variable
+    const resumed = fresh(first), optC = tf.train.adam(0.1, 0.9, 0.98);
+    await restoreOptimizer(optC, state, resumed);
+    stepN(resumed, optC, 2);
+    assert.deepEqual(values(resumed), values(straight));
+    // without the state the moments restart and the weights differ: the check above can fail
+    const restarted = fresh(first), optD = tf.train.adam(0.1, 0.9, 0.98);
+    stepN(restarted, optD, 2);
+    assert.notDeepEqual(values(restarted), values(straight));
+  });
+
+  it('refuses a state that does not fit the variables or the optimizer', async () => {
+    const vars = fresh(), opt = tf.train.adam(0.1);
+    stepN(vars, opt, 1);
+    const state = await optimizerState(opt);
+    await assert.rejects(restoreOptimizer(tf.train.adam(0.1), state, [tf.variable(tf.zeros([3, 2])), tf.variable(tf.zeros([4]))]), /no variable left for slot 0 of shape \[2,3\]/);
+    await assert.rejects(restoreOptimizer(tf.train.adam(0.1), state, [tf.variable(tf.zeros([4])), fresh()[0]]), /no variable left for slot 1 of shape \[4\]/);
+    // a variable without a gradient (no moments) in between is allowed
+    await restoreOptimizer(tf.train.adam(0.1), state, [fresh()[0], tf.variable(tf.zeros([7])), fresh()[1]]);
+    await assert.rejects(restoreOptimizer(tf.train.sgd(0.1), state, fresh()), /state is for Adam/);
   });
 });

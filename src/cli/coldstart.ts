@@ -1,6 +1,6 @@
 // `make coldstart`: supervised cold start of a policy on teacher data, with progress, per-step metrics,
 // periodic checkpoints (resumable), and a final checkpoint under data/checkpoints/.
-// Usage: tsx src/cli/coldstart.ts --arch transformer|gru --size S|M [--steps N] [--seed S] [--out DIR] [--resume]
+// Usage: tsx src/cli/coldstart.ts --arch transformer|gru --size S|M [--steps N] [--seed S] [--out DIR] [--resume yes] [--checkpoint-every N]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs, runMain } from './args.js';
@@ -11,15 +11,16 @@ import { loadWeights, modelConfig, readCheckpoint, saveCheckpoint, type Architec
 import { checkColdStartData, checkSftConfig, defaultColdStartData, defaultSftConfig, sampleExample, sftStep } from '../methods/coldstart.js';
 import { mergeConfig } from '../io/config.js';
 import { makeRng } from '../util/random.js';
+import { optimizerState, restoreOptimizer, type OptimizerState } from '../rl/optim.js';
 import { requireInteger } from '../io/validate.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
     arch: 'transformer or gru', size: 'S or M', steps: 'SFT steps', seed: 'seed (default 0)', out: 'run directory',
-    config: 'JSON overriding {data, sft}', resume: '"yes" to continue from the run directory\'s checkpoint', checkpoint: 'where to write the final checkpoint',
+    config: 'JSON overriding {data, sft}', resume: '"yes" to continue from the run directory\'s checkpoint', checkpoint: 'where to write the final checkpoint', 'checkpoint-every': 'steps between resumable checkpoints (default 250)',
   });
   const arch = (a.arch ?? 'transformer') as Architecture, size = (a.size ?? 'S') as Size;
-  const seed = requireInteger('seed', Number(a.seed ?? 0), 0);
+  const seed = requireInteger('seed', Number(a.seed ?? 0), 0), every = requireInteger('checkpoint-every', Number(a['checkpoint-every'] ?? 250), 1);
   const user = a.config ? loadJsonConfig(a.config) : {};
   const data = mergeConfig(defaultColdStartData, user.data, 'data');
   const sft = mergeConfig(defaultSftConfig, { ...(user.sft as object), ...(a.steps ? { steps: Number(a.steps) } : {}) }, 'sft');
@@ -34,16 +35,19 @@ runMain(async () => {
 
   const run = await openRun(out, { experiment: 'coldstart', seed, model: mc, data, sft, resumed: resume });
   const policy = createPolicy(mc);
+  const opt = tf.train.adam(sft.lr, 0.9, 0.98);
   let start = 0;
   if (resume) {
-    const ck = readCheckpoint(ckFile);
+    const ck = readCheckpoint(ckFile), state = ck.meta.optimizer as OptimizerState | undefined;
     loadWeights(policy, ck, ckFile);
+    if (state) await restoreOptimizer(opt, state, Object.values(policy.weights));
     start = Number(ck.meta.step);
     // keep the finished steps' metrics (openRun starts a fresh file)
     for (const line of prior.split('\n')) if (line && JSON.parse(line).step < start) run.log(JSON.parse(line));
-    console.log(`resuming ${out} at step ${start} (Adam moments restart)`);
+    console.log(`resuming ${out} at step ${start} (${state ? `Adam state restored at its step ${state.iterations}` : 'the checkpoint has no Adam state: moments restart'})`);
   }
-  const opt = tf.train.adam(sft.lr, 0.9, 0.98);
+  // run-directory checkpoints carry Adam's state for an exact resume; the final checkpoint carries the weights only
+  const checkpoint = async (step: number) => saveCheckpoint(policy, ckFile, { step, optimizer: await optimizerState(opt) });
   const t0 = Date.now();
   let avg = 0;
   for (let step = start; step < sft.steps; step++) {
@@ -61,9 +65,9 @@ runMain(async () => {
       const rate = (step + 1 - start) / ((Date.now() - t0) / 1000);
       console.log(`[coldstart ${arch}-${size}] step ${step + 1}/${sft.steps}  loss ${avg.toFixed(4)}  ${ms} ms/step  eta ${((sft.steps - step - 1) / rate / 60).toFixed(1)} min`);
     }
-    if ((step + 1) % 250 === 0) saveCheckpoint(policy, ckFile, { step: step + 1 });
+    if ((step + 1) % every === 0) await checkpoint(step + 1);
   }
-  saveCheckpoint(policy, ckFile, { step: sft.steps });
+  await checkpoint(sft.steps);
   saveCheckpoint(policy, final, { step: sft.steps, seed, data, sft, source: out });
   run.finish({ checkpoint: final, seconds: (Date.now() - t0) / 1000 });
   console.log(`cold-start checkpoint -> ${final}`);

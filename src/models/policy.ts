@@ -164,13 +164,21 @@ export function sample(policy: Policy, prompts: number[][], opts: SampleOptions,
 
 // ---- checkpoints: JSON with the config and base64 float32 weights; loading checks names and shapes ----
 
+/** A float32 tensor as JSON: its shape and its bytes in base64. Refuses NaN and Infinity (`what` names the tensor). */
+export function encodeTensor(t: tf.Tensor, what: string): { shape: number[]; data: string } {
+  const data = t.dataSync() as Float32Array;
+  if (data.some((x) => !Number.isFinite(x))) throw new Error(`refusing to save a checkpoint: ${what} contains NaN or Infinity`);
+  return { shape: t.shape, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64') };
+}
+
+export function decodeTensor(w: { shape: number[]; data: string }): tf.Tensor {
+  const buf = Buffer.from(w.data, 'base64');
+  return tf.tensor(new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4).slice(), w.shape);
+}
+
 export function saveCheckpoint(policy: Policy, file: string, meta: Record<string, unknown> = {}): void {
   const weights: Record<string, { shape: number[]; data: string }> = {};
-  for (const [name, v] of Object.entries(policy.weights)) {
-    const data = v.dataSync() as Float32Array;
-    if (data.some((x) => !Number.isFinite(x))) throw new Error(`refusing to save a checkpoint: weight ${name} contains NaN or Infinity`);
-    weights[name] = { shape: v.shape, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64') };
-  }
+  for (const [name, v] of Object.entries(policy.weights)) weights[name] = encodeTensor(v, `weight ${name}`);
   writeFileAtomic(file, JSON.stringify({ config: policy.config, meta, weights }));
 }
 
@@ -189,7 +197,8 @@ export function loadWeights(policy: Policy, ck: Checkpoint, file = 'checkpoint')
   for (const name of want) {
     const w = ck.weights[name], v = policy.weights[name];
     if (w.shape.join('x') !== v.shape.join('x')) throw new Error(`${file}: weight ${name} has shape [${w.shape}], the model expects [${v.shape}]`);
-    const buf = Buffer.from(w.data, 'base64');
-    v.assign(tf.tensor(new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4).slice(), w.shape));
+    const t = decodeTensor(w);
+    v.assign(t);
+    t.dispose();
   }
 }

@@ -1,5 +1,6 @@
 // Gradient utilities shared by SFT, PPO and GRPO.
 import { tf } from '../models/backend.js';
+import { decodeTensor, encodeTensor } from '../models/policy.js';
 
 /** Clip gradients to a global norm in place; returns the norm before clipping. Throws on a non-finite gradient. */
 export function clipByGlobalNorm(grads: Record<string, tf.Tensor>, maxNorm: number): number {
@@ -7,4 +8,43 @@ export function clipByGlobalNorm(grads: Record<string, tf.Tensor>, maxNorm: numb
   if (!Number.isFinite(norm)) throw new Error(`non-finite gradient norm (${norm}): the update would write NaN into the weights`);
   if (norm > maxNorm) for (const k of Object.keys(grads)) { const g = grads[k]; grads[k] = g.mul(maxNorm / norm); g.dispose(); }
   return norm;
+}
+
+// ---- optimizer state, so that an interrupted run resumes exactly (Adam's step count and moments) ----
+// tfjs's Adam keeps its moments by position, in the order applyGradients first meets the variables; a resumed run
+// builds the same model and passes its gradients in the same order, so positions match.
+
+// Adam's bias-correction products beta^t are kept as running products; setWeights recomputes them as pow(beta,
+// t + 1), which differs in the last float32 bits, so they are saved and restored as they are (private fields).
+type AdamProducts = { accBeta1?: tf.Variable; accBeta2?: tf.Variable };
+
+export interface OptimizerState { kind: string; iterations: number; slots: { name: string; shape: number[]; data: string }[]; products?: number[] }
+
+export async function optimizerState(opt: tf.Optimizer): Promise<OptimizerState> {
+  const [iter, ...slots] = await opt.getWeights();
+  const { accBeta1, accBeta2 } = opt as unknown as AdamProducts;
+  return {
+    kind: opt.getClassName(), iterations: (await iter.tensor.data())[0],
+    slots: slots.map((s) => ({ name: s.name, ...encodeTensor(s.tensor, `optimizer slot ${s.name}`) })),
+    ...(accBeta1 && accBeta2 ? { products: [accBeta1.dataSync()[0], accBeta2.dataSync()[0]] } : {}),
+  };
+}
+
+/**
+ * Restore a state saved by `optimizerState` into a fresh optimizer of the same kind. Adam holds a first and a second
+ * moment for each variable that has received a gradient, in `vars` order (variables without a gradient, such as an
+ * untrained value head, have none), so the moments' shapes must follow `vars`' shapes in order.
+ */
+export async function restoreOptimizer(opt: tf.Optimizer, state: OptimizerState, vars: tf.Variable[]): Promise<void> {
+  if (state.kind !== opt.getClassName()) throw new Error(`optimizer state is for ${state.kind}, the run uses ${opt.getClassName()}`);
+  const half = state.slots.length / 2, shape = (s: { shape: number[] }) => s.shape.join('x');
+  let j = 0;
+  for (let i = 0; i < half; i++) {
+    if (shape(state.slots[i]) !== shape(state.slots[half + i])) throw new Error(`optimizer slots ${i} and ${half + i} (the moments of one variable) differ in shape`);
+    while (j < vars.length && shape(vars[j]) !== shape(state.slots[i])) j++;
+    if (j++ >= vars.length) throw new Error(`optimizer state does not fit the model: no variable left for slot ${i} of shape [${state.slots[i].shape}]`);
+  }
+  await opt.setWeights([{ name: 'iter', tensor: tf.scalar(state.iterations, 'int32') }, ...state.slots.map((s) => ({ name: s.name, tensor: decodeTensor(s) }))]);
+  const { accBeta1, accBeta2 } = opt as unknown as AdamProducts;
+  if (state.products && accBeta1 && accBeta2) tf.tidy(() => { accBeta1.assign(tf.scalar(state.products![0])); accBeta2.assign(tf.scalar(state.products![1])); });
 }
