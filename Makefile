@@ -10,7 +10,7 @@ PROFILE ?= quick
 .PHONY: corl-agents reproduce-corl reproduce-evolm reproduce-rubicon table2-report
 
 .PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart coldstart-report rlvr world-criteria bench verifier
-COLDSTART_MODELS ?= transformer-S gru-S
+COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
 RLVR_SEEDS ?= 0 1
 
 help:
@@ -56,9 +56,9 @@ notebooks:
 data:
 	$(TSX) src/cli/make-data.ts
 
-# both cores: one model per process
+# both cores: one model per process; an interrupted target resumes each run from its last checkpoint
 coldstart:
-	echo $(COLDSTART_MODELS) | tr ' ' '\n' | xargs -P 2 -I{} sh -c 'm={}; $(TSX) src/cli/coldstart.ts --arch $${m%-*} --size $${m##*-}'
+	echo $(COLDSTART_MODELS) | tr ' ' '\n' | xargs -P 2 -I{} sh -c 'm={}; $(TSX) src/cli/coldstart.ts --arch $${m%-*} --size $${m##*-} --resume yes'
 	$(MAKE) coldstart-report
 
 # the CO-RL partners of transformer-S: a GRU (different family) and a second transformer seed (same family), one per core
@@ -66,7 +66,7 @@ corl-agents:
 	printf '%s\n' "--arch gru --size S --out runs/coldstart/gru-S-seed0-v2 --resume yes" "--arch transformer --size S --seed 1 --checkpoint data/checkpoints/coldstart-transformer-S-seed1.json --out runs/coldstart/transformer-S-seed1 --resume yes" | xargs -P 2 -I{} sh -c '$(TSX) src/cli/coldstart.ts {}'
 
 coldstart-report:
-	$(TSX) src/cli/coldstart-report.ts
+	$(TSX) src/cli/coldstart-report.ts $(if $(MODELS),--models $(MODELS))
 
 # both cores: one seed per process
 rlvr:

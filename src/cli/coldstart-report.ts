@@ -10,18 +10,28 @@ import { evalReport } from '../rl/evaluate.js';
 import { rubricFormatValidity } from '../methods/rubricator.js';
 import { sampleProblem, TRAIN_FAMILIES } from '../world/problems.js';
 import { EVAL_GRID } from '../world/datasets.js';
-import { writeCsv, type Row } from '../io/table.js';
+import { readCsv, writeCsv, type Row } from '../io/table.js';
+import { ConfigError } from '../io/validate.js';
 import { makeRng } from '../util/random.js';
 
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { problems: 'problems per cell (default 32)', samples: 'samples per problem (default 8)', out: 'output CSV' });
+  const a = parseArgs(process.argv.slice(2), { problems: 'problems per cell (default 32)', samples: 'samples per problem (default 8)', out: 'output CSV',
+    models: 'comma-separated models to (re-)evaluate, e.g. transformer-M; the others keep their rows in the output CSV (default: all)' });
   const perCell = Number(a.problems ?? 32), n = Number(a.samples ?? 8), out = a.out ?? 'results/coldstart/report.csv';
   await initBackend();
   const files = fs.readdirSync('data/checkpoints').filter((f) => /^coldstart-.*\.json$/.test(f)).sort();
   if (files.length === 0) throw new Error('no cold-start checkpoints in data/checkpoints; run make coldstart first');
-  const rows: Row[] = [];
+  const all = files.map((f) => f.replace(/^coldstart-|\.json$/g, ''));
+  const only = a.models ? a.models.split(',') : all;
+  const unknown = only.filter((m) => !all.includes(m));
+  if (unknown.length) throw new ConfigError(`no cold-start checkpoint for ${unknown.join(', ')} (have: ${all.join(', ')})`);
+  // each model is evaluated from its own seeded RNG, so re-evaluating one leaves the others' rows as they would be
+  const rows: Row[] = fs.existsSync(out) && a.models ? readCsv(out).filter((r) => all.includes(String(r.model)) && !only.includes(String(r.model))) : [];
+  const mismatch = rows.find((r) => Number(r.problems) !== perCell || Number(r.samples) !== n);
+  if (mismatch) throw new ConfigError(`${out} has ${mismatch.model} evaluated on ${mismatch.problems} problems x ${mismatch.samples} samples per cell, not ${perCell} x ${n}: use the same --problems and --samples, or re-evaluate every model`);
   for (const f of files) {
     const model = f.replace(/^coldstart-|\.json$/g, '');
+    if (!only.includes(model)) continue;
     const policy = loadPolicy(path.join('data/checkpoints', f));
     const rng = makeRng(7);
     const rubricProblems = Array.from({ length: 96 }, (_, i) => { const fam = TRAIN_FAMILIES[i % 3]; return sampleProblem(fam, EVAL_GRID[fam][i % EVAL_GRID[fam].length], rng); });
@@ -29,6 +39,6 @@ runMain(async () => {
     for (const r of evalReport(policy, perCell, n, rng)) rows.push({ model, ...r, rubric_format_validity: rubric.valid });
     console.log(`${model}: rubric format validity ${rubric.valid.toFixed(3)}; failures ${JSON.stringify(rubric.reasons)}`);
   }
-  writeCsv(out, rows);
+  writeCsv(out, rows.sort((x, y) => all.indexOf(String(x.model)) - all.indexOf(String(y.model))));
   console.log(`cold-start report -> ${out}`);
 });
