@@ -105,4 +105,9 @@ describe('cold start, interrupted and resumed', function () {
     assert.deepEqual(losses('resumed'), losses('straight'));
     assert.equal(losses('straight').length, 3);
   });
+
+  it('refuses to resume under another configuration', () => {
+    fs.writeFileSync(cfg, JSON.stringify({ sft: { batch: 8, warmup: 2 } }));
+    assert.throws(() => coldstart('resumed', 4, true), (e: { stderr: string }) => /was started with another sft configuration/.test(e.stderr));
+  });
 });

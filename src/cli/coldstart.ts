@@ -12,7 +12,7 @@ import { checkColdStartData, checkSftConfig, defaultColdStartData, defaultSftCon
 import { mergeConfig } from '../io/config.js';
 import { makeRng } from '../util/random.js';
 import { optimizerState, restoreOptimizer, type OptimizerState } from '../rl/optim.js';
-import { requireInteger } from '../io/validate.js';
+import { ConfigError, requireInteger } from '../io/validate.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
@@ -32,6 +32,15 @@ runMain(async () => {
   const ckFile = path.join(out, 'checkpoint.json');
   const resume = a.resume === 'yes' && fs.existsSync(ckFile);
   const prior = resume ? fs.readFileSync(path.join(out, 'metrics.jsonl'), 'utf8') : '';
+  if (resume) {
+    // a run resumes only under the configuration it started with (its step count may grow: the rate schedule is
+    // warm-up then constant, so more steps do not change the steps already taken)
+    const was = JSON.parse(fs.readFileSync(path.join(out, 'config.json'), 'utf8'));
+    const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
+    for (const [k, now, then] of [['model', mc, was.model], ['data', data, was.data], ['sft', { ...sft, steps: 0 }, { ...was.sft, steps: 0 }]] as const) {
+      if (!same(now, then)) throw new ConfigError(`${out} was started with another ${k} configuration (${JSON.stringify(then)}, now ${JSON.stringify(now)}): pass another --out, or remove the run directory`);
+    }
+  }
 
   const run = await openRun(out, { experiment: 'coldstart', seed, model: mc, data, sft, resumed: resume });
   const policy = createPolicy(mc);
