@@ -31,3 +31,56 @@ describe('known tfjs-wasm traps stay known', () => {
     assert.ok(direct[1] < 1e-30 && direct[2] < 1e-30);
   });
 });
+
+describe('wasm slicing kernels that read through a heap view', () => {
+  // reference: element by element on the flat data
+  const refSlice = (data: ArrayLike<number>, shape: number[], begin: number[], size: number[]) => {
+    const strides = shape.map((_, i) => shape.slice(i + 1).reduce((a, c) => a * c, 1)), n = size.reduce((a, c) => a * c, 1), out: number[] = [];
+    for (let k = 0; k < n; k++) {
+      let rest = k, off = 0;
+      for (let a = size.length - 1; a >= 0; a--) { off += (begin[a] + (rest % size[a])) * strides[a]; rest = Math.floor(rest / size[a]); }
+      out.push(data[off]);
+    }
+    return out;
+  };
+  const rng = (() => { let s = 12345; return () => { s = (s * 1103515245 + 12345) % 2147483648; return s / 2147483648; }; })();
+  const int = (n: number) => Math.floor(rng() * n);
+
+  it('are the ones registered on wasm', async () => {
+    await initBackend();
+    if (tf.getBackend() !== 'wasm') return;
+    assert.ok((tf.getKernel('Slice', 'wasm')!.kernelFunc as { viewSlice?: boolean }).viewSlice);
+  });
+
+  it('slice, unstack and split equal an element-wise reference on random shapes (float32 and int32)', async () => {
+    await initBackend();
+    for (let trial = 0; trial < 200; trial++) {
+      const rank = 1 + int(4), shape = Array.from({ length: rank }, () => 1 + int(5)), n = shape.reduce((a, c) => a * c, 1);
+      const dtype = trial % 3 === 0 ? 'int32' : 'float32';
+      const data = Array.from({ length: n }, () => (dtype === 'int32' ? int(1000) - 500 : rng() * 2 - 1));
+      const x = tf.tensor(data, shape, dtype), flat = Array.from(x.dataSync());
+      const begin = shape.map((d) => int(d)), size = shape.map((d, a) => (rng() < 0.2 ? -1 : int(d - begin[a] + 1)));
+      const real = size.map((s, a) => (s === -1 ? shape[a] - begin[a] : s));
+      assert.deepEqual(Array.from(tf.slice(x, begin, size).dataSync()), refSlice(flat, shape, begin, real), `slice ${shape} ${begin} ${size}`);
+      const axis = int(rank);
+      tf.unstack(x, axis).forEach((t, i) => {
+        const b = shape.map((_, a) => (a === axis ? i : 0)), s = shape.map((d, a) => (a === axis ? 1 : d));
+        assert.deepEqual(Array.from(t.dataSync()), refSlice(flat, shape, b, s), `unstack ${shape} axis ${axis}`);
+        assert.deepEqual(t.shape, shape.filter((_, a) => a !== axis));
+      });
+      const first = int(shape[axis] + 1), parts = tf.split(x, [first, shape[axis] - first], axis);
+      parts.forEach((t, i) => {
+        const b = shape.map((_, a) => (a === axis ? (i ? first : 0) : 0)), s = shape.map((d, a) => (a === axis ? (i ? d - first : first) : d));
+        assert.deepEqual(Array.from(t.dataSync()), refSlice(flat, shape, b, s), `split ${shape} axis ${axis} at ${first}`);
+      });
+      tf.dispose([x]);
+    }
+  });
+
+  it('keeps slicing gradients right (the gradient of slice is pad, of unstack stack)', async () => {
+    await initBackend();
+    const x = tf.tensor([[1, 2, 3], [4, 5, 6]]);
+    const g = tf.grad((t: tf.Tensor) => tf.unstack(t.slice([0, 1], [2, 2]), 1)[1].mul(tf.tensor([10, 20])).sum() as tf.Scalar)(x);
+    assert.deepEqual(Array.from(g.dataSync()), [0, 0, 10, 0, 0, 20]);
+  });
+});

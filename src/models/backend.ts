@@ -2,36 +2,12 @@
 // TFJS_BACKEND=tensorflow|wasm|cpu overrides. A self-test then checks the kernels whose gradients the
 // models need, and a finite-difference gradient check, and fails with a message naming what is missing.
 import * as tf from '@tensorflow/tfjs';
+import { registerWasmKernels } from './wasm-kernels.js';
 
 async function tryNative(pkg: string): Promise<boolean> {
   try { await import(pkg); } catch { return false; }          // absent, or its binding never downloaded
   if (!tf.findBackendFactory('tensorflow')) return false;       // danfojs's alias makes tfjs-node plain tfjs
   return tf.setBackend('tensorflow');
-}
-
-/** tf.gather's gradient is UnsortedSegmentSum, which tfjs-wasm 4.22 lacks: a plain JS kernel fills in. */
-function registerWasmUnsortedSegmentSum(): void {
-  if (tf.getKernel('UnsortedSegmentSum', 'wasm')) return;
-  tf.registerKernel({
-    kernelName: 'UnsortedSegmentSum', backendName: 'wasm',
-    kernelFunc: ({ inputs, backend, attrs }) => {
-      const { x, segmentIds } = inputs as { x: tf.TensorInfo; segmentIds: tf.TensorInfo };
-      const numSegments = (attrs as unknown as { numSegments: number }).numSegments;
-      const b = backend as unknown as {
-        readSync(id: unknown): Float32Array | Int32Array;
-        makeOutput(s: number[], d: string, o: undefined, v: Float32Array): tf.TensorInfo;
-      };
-      const xv = b.readSync(x.dataId), ids = b.readSync(segmentIds.dataId);
-      const n = segmentIds.shape.reduce((a, c) => a * c, 1), inner = xv.length / n;
-      const out = new Float32Array(numSegments * inner);
-      for (let i = 0; i < n; i++) {
-        const s = ids[i];
-        if (s < 0 || s >= numSegments) continue;
-        for (let j = 0; j < inner; j++) out[s * inner + j] += xv[i * inner + j];
-      }
-      return b.makeOutput([numSegments, ...x.shape.slice(segmentIds.shape.length)], x.dtype, undefined, out);
-    },
-  });
 }
 
 /** Kernels used by the policies' forward and backward passes (transformer and GRU). */
@@ -80,7 +56,7 @@ export function initBackend(prefer: string | undefined = process.env.TFJS_BACKEN
         if (await tryNative('@tensorflow/tfjs-node-gpu') || await tryNative('@tensorflow/tfjs-node')) break;
       } else if (name === 'wasm') {
         await import('@tensorflow/tfjs-backend-wasm');
-        registerWasmUnsortedSegmentSum();
+        registerWasmKernels();
         if (await tf.setBackend('wasm')) break;
       } else if (await tf.setBackend(name)) break;
       if (prefer) throw new Error(`TFJS_BACKEND=${prefer} could not be initialised on this machine`);

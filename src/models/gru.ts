@@ -25,14 +25,16 @@ export function createGru(config: ModelConfig): Policy {
   if (attend) for (const n of ['att_q', 'att_k', 'att_v']) param(n, [d, d], 1 / Math.sqrt(d));
   if (attend) param('att_o', [d, d], 0.02);
 
-  /** One GRU step for layer l: x projections xp [B, 3d] (bias included), previous h [B, d], validity [B, 1]. */
-  const cell = (l: number, xp: tf.Tensor2D, h: tf.Tensor2D, valid: tf.Tensor2D) => {
-    const hp = linear(h, P(`l${l}.wh`));
-    const [xz, xr, xn] = tf.split(xp, 3, 1), [hz, hr, hn] = tf.split(hp, 3, 1);
+  /**
+   * One GRU step for layer l: the input's gate projections [B, d] each (bias included), previous h [B, d], and the
+   * step's validity and its complement [B, 1]: padding leaves the state unchanged.
+   */
+  const cell = (l: number, [xz, xr, xn]: tf.Tensor2D[], h: tf.Tensor2D, valid: tf.Tensor2D, invalid: tf.Tensor2D) => {
+    const [hz, hr, hn] = tf.split(linear(h, P(`l${l}.wh`)), 3, 1);
     const z = tf.sigmoid(xz.add(hz)), r = tf.sigmoid(xr.add(hr));
     const n = tf.tanh(xn.add(r.mul(hn)));
     const next = tf.sub(1, z).mul(n).add(z.mul(h));
-    return next.mul(valid).add(h.mul(tf.sub(1, valid))) as tf.Tensor2D; // padding leaves the state unchanged
+    return next.mul(valid).add(h.mul(invalid)) as tf.Tensor2D;
   };
   const readout = (h: tf.Tensor2D) => {
     const o = layerNorm(h, G('lnf_g'), G('lnf_b'));
@@ -50,12 +52,15 @@ export function createGru(config: ModelConfig): Policy {
     const [B, T] = b.tokens.shape;
     let seq = embed(b.tokens).reshape([B, T, d]);
     const hs: tf.Tensor2D[] = [];
+    // per-step inputs cut once for the whole sequence (fewer ops inside the recurrence, which dominates the time)
+    const valid = tf.unstack(b.valid.reshape([B, T, 1]), 1) as tf.Tensor2D[], invalid = tf.unstack(tf.sub(1, b.valid).reshape([B, T, 1]), 1) as tf.Tensor2D[];
     for (let l = 0; l < L; l++) {
       const xp = linear(seq.reshape([B * T, d]) as tf.Tensor2D, P(`l${l}.wx`)).add(G(`l${l}.b`)).reshape([B, T, 3 * d]);
+      const [xz, xr, xn] = tf.split(xp, 3, 2).map((g) => tf.unstack(g, 1) as tf.Tensor2D[]);
       let h = tf.zeros([B, d]) as tf.Tensor2D;
       const outs: tf.Tensor2D[] = [];
       for (let t = 0; t < T; t++) {
-        h = cell(l, xp.slice([0, t, 0], [B, 1, 3 * d]).reshape([B, 3 * d]) as tf.Tensor2D, h, b.valid.slice([0, t], [B, 1]) as tf.Tensor2D);
+        h = cell(l, [xz[t], xr[t], xn[t]], h, valid[t], invalid[t]);
         outs.push(h);
       }
       hs.push(h);
@@ -100,9 +105,9 @@ export function createGru(config: ModelConfig): Policy {
       const st = s as Hidden, B = tokens.shape[0];
       return tf.tidy(() => {
         let x = embed(tokens);
-        const ones = tf.ones([B, 1]) as tf.Tensor2D;
+        const ones = tf.ones([B, 1]) as tf.Tensor2D, zeros = tf.zeros([B, 1]) as tf.Tensor2D;
         for (let l = 0; l < L; l++) {
-          const h = cell(l, linear(x, P(`l${l}.wx`)).add(G(`l${l}.b`)) as tf.Tensor2D, st.h[l], ones);
+          const h = cell(l, tf.split(linear(x, P(`l${l}.wx`)).add(G(`l${l}.b`)), 3, 1) as tf.Tensor2D[], st.h[l], ones, zeros);
           st.h[l].dispose();
           st.h[l] = tf.keep(h);
           x = h;
