@@ -32,7 +32,7 @@ describe('known tfjs-wasm traps stay known', () => {
   });
 });
 
-describe('wasm slicing kernels that read through a heap view', () => {
+describe('wasm slicing and identity kernels (heap views, shared data)', () => {
   // reference: element by element on the flat data
   const refSlice = (data: ArrayLike<number>, shape: number[], begin: number[], size: number[]) => {
     const strides = shape.map((_, i) => shape.slice(i + 1).reduce((a, c) => a * c, 1)), n = size.reduce((a, c) => a * c, 1), out: number[] = [];
@@ -75,6 +75,19 @@ describe('wasm slicing kernels that read through a heap view', () => {
       });
       tf.dispose([x]);
     }
+  });
+
+  it('identity shares data safely: a clone outlives its source, and a variable assigned later leaves its clones as they were', async () => {
+    await initBackend();
+    const x = tf.tensor([1, 2, 3]), y = x.clone();
+    x.dispose();
+    assert.deepEqual(Array.from(y.dataSync()), [1, 2, 3]);
+    const v = tf.variable(tf.tensor([4, 5])), c = v.clone();
+    v.assign(tf.tensor([6, 7]));
+    assert.deepEqual(Array.from(c.dataSync()), [4, 5]);
+    assert.deepEqual(Array.from(v.dataSync()), [6, 7]);
+    if (tf.getBackend() === 'wasm') assert.ok((tf.getKernel('Identity', 'wasm')!.kernelFunc as { shared?: boolean }).shared);
+    tf.dispose([y, v, c]);
   });
 
   it('keeps slicing gradients right (the gradient of slice is pad, of unstack stack)', async () => {

@@ -3,6 +3,10 @@
 // - Slice, Unpack (tf.unstack) and SplitV (tf.split) copy their whole input out of the wasm heap (`readSync`) for
 //   every output, so cutting a [B, T, d] tensor into T steps copies it T times. The replacements read the input
 //   through a view of the heap and copy only what each output holds. Same values, bit for bit (tested).
+// - Identity copies its input; autodiff clones every tensor it saves for the backward pass through Identity, so
+//   each op of a training step copied its inputs once more. The replacement shares the data and counts a
+//   reference, as the cpu backend's Identity and wasm's own Reshape do (tensor data is never written in place:
+//   a variable's assign swaps its data for new data).
 import * as tf from '@tensorflow/tfjs';
 
 type TypedArray = Float32Array | Int32Array | Uint8Array;
@@ -11,6 +15,7 @@ interface WasmBackend {
   readSync(id: unknown): TypedArray;
   makeOutput(shape: number[], dtype: string, memoryOffset?: number, values?: TypedArray): tf.TensorInfo;
   typedArrayFromHeap(t: tf.TensorInfo): TypedArray;
+  incRef(id: unknown): void;
 }
 
 function registerUnsortedSegmentSum(): void {
@@ -109,8 +114,23 @@ function registerViewSlices(): void {
   replace('SplitV', splitV);
 }
 
-/** Register both fixes (idempotent); call after importing @tensorflow/tfjs-backend-wasm. */
+function registerSharedIdentity(): void {
+  const identity0 = tf.getKernel('Identity', 'wasm')!.kernelFunc;
+  if ((identity0 as { shared?: boolean }).shared) return;
+  const identity: tf.KernelFunc = (args) => {
+    const x = args.inputs.x as tf.TensorInfo;
+    if (x.dtype === 'string') return identity0(args);
+    (args.backend as unknown as WasmBackend).incRef(x.dataId);
+    return { dataId: x.dataId, shape: x.shape, dtype: x.dtype };
+  };
+  (identity as { shared?: boolean }).shared = true;
+  tf.unregisterKernel('Identity', 'wasm');
+  tf.registerKernel({ kernelName: 'Identity', backendName: 'wasm', kernelFunc: identity });
+}
+
+/** Register the fixes (idempotent); call after importing @tensorflow/tfjs-backend-wasm. */
 export function registerWasmKernels(): void {
   registerUnsortedSegmentSum();
   registerViewSlices();
+  registerSharedIdentity();
 }
