@@ -40,6 +40,11 @@ function registerUnsortedSegmentSum(): void {
 }
 
 const sizeOf = (shape: number[]) => shape.reduce((a, c) => a * c, 1);
+const originalKernel = (name: string) => tf.getKernel(name, 'wasm')!.kernelFunc;
+const replaceKernel = (name: string, kernelFunc: tf.KernelFunc) => {
+  tf.unregisterKernel(name, 'wasm');
+  tf.registerKernel({ kernelName: name, backendName: 'wasm', kernelFunc });
+};
 
 /**
  * x[begin : begin + size] as a new tensor, copying row by row (a row: the run of the last axis). The heap views
@@ -66,10 +71,8 @@ export function sliceByView(b: WasmBackend, x: tf.TensorInfo, begin: number[], s
 }
 
 function registerViewSlices(): void {
-  const original = (name: string) => tf.getKernel(name, 'wasm')!.kernelFunc;
-  const replace = (name: string, kernelFunc: tf.KernelFunc) => { tf.unregisterKernel(name, 'wasm'); tf.registerKernel({ kernelName: name, backendName: 'wasm', kernelFunc }); };
-  if ((original('Slice') as { viewSlice?: boolean }).viewSlice) return;
-  const [slice0, unpack0, splitV0] = ['Slice', 'Unpack', 'SplitV'].map(original);
+  if ((originalKernel('Slice') as { viewSlice?: boolean }).viewSlice) return;
+  const [slice0, unpack0, splitV0] = ['Slice', 'Unpack', 'SplitV'].map(originalKernel);
 
   const slice: tf.KernelFunc = (args) => {
     const x = args.inputs.x as tf.TensorInfo;
@@ -109,13 +112,13 @@ function registerViewSlices(): void {
     });
   };
 
-  replace('Slice', slice);
-  replace('Unpack', unpack);
-  replace('SplitV', splitV);
+  replaceKernel('Slice', slice);
+  replaceKernel('Unpack', unpack);
+  replaceKernel('SplitV', splitV);
 }
 
 function registerSharedIdentity(): void {
-  const identity0 = tf.getKernel('Identity', 'wasm')!.kernelFunc;
+  const identity0 = originalKernel('Identity');
   if ((identity0 as { shared?: boolean }).shared) return;
   const identity: tf.KernelFunc = (args) => {
     const x = args.inputs.x as tf.TensorInfo;
@@ -124,8 +127,7 @@ function registerSharedIdentity(): void {
     return { dataId: x.dataId, shape: x.shape, dtype: x.dtype };
   };
   (identity as { shared?: boolean }).shared = true;
-  tf.unregisterKernel('Identity', 'wasm');
-  tf.registerKernel({ kernelName: 'Identity', backendName: 'wasm', kernelFunc: identity });
+  replaceKernel('Identity', identity);
 }
 
 /** Register the fixes (idempotent); call after importing @tensorflow/tfjs-backend-wasm. */
