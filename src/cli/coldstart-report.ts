@@ -29,8 +29,8 @@ runMain(async () => {
   const rows: Row[] = fs.existsSync(out) && a.models ? readCsv(out).filter((r) => all.includes(String(r.model)) && !only.includes(String(r.model))) : [];
   const mismatch = rows.find((r) => Number(r.problems) !== perCell || Number(r.samples) !== n);
   if (mismatch) throw new ConfigError(`${out} has ${mismatch.model} evaluated on ${mismatch.problems} problems x ${mismatch.samples} samples per cell, not ${perCell} x ${n}: use the same --problems and --samples, or re-evaluate every model`);
-  for (const f of files) {
-    const model = f.replace(/^coldstart-|\.json$/g, '');
+  for (const [i, f] of files.entries()) {
+    const model = all[i];
     if (!only.includes(model)) continue;
     const policy = loadPolicy(path.join('data/checkpoints', f));
     const rng = makeRng(7);
