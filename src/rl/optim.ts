@@ -44,7 +44,9 @@ export async function restoreOptimizer(opt: tf.Optimizer, state: OptimizerState,
     while (j < vars.length && shape(vars[j]) !== shape(state.slots[i])) j++;
     if (j++ >= vars.length) throw new Error(`optimizer state does not fit the model: no variable left for slot ${i} of shape [${state.slots[i].shape}]`);
   }
-  await opt.setWeights([{ name: 'iter', tensor: tf.scalar(state.iterations, 'int32') }, ...state.slots.map((s) => ({ name: s.name, tensor: decodeTensor(s) }))]);
+  const named = [{ name: 'iter', tensor: tf.scalar(state.iterations, 'int32') }, ...state.slots.map((s) => ({ name: s.name, tensor: decodeTensor(s) }))];
+  await opt.setWeights(named);
+  tf.dispose(named.map((w) => w.tensor)); // setWeights keeps its own copies (new variables)
   const { accBeta1, accBeta2 } = opt as unknown as AdamProducts;
   if (state.products && accBeta1 && accBeta2) tf.tidy(() => { accBeta1.assign(tf.scalar(state.products![0])); accBeta2.assign(tf.scalar(state.products![1])); });
 }
