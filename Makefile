@@ -9,7 +9,7 @@ PROFILE ?= quick
 
 .PHONY: corl-agents reproduce-corl reproduce-evolm reproduce-rubicon table2-report
 
-.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart coldstart-report rlvr world-criteria bench verifier
+.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart coldstart-save-partial coldstart-report rlvr world-criteria bench verifier
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
 RLVR_SEEDS ?= 0 1
 
@@ -18,6 +18,7 @@ help:
 	@echo "make theory     CO-RL theory: runs -> results/theory/*.csv -> results/figures/theory_*"
 	@echo "make data       regenerate the fixed evaluation sets and their checksums (data/eval/)"
 	@echo "make coldstart  SFT cold start of $(COLDSTART_MODELS) -> data/checkpoints/, then results/coldstart/report.csv"
+	@echo "make coldstart-save-partial  keep unfinished cold starts' resumable state in data/checkpoints/partial/ (commit it; make coldstart resumes from it)"
 	@echo "make rlvr       RLVR from the transformer-S cold start, seeds $(RLVR_SEEDS) in parallel -> results/rlvr/"
 	@echo "make reproduce-table2  Table 2 (PROFILE=quick|full; quick -> results/quick/, full -> results/table2.csv) and RLCER figures"
 	@echo "make reproduce-corl  CO-RL Table 1 analogue, error overlap, theory vs experiment (PROFILE=quick|full)"
@@ -64,6 +65,10 @@ coldstart:
 # the CO-RL partners of transformer-S: a GRU (different family) and a second transformer seed (same family), one per core
 corl-agents:
 	printf '%s\n' "--arch gru --size S --out runs/coldstart/gru-S-seed0-v2 --resume yes" "--arch transformer --size S --seed 1 --checkpoint data/checkpoints/coldstart-transformer-S-seed1.json --out runs/coldstart/transformer-S-seed1 --resume yes" | xargs -P 2 -I{} sh -c '$(TSX) src/cli/coldstart.ts {}'
+
+# copy unfinished cold starts' resumable state to data/checkpoints/partial/ for committing (make coldstart resumes from it)
+coldstart-save-partial:
+	for m in $(COLDSTART_MODELS); do $(TSX) src/cli/coldstart.ts --arch $${m%-*} --size $${m##*-} --save-partial yes; done
 
 coldstart-report:
 	$(TSX) src/cli/coldstart-report.ts $(if $(MODELS),--models $(MODELS))

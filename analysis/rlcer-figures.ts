@@ -76,7 +76,7 @@ export function rlcerFigures(dir = 'results'): Figure[] {
   }
   const evo = path.join(dir, 'evolm', 'rubric_evolution.csv');
   if (fs.existsSync(evo)) {
-    const rows = readCsv(evo).sort((a, b) => Number(a.step) - Number(b.step));
+    const rows = readCsv(evo).filter((r) => r.size === 'S').sort((a, b) => Number(a.step) - Number(b.step));
     figs.push({ name: 'evolm_rubric_evolution',
       data: ['concrete_share', 'format_rate'].map((k) => ({ type: 'scatter', mode: 'lines', name: k.replace('_', ' '), x: rows.map((r) => Number(r.step)), y: rows.map((r) => (r[k] === '' ? null : Number(r[k]))) })),
       layout: { title: { text: 'EvoLM (co-evolving): concrete-value criteria and format validity of the generated rubrics' }, xaxis: { title: { text: 'step (policy and generator phases)' } }, yaxis: { title: { text: 'share' }, range: [0, 1] } } });

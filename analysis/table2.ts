@@ -2,6 +2,8 @@
 // (profile,size,method,column,mean,ci_low,ci_high,seeds), the training curves behind the RLCER figures, and the
 // papers' reported numbers in their own table (labelled as reported), and the papers' claims as paired differences
 // with verdicts (table2_claims.csv).
+// For an archived profile (full) the committed run records in TABLE2_ARCHIVE count beside runs/, and a size with no
+// runs at all keeps the rows the tables already hold.
 // Usage: tsx analysis/table2.ts <profile> [runs/table2] [out dir]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -9,7 +11,7 @@ import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { findFinishedRuns, readMetrics } from '../src/io/run.js';
 import { CLAIM_COLUMNS, claimRows, interval, meanCi, scoresBySeed, type Claim, type Scores } from './aggregate.js';
 import { runMain } from '../src/cli/args.js';
-import { REPORTED, TABLE2_ROWS, METHODS } from '../src/methods/table2.js';
+import { REPORTED, TABLE2_ROWS, METHODS, TABLE2_ARCHIVE, profileSpec } from '../src/methods/table2.js';
 
 /** Finished run directories of a profile: runs/table2/<profile>/<size>/<method>/seed-<n>. */
 export function finishedRuns(root: string, profile: string): { size: string; method: string; seed: number; dir: string }[] {
@@ -17,6 +19,23 @@ export function finishedRuns(root: string, profile: string): { size: string; met
     const [size, method, s] = path.relative(path.join(root, profile), dir).split(path.sep);
     return { size, method, seed: Number(s.replace('seed-', '')), dir };
   });
+}
+
+/** Finished runs under `root`, with the archive's for every (size, method, seed) that `root` lacks. */
+export function runsWithArchive(root: string, archive: string | null, profile: string): ReturnType<typeof finishedRuns> {
+  const fresh = finishedRuns(root, profile), key = (r: { size: string; method: string; seed: number }) => `${r.size}|${r.method}|${r.seed}`;
+  const have = new Set(fresh.map(key));
+  return [...fresh, ...(archive ? finishedRuns(archive, profile).filter((r) => !have.has(key(r))) : [])];
+}
+
+/**
+ * Write `rows` to a table, keeping the rows it already holds for sizes that have no runs now (a size whose runs are
+ * gone, or not rerun, keeps its committed results; a size with runs is replaced whole).
+ */
+function writeKeepingSizes(file: string, rows: Row[], sizes: string[], sizeOf: (r: Row) => string, columns?: string[]): void {
+  const kept = fs.existsSync(file) ? readCsv(file).filter((r) => !sizes.includes(sizeOf(r))) : [];
+  if (kept.length) console.log(`${file}: keeping ${kept.length} rows of size ${[...new Set(kept.map(sizeOf))].join(', ')} (no runs of that size now)`);
+  if (rows.length + kept.length) writeCsv(file, [...kept, ...rows], columns);
 }
 
 /** Metrics logged per step that the RLCER figures draw. */
@@ -47,22 +66,24 @@ export function finalScores(finals: Row[]): Map<string, Map<string, Scores>> {
   return scoresBySeed(finals.map((r) => ({ run: `${r.size}|${r.method}`, seed: r.seed, measure: String(r.column), value: Number(r.value) })));
 }
 
-export function aggregateTable2(profile: string, root = 'runs/table2', out = profile === 'full' ? 'results' : path.join('results', profile)): void {
-  const runs = finishedRuns(root, profile);
-  if (runs.length === 0) throw new Error(`no finished Table 2 runs under ${path.join(root, profile)}`);
+export function aggregateTable2(profile: string, root = 'runs/table2', out = profile === 'full' ? 'results' : path.join('results', profile),
+  archive: string | null = profileSpec(profile).archived ? TABLE2_ARCHIVE : null): void {
+  const runs = runsWithArchive(root, archive, profile);
+  if (runs.length === 0) throw new Error(`no finished Table 2 runs under ${path.join(root, profile)}${archive ? ` or ${path.join(archive, profile)}` : ''}`);
+  const sizes = [...new Set(runs.map((r) => r.size))];
+  const bySize = (r: Row) => String(r.size), byRunSize = (r: Row) => String(r.run).split('|')[0];
   const finals = runs.flatMap((r) => readCsv(path.join(r.dir, 'final.csv')));
   const order = (m: string) => { const i = TABLE2_ROWS.indexOf(m); return i < 0 ? 100 + Object.keys(METHODS).indexOf(m) : i; };
   const table = meanCi(finals, ['size', 'method', 'column'], ['value']).map((r) => {
     const m = Number(r.value_mean);
     return { profile, size: r.size, method: r.method, column: r.column, mean: m, ...interval(m, r.value_ci95), seeds: r.n };
-  }).sort((a, b) => String(a.size).localeCompare(String(b.size)) || order(String(a.method)) - order(String(b.method)) || String(a.column).localeCompare(String(b.column)));
+  }).sort((a, b) => String(b.size).localeCompare(String(a.size)) || order(String(a.method)) - order(String(b.method)) || String(a.column).localeCompare(String(b.column)));
   // the table's rows, and the ablations (RLCER's and EvoLM's) in their own table
   const columns = ['profile', 'size', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds'];
-  writeCsv(path.join(out, 'table2.csv'), table.filter((r) => TABLE2_ROWS.includes(String(r.method))), columns);
-  const ablations = table.filter((r) => !TABLE2_ROWS.includes(String(r.method)));
-  if (ablations.length) writeCsv(path.join(out, 'ablations.csv'), ablations, columns);
-  const sizes = [...new Set(runs.map((r) => r.size))];
-  writeCsv(path.join(out, 'table2_claims.csv'), sizes.flatMap((size) => claimRows(finalScores(finals), TABLE2_CLAIMS.map((c) => ({ ...c, a: `${size}|${c.a}`, b: `${size}|${c.b}` })), profile)), CLAIM_COLUMNS);
+  writeKeepingSizes(path.join(out, 'table2.csv'), table.filter((r) => TABLE2_ROWS.includes(String(r.method))), sizes, bySize, columns);
+  writeKeepingSizes(path.join(out, 'ablations.csv'), table.filter((r) => !TABLE2_ROWS.includes(String(r.method))), sizes, bySize, columns);
+  writeKeepingSizes(path.join(out, 'table2_claims.csv'), sizes.flatMap((size) => claimRows(finalScores(finals), TABLE2_CLAIMS.map((c) => ({ ...c, a: `${size}|${c.a}`, b: `${size}|${c.b}` })), profile)),
+    sizes, byRunSize, CLAIM_COLUMNS);
   writeCsv(path.join(out, 'table2_reported.csv'), REPORTED.map((r) => ({ ...r, rubric_quality: r.rubric_quality ?? '', policy_average: r.policy_average ?? '', note: 'reported by the paper, not measured here' })));
 
   // per-step curves (mean and CI over seeds) and the evaluation curves, for the figures
@@ -75,22 +96,20 @@ export function aggregateTable2(profile: string, root = 'runs/table2', out = pro
     const rows = steps.filter((s) => Number.isFinite(Number(s[k]))).map((s) => ({ size: s.size, method: s.method, step: s.step, value: Number(s[k]) }));
     return meanCi(rows, ['size', 'method', 'step'], ['value']).map((r) => ({ size: r.size, method: r.method, step: r.step, metric: k, mean: r.value_mean, ci95: r.value_ci95, n: r.n }));
   });
-  if (curves.length) writeCsv(path.join(curveDir, 'curves.csv'), curves);
+  writeKeepingSizes(path.join(curveDir, 'curves.csv'), curves, sizes, bySize);
   const evalCurves = runs.filter((r) => fs.existsSync(path.join(r.dir, 'curve.csv'))).flatMap((r) => readCsv(path.join(r.dir, 'curve.csv')).map((c) => ({ size: r.size, method: r.method, seed: r.seed, ...c })));
-  if (evalCurves.length) writeCsv(path.join(curveDir, 'eval_curves.csv'), meanCi(evalCurves, ['size', 'method', 'step', 'family'], ['accuracy']));
-  // EvoLM's rubric evolution (co-evolving row): per global step, means over seeds
+  writeKeepingSizes(path.join(curveDir, 'eval_curves.csv'), meanCi(evalCurves, ['size', 'method', 'step', 'family'], ['accuracy']), sizes, bySize);
+  // EvoLM's rubric evolution (co-evolving row): per size and global step, means over seeds
   const evo = curves.filter((r) => r.method === 'evolm');
-  if (evo.length) {
-    const at = (step: unknown, metric: string) => evo.find((r) => r.step === step && r.metric === metric)?.mean ?? '';
-    const stepsSeen = [...new Set(evo.map((r) => r.step))].sort((a, b) => Number(a) - Number(b));
-    writeCsv(path.join(out, 'evolm', 'rubric_evolution.csv'), stepsSeen.map((step) => ({ step,
-      concrete_share: at(step, 'concrete_share'), criteria_per_rubric: at(step, 'criteria_per_rubric'), mean_length: at(step, 'mean_length'), format_rate: at(step, 'format_rate') })),
-      ['step', 'concrete_share', 'criteria_per_rubric', 'mean_length', 'format_rate']);
-  }
+  const evoRows = [...new Set(evo.map((r) => `${r.size}|${r.step}`))].map((k) => {
+    const [size, step] = k.split('|'), at = (metric: string) => evo.find((r) => String(r.size) === size && String(r.step) === step && r.metric === metric)?.mean ?? '';
+    return { size, step: Number(step), concrete_share: at('concrete_share'), criteria_per_rubric: at('criteria_per_rubric'), mean_length: at('mean_length'), format_rate: at('format_rate') };
+  }).sort((a, b) => a.size.localeCompare(b.size) || a.step - b.step);
+  writeKeepingSizes(path.join(out, 'evolm', 'rubric_evolution.csv'), evoRows, sizes, bySize, ['size', 'step', 'concrete_share', 'criteria_per_rubric', 'mean_length', 'format_rate']);
   const hints = runs.filter((r) => fs.existsSync(path.join(r.dir, 'hints.csv'))).flatMap((r) => readCsv(path.join(r.dir, 'hints.csv')));
-  if (hints.length) writeCsv(path.join(curveDir, 'hints.csv'), meanCi(hints, ['size', 'method', 'family'], ['plain', 'hinted', 'hint_rate']));
-  console.log(`Table 2 (${profile}): ${runs.length} runs -> ${path.join(out, 'table2.csv')}; curves -> ${curveDir}`);
-  printTable(table);
+  writeKeepingSizes(path.join(curveDir, 'hints.csv'), meanCi(hints, ['size', 'method', 'family'], ['plain', 'hinted', 'hint_rate']), sizes, bySize);
+  console.log(`Table 2 (${profile}): ${runs.length} runs (sizes ${sizes.join(', ')}) -> ${path.join(out, 'table2.csv')}; curves -> ${curveDir}`);
+  printTable(readCsv(path.join(out, 'table2.csv')));
 }
 
 /** A readable print of the table: one line per (size, method), columns mean ± half-width. */

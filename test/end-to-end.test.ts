@@ -106,6 +106,20 @@ describe('cold start, interrupted and resumed', function () {
     assert.equal(losses('straight').length, 3);
   });
 
+  it('resumes on another machine from a saved partial state, which is removed once the run finishes', () => {
+    const partial = ['--partial', path.join(d, 'partial')];
+    coldstart('moved', 2);
+    fs.rmSync(path.join(d, 'moved', 'done.json')); // as if stopped at step 2 of 3
+    assert.match(execFileSync(tsx, ['src/cli/coldstart.ts', '--arch', 'transformer', '--size', 'S', '--config', cfg, '--out', path.join(d, 'moved'), '--save-partial', 'yes', ...partial], { encoding: 'utf8' }), /step 2/);
+    fs.rmSync(path.join(d, 'moved'), { recursive: true }); // runs/ did not survive
+    const log = execFileSync(tsx, ['src/cli/coldstart.ts', '--arch', 'transformer', '--size', 'S', '--config', cfg, '--steps', '3', '--checkpoint-every', '1',
+      '--out', path.join(d, 'moved'), '--checkpoint', path.join(d, 'moved.json'), '--resume', 'yes', ...partial], { encoding: 'utf8' });
+    assert.match(log, /committed partial state/);
+    assert.match(log, /Adam state restored at its step 2/);
+    assert.deepEqual(weights('moved.json'), weights('straight.json'));
+    assert.equal(fs.existsSync(path.join(d, 'partial')), false);
+  });
+
   it('refuses to resume under another configuration', () => {
     fs.writeFileSync(cfg, JSON.stringify({ sft: { batch: 8, warmup: 2 } }));
     assert.throws(() => coldstart('resumed', 4, true), (e: { stderr: string }) => /was started with another sft configuration/.test(e.stderr));

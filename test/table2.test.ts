@@ -37,13 +37,37 @@ describe('Table 2 aggregation', () => {
     assert.ok(fs.existsSync(path.join(out, 'table2_reported.csv')));
     assert.ok(readCsv(path.join(out, 'rlcer', 'curves.csv')).some((r) => r.metric === 'probe_accuracy'));
     const evo = readCsv(path.join(out, 'evolm', 'rubric_evolution.csv'));
-    assert.deepEqual(Object.keys(evo[0]), ['step', 'concrete_share', 'criteria_per_rubric', 'mean_length', 'format_rate']);
+    assert.deepEqual(Object.keys(evo[0]), ['size', 'step', 'concrete_share', 'criteria_per_rubric', 'mean_length', 'format_rate']);
     assert.equal(Number(evo[0].concrete_share), 0.25);
     // RLCER beats RLVR, paired by seed: seeds 0 and 1 give 0.6 - 0.5 and 0.6 - 0.7, mean 0; seed 2 has no partner
     const claim = readCsv(path.join(out, 'table2_claims.csv')).find((r) => r.claim === 'RLCER beats RLVR (average accuracy)')!;
     assert.equal(Number(claim.seeds), 2);
     assert.ok(Math.abs(Number(claim.delta)) < 1e-12);
     assert.equal(claim.verdict, 'inconclusive');
+  });
+  it('counts archived runs that runs/ lacks, prefers runs/, and keeps the rows of sizes with no runs', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-t2a-')), runs = path.join(root, 'runs'), archive = path.join(root, 'archive'), out = path.join(root, 'out');
+    const finished = (base: string, size: string, method: string, seed: number, v: number) => {
+      const dir = path.join(base, 'quick', size, method, `seed-${seed}`);
+      fs.mkdirSync(dir, { recursive: true });
+      writeCsv(path.join(dir, 'final.csv'), [{ method, size, seed, column: 'average', value: v }]);
+      fs.writeFileSync(path.join(dir, 'metrics.jsonl'), JSON.stringify({ step: 0, probe_accuracy: v }) + '\n');
+      fs.writeFileSync(path.join(dir, 'done.json'), '{}');
+    };
+    // size S: the committed tables only (its runs are gone)
+    writeCsv(path.join(out, 'table2.csv'), [{ profile: 'quick', size: 'S', method: 'rlvr', column: 'average', mean: 0.42, ci_low: 0.4, ci_high: 0.44, seeds: 3 }]);
+    writeCsv(path.join(out, 'rlcer', 'curves.csv'), [{ size: 'S', method: 'rlvr', step: 0, metric: 'probe_accuracy', mean: 0.42, ci95: 0, n: 3 }]);
+    // size M: seed 0 archived and rerun (runs/ wins), seed 1 archived only
+    finished(archive, 'M', 'rlvr', 0, 0.9);
+    finished(runs, 'M', 'rlvr', 0, 0.5);
+    finished(archive, 'M', 'rlvr', 1, 0.7);
+    aggregateTable2('quick', runs, out, archive);
+    const t = readCsv(path.join(out, 'table2.csv'));
+    assert.deepEqual(t.map((r) => `${r.size} ${r.method} ${r.mean} ${r.seeds}`), ['S rlvr 0.42 3', 'M rlvr 0.6 2']);
+    assert.deepEqual([...new Set(readCsv(path.join(out, 'rlcer', 'curves.csv')).map((r) => r.size))], ['S', 'M']);
+    // without the archive only runs/ counts
+    aggregateTable2('quick', runs, out, null);
+    assert.equal(readCsv(path.join(out, 'table2.csv')).find((r) => r.size === 'M')!.seeds, 1);
   });
   it('knows its rows and rejects unknown methods and profiles', () => {
     for (const m of ['sft', 'rlvr', 'scalar_rm', 'fixed_untrained', 'fixed_teacher', 'rlcer_no_evolve', 'rlcer', 'rlcer_rubric_only']) assert.ok(TABLE2_ROWS.includes(m) && METHODS[m]);

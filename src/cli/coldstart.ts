@@ -1,6 +1,10 @@
 // `make coldstart`: supervised cold start of a policy on teacher data, with progress, per-step metrics,
 // periodic checkpoints (resumable), and a final checkpoint under data/checkpoints/.
-// Usage: tsx src/cli/coldstart.ts --arch transformer|gru --size S|M [--steps N] [--seed S] [--out DIR] [--resume yes] [--checkpoint-every N]
+// A cold start longer than a working session outlives its machine through a committed partial state:
+// --save-partial yes copies the run directory's resumable checkpoint (weights, Adam state, step) and its metrics
+// to data/checkpoints/partial/<run>/, and --resume yes starts from there when the run directory has no checkpoint
+// (a fresh clone); the partial state is removed once the cold start finishes.
+// Usage: tsx src/cli/coldstart.ts --arch transformer|gru --size S|M [--steps N] [--seed S] [--out DIR] [--resume yes] [--checkpoint-every N] [--save-partial yes] [--partial DIR]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs, runMain } from './args.js';
@@ -14,10 +18,21 @@ import { makeRng } from '../util/random.js';
 import { optimizerState, restoreOptimizer, type OptimizerState } from '../rl/optim.js';
 import { ConfigError, requireInteger } from '../io/validate.js';
 
+/** Where unfinished cold starts keep their resumable state between machines (committed). */
+const PARTIAL_DIR = 'data/checkpoints/partial';
+/** What resuming needs: the run's configuration (checked on resume), its metrics so far, the checkpoint. */
+const RESUME_FILES = ['config.json', 'metrics.jsonl', 'checkpoint.json'];
+function copyFiles(from: string, to: string, files: string[]): void {
+  fs.mkdirSync(to, { recursive: true });
+  for (const f of files) fs.copyFileSync(path.join(from, f), path.join(to, f));
+}
+
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
     arch: 'transformer or gru', size: 'S or M', steps: 'SFT steps', seed: 'seed (default 0)', out: 'run directory',
     config: 'JSON overriding {data, sft}', resume: '"yes" to continue from the run directory\'s checkpoint', checkpoint: 'where to write the final checkpoint', 'checkpoint-every': 'steps between resumable checkpoints (default 250)',
+    'save-partial': '"yes" to copy the run directory\'s resumable state to the partial directory (to commit) and exit',
+    partial: 'the partial directory (default data/checkpoints/partial/<run directory name>)',
   });
   const arch = (a.arch ?? 'transformer') as Architecture, size = (a.size ?? 'S') as Size;
   const seed = requireInteger('seed', Number(a.seed ?? 0), 0), every = requireInteger('checkpoint-every', Number(a['checkpoint-every'] ?? 250), 1);
@@ -30,6 +45,17 @@ runMain(async () => {
   const out = a.out ?? `runs/coldstart/${arch}-${size}-seed${seed}`;
   const final = a.checkpoint ?? `data/checkpoints/coldstart-${arch}-${size}.json`;
   const ckFile = path.join(out, 'checkpoint.json');
+  const partial = a.partial ?? path.join(PARTIAL_DIR, path.basename(out));
+  if (a['save-partial'] === 'yes') {
+    if (!fs.existsSync(ckFile) || fs.existsSync(path.join(out, 'done.json'))) { console.log(`${out}: no unfinished run with a checkpoint, nothing to save`); return; }
+    copyFiles(out, partial, RESUME_FILES);
+    console.log(`${out} (step ${readCheckpoint(partial + '/checkpoint.json').meta.step}) -> ${partial}: commit it, and --resume yes continues from it on another machine`);
+    return;
+  }
+  if (a.resume === 'yes' && !fs.existsSync(ckFile) && fs.existsSync(path.join(partial, 'checkpoint.json'))) {
+    console.log(`${out} has no checkpoint: starting from the committed partial state in ${partial}`);
+    copyFiles(partial, out, RESUME_FILES);
+  }
   const resume = a.resume === 'yes' && fs.existsSync(ckFile);
   const prior = resume ? fs.readFileSync(path.join(out, 'metrics.jsonl'), 'utf8') : '';
   if (resume) {
@@ -79,5 +105,6 @@ runMain(async () => {
   await checkpoint(sft.steps);
   saveCheckpoint(policy, final, { step: sft.steps, seed, data, sft, source: out });
   run.finish({ checkpoint: final, seconds: (Date.now() - t0) / 1000 });
+  fs.rmSync(partial, { recursive: true, force: true });
   console.log(`cold-start checkpoint -> ${final}`);
 });

@@ -1,15 +1,17 @@
 // `make reproduce-table2`: every (size, method, seed) run of a profile as its own process, two at a time (one per
 // core), skipping runs already finished (a run directory with done.json), then the tidy table and the figures.
-// Usage: tsx src/cli/table2.ts [--profile quick|full] [--jobs 2] [--methods a,b] [--sizes S,M] [--seeds 0,1]
+// An archived profile (full) also counts a run as finished when its committed record is in TABLE2_ARCHIVE, and
+// archives each run it finishes; --archive no runs everything afresh in runs/ and archives nothing.
+// Usage: tsx src/cli/table2.ts [--profile quick|full] [--jobs 2] [--methods a,b] [--sizes S,M] [--seeds 0,1] [--archive no]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs, runMain } from './args.js';
 import { ConfigError, requireInteger } from '../io/validate.js';
 import { runJobs, runLogged } from '../io/jobs.js';
-import { coldStartCheckpoint, EVOLM_ABLATIONS, methodSpec, profileSpec, RLCER_ABLATIONS, scalarRmCheckpoint, TABLE2_ROWS, VERIFIER_CHECKPOINT } from '../methods/table2.js';
+import { coldStartCheckpoint, EVOLM_ABLATIONS, TABLE2_ARCHIVE, methodSpec, profileSpec, RLCER_ABLATIONS, scalarRmCheckpoint, TABLE2_ROWS, VERIFIER_CHECKPOINT } from '../methods/table2.js';
 
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids, or evolm-ablations', sizes: 'comma-separated sizes', seeds: 'comma-separated seeds (default: the profile\'s)' });
+  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids, or evolm-ablations', sizes: 'comma-separated sizes', seeds: 'comma-separated seeds (default: the profile\'s)', archive: '"no" to ignore and not write the committed run archive' });
   const name = a.profile ?? 'quick', profile = profileSpec(name), jobs = requireInteger('jobs', Number(a.jobs ?? 2), 1);
   const methods = a.methods === 'evolm-ablations' ? ['evolm', ...EVOLM_ABLATIONS]
     : a.methods ? a.methods.split(',') : [...TABLE2_ROWS, ...(profile.ablations ? RLCER_ABLATIONS : [])];
@@ -26,9 +28,12 @@ runMain(async () => {
     }
   }
   // seed-major order: an interrupted profile has every method at its first seeds
-  const queue = sizes.flatMap((size) => seeds.flatMap((seed) => methods.map((method) => ({ size, method, seed, dir: `runs/table2/${name}/${size}/${method}/seed-${seed}` }))));
+  const archived = profile.archived && a.archive !== 'no';
+  const queue = sizes.flatMap((size) => seeds.flatMap((seed) => methods.map((method) => ({ size, method, seed, dir: `runs/table2/${name}/${size}/${method}/seed-${seed}`,
+    archive: archived ? path.join(TABLE2_ARCHIVE, name, size, method, `seed-${seed}`) : undefined }))));
   console.log(`[table2] profile ${name}: ${profile.steps} steps per run`);
   const failed = await runJobs('table2', queue.map((j) => ({ label: `${j.size} ${j.method} seed ${j.seed}`, dir: j.dir,
+    archive: j.archive,
     args: ['src/cli/table2-run.ts', '--method', j.method, '--size', j.size, '--seed', String(j.seed), '--profile', name, '--out', j.dir] })), jobs);
   if (failed) throw new Error(`${failed} runs failed; rerun to retry them (finished runs are kept)`);
 });

@@ -3,13 +3,29 @@
 // resumes where it stopped. A job being run by another live pool (its <dir>/running.pid names a live process) is
 // skipped too, so two pools may work through overlapping queues, one job each at a time. JOBS_DEADLINE (a date,
 // e.g. 2026-11-29T20:40) stops a pool from starting jobs after it, so that a session ends with no run half done.
+// A job with an `archive` directory has its finished run's record (everything but the checkpoint and the log)
+// copied there, and counts as done when the archive holds done.json: a committed archive outlives runs/.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
 
 const TSX = './node_modules/.bin/tsx';
 
-export interface Job { label: string; args: string[]; dir: string }
+export interface Job { label: string; args: string[]; dir: string; archive?: string }
+
+/** Files of a run directory left out of its archive: the weights (large, and rebuilt by rerunning), the raw log, the lock. */
+const NOT_ARCHIVED = new Set(['checkpoint.json', 'log.txt', 'running.pid']);
+
+/** Copy a finished run's record (config, metrics, tables, done.json last) into `archive`, replacing what was there. */
+export function archiveRun(dir: string, archive: string): void {
+  fs.rmSync(archive, { recursive: true, force: true });
+  fs.mkdirSync(archive, { recursive: true });
+  const files = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && !NOT_ARCHIVED.has(e.name)).map((e) => e.name);
+  // done.json goes last, so an archive interrupted mid-copy does not count as finished
+  for (const f of [...files.filter((f) => f !== 'done.json'), ...files.filter((f) => f === 'done.json')]) fs.copyFileSync(path.join(dir, f), path.join(archive, f));
+}
+
+const isDone = (j: Job) => fs.existsSync(path.join(j.dir, 'done.json')) || (j.archive !== undefined && fs.existsSync(path.join(j.archive, 'done.json')));
 
 /** Run a tsx command with stdout and stderr to `log`; resolves to its exit code. */
 export function runLogged(args: string[], log: string): Promise<number> {
@@ -41,7 +57,9 @@ export function claimJob(dir: string): boolean {
 
 /** Run the unfinished jobs, `parallel` at a time, printing one progress line per finished job; returns the failures. */
 export async function runJobs(name: string, jobs: Job[], parallel: number): Promise<number> {
-  const t0 = Date.now(), todo = jobs.filter((j) => !fs.existsSync(path.join(j.dir, 'done.json'))), total = todo.length;
+  // runs finished before they had an archive (or by a pool without one) are archived now
+  for (const j of jobs) if (j.archive && fs.existsSync(path.join(j.dir, 'done.json')) && !fs.existsSync(path.join(j.archive, 'done.json'))) archiveRun(j.dir, j.archive);
+  const t0 = Date.now(), todo = jobs.filter((j) => !isDone(j)), total = todo.length;
   console.log(`[${name}] ${jobs.length} runs (${jobs.length - total} already done), ${parallel} at a time; logs in <run>/log.txt`);
   let finished = 0, failed = 0;
   const deadline = process.env.JOBS_DEADLINE ? Date.parse(process.env.JOBS_DEADLINE) : null;
@@ -53,6 +71,7 @@ export async function runJobs(name: string, jobs: Job[], parallel: number): Prom
       const code = await runLogged(j.args, path.join(j.dir, 'log.txt'));
       fs.rmSync(path.join(j.dir, 'running.pid'), { force: true });
       finished++; if (code !== 0) failed++;
+      if (code === 0 && j.archive) archiveRun(j.dir, j.archive);
       const last = code === 0 ? '' : fs.readFileSync(path.join(j.dir, 'log.txt'), 'utf8').trim().split('\n').pop();
       console.log(`[${name}] ${finished}/${total} ${code === 0 ? 'done' : `FAILED (exit ${code})`}: ${j.label} (${((Date.now() - t0) / 60000).toFixed(1)} min)  ${last ?? ''}`);
     }

@@ -70,13 +70,18 @@ export interface Profile {
   pairsPerCell: number;
   /** also run the ablations */
   ablations: boolean;
+  /** keep each finished run's record (config, metrics, tables; not the weights) under TABLE2_ARCHIVE, committed */
+  archived: boolean;
 }
 
+/** Where archived profiles keep their finished runs' records: <archive>/<profile>/<size>/<method>/seed-<n>. */
+export const TABLE2_ARCHIVE = 'results/runs/table2';
+
 export const PROFILES: Record<string, Profile> = {
-  quick: { steps: 10, seeds: [0, 1], sizes: ['S'], evalPerCell: 8, evalSamples: 4, curveEvery: 5, pairsPerCell: 8, ablations: false },
+  quick: { steps: 10, seeds: [0, 1], sizes: ['S'], evalPerCell: 8, evalSamples: 4, curveEvery: 5, pairsPerCell: 8, ablations: false, archived: false },
   // a pipeline check (tests, a new machine): one step, tiny evaluations
-  smoke: { steps: 1, seeds: [0], sizes: ['S'], evalPerCell: 1, evalSamples: 1, curveEvery: 1, pairsPerCell: 2, ablations: false },
-  full: { steps: 60, seeds: [0, 1, 2], sizes: ['S'], evalPerCell: 24, evalSamples: 8, curveEvery: 20, pairsPerCell: 24, ablations: true },
+  smoke: { steps: 1, seeds: [0], sizes: ['S'], evalPerCell: 1, evalSamples: 1, curveEvery: 1, pairsPerCell: 2, ablations: false, archived: false },
+  full: { steps: 60, seeds: [0, 1, 2], sizes: ['S', 'M'], evalPerCell: 24, evalSamples: 8, curveEvery: 20, pairsPerCell: 24, ablations: true, archived: true },
 };
 
 export function methodSpec(id: string): MethodSpec {
