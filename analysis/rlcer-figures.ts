@@ -54,16 +54,20 @@ export function rlcerFigures(dir = 'results'): Figure[] {
   const f = path.join(dir, 'rlcer', 'curves.csv'), t = path.join(dir, 'table2.csv');
   const figs: Figure[] = [];
   if (fs.existsSync(f)) {
-    const c = readCsv(f), size = 'S';
-    figs.push(
-      lineFigure('rlcer_accuracy', 'Probe accuracy during training: RLVR, RLCER, RLCER without evolving', 'probe accuracy (1 sample per problem)', c, 'probe_accuracy', ['rlvr', 'rlcer', 'rlcer_no_evolve'], size),
-      lineFigure('rlcer_cot_reward', 'CoT reward during training, with and without self-evolution', 'mean CoT reward', c, 'reward/cot', ['rlcer', 'rlcer_no_evolve'], size),
-      lineFigure('rlcer_correlation', 'Mean correlation of proposed criteria with correctness', 'mean Pearson corr(v, z)', c, 'corr_proposed', ['rlcer', 'rlcer_no_evolve'], size),
-      lineFigure('rlcer_rubric_only', 'Rubric-only training (no outcome reward): filtered vs random rubrics', 'probe accuracy', c, 'probe_accuracy', ['rlcer_rubric_only', 'rlcer_rubric_only_random'], size),
-      lineFigure('rlcer_valid_fraction', 'Share of proposed criteria that are valid', 'valid / proposed', c, 'valid_fraction', ['rlcer', 'rlcer_no_evolve'], size),
-      kindMixFigure(c, 'rlcer', size), kindMixFigure(c, 'rlcer_no_evolve', size),
-      lineFigure('rlcer_concrete_share', 'Share of concrete-value criteria (criteria with arguments) in the rubrics', 'concrete share', c, 'concrete_share', ['rlcer', 'rlcer_no_evolve'], size),
-    );
+    const c = readCsv(f);
+    // one set of curves per size; the S figures keep their plain names, other sizes get a suffix
+    for (const size of [...new Set(c.map((r) => String(r.size)))]) {
+      const named = (g: Figure) => (size === 'S' ? g : { ...g, name: `${g.name}_${size}`, layout: { ...g.layout, title: { text: `${(g.layout.title as { text: string }).text} (size ${size})` } } });
+      figs.push(...[
+        lineFigure('rlcer_accuracy', 'Probe accuracy during training: RLVR, RLCER, RLCER without evolving', 'probe accuracy (1 sample per problem)', c, 'probe_accuracy', ['rlvr', 'rlcer', 'rlcer_no_evolve'], size),
+        lineFigure('rlcer_cot_reward', 'CoT reward during training, with and without self-evolution', 'mean CoT reward', c, 'reward/cot', ['rlcer', 'rlcer_no_evolve'], size),
+        lineFigure('rlcer_correlation', 'Mean correlation of proposed criteria with correctness', 'mean Pearson corr(v, z)', c, 'corr_proposed', ['rlcer', 'rlcer_no_evolve'], size),
+        lineFigure('rlcer_rubric_only', 'Rubric-only training (no outcome reward): filtered vs random rubrics', 'probe accuracy', c, 'probe_accuracy', ['rlcer_rubric_only', 'rlcer_rubric_only_random'], size),
+        lineFigure('rlcer_valid_fraction', 'Share of proposed criteria that are valid', 'valid / proposed', c, 'valid_fraction', ['rlcer', 'rlcer_no_evolve'], size),
+        kindMixFigure(c, 'rlcer', size), kindMixFigure(c, 'rlcer_no_evolve', size),
+        lineFigure('rlcer_concrete_share', 'Share of concrete-value criteria (criteria with arguments) in the rubrics', 'concrete share', c, 'concrete_share', ['rlcer', 'rlcer_no_evolve'], size),
+      ].map(named));
+    }
   }
   const hintsFile = path.join(dir, 'rlcer', 'hints.csv');
   if (fs.existsSync(hintsFile)) {

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { aggregateTable2 } from '../analysis/table2.js';
+import { rlcerFigures } from '../analysis/rlcer-figures.js';
 import { readCsv, writeCsv } from '../src/io/table.js';
 import { methodSpec, profileSpec, TABLE2_ROWS, METHODS } from '../src/methods/table2.js';
 import { ConfigError } from '../src/io/validate.js';
@@ -68,6 +69,12 @@ describe('Table 2 aggregation', () => {
     // without the archive only runs/ counts
     aggregateTable2('quick', runs, out, null);
     assert.equal(readCsv(path.join(out, 'table2.csv')).find((r) => r.size === 'M')!.seeds, 1);
+  });
+  it('draws the training curves once per size, S under the plain names', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-t2f-'));
+    writeCsv(path.join(dir, 'rlcer', 'curves.csv'), ['S', 'M'].flatMap((size) => [0, 1].map((step) => ({ size, method: 'rlvr', step, metric: 'probe_accuracy', mean: 0.5, ci95: 0, n: 3 }))));
+    const names = rlcerFigures(dir).map((g) => g.name);
+    assert.deepEqual(names, ['rlcer_accuracy', 'rlcer_accuracy_M']);
   });
   it('knows its rows and rejects unknown methods and profiles', () => {
     for (const m of ['sft', 'rlvr', 'scalar_rm', 'fixed_untrained', 'fixed_teacher', 'rlcer_no_evolve', 'rlcer', 'rlcer_rubric_only']) assert.ok(TABLE2_ROWS.includes(m) && METHODS[m]);
