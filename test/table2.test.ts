@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { aggregateTable2 } from '../analysis/table2.js';
 import { rlcerFigures } from '../analysis/rlcer-figures.js';
 import { readCsv, writeCsv } from '../src/io/table.js';
-import { methodSpec, profileSpec, TABLE2_ROWS, METHODS } from '../src/methods/table2.js';
+import { methodSpec, profileSpec, TABLE2_ARCHIVE, TABLE2_ROWS, METHODS } from '../src/methods/table2.js';
 import { ConfigError } from '../src/io/validate.js';
 
 describe('Table 2 aggregation', () => {
@@ -69,6 +69,10 @@ describe('Table 2 aggregation', () => {
     // without the archive only runs/ counts
     aggregateTable2('quick', runs, out, null);
     assert.equal(readCsv(path.join(out, 'table2.csv')).find((r) => r.size === 'M')!.seeds, 1);
+  });
+  it('keeps its run archive where git commits it', () => {
+    const r = spawnSync('git', ['check-ignore', '-q', path.join(TABLE2_ARCHIVE, 'full', 'S', 'rlcer', 'seed-0', 'final.csv')]);
+    assert.equal(r.status, 1, 'the archive path is git-ignored');
   });
   it('draws the training curves once per size, S under the plain names', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-t2f-'));
