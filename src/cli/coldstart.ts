@@ -49,7 +49,7 @@ runMain(async () => {
   if (a['save-partial'] === 'yes') {
     if (!fs.existsSync(ckFile) || fs.existsSync(path.join(out, 'done.json'))) { console.log(`${out}: no unfinished run with a checkpoint, nothing to save`); return; }
     copyFiles(out, partial, RESUME_FILES);
-    console.log(`${out} (step ${readCheckpoint(partial + '/checkpoint.json').meta.step}) -> ${partial}: commit it, and --resume yes continues from it on another machine`);
+    console.log(`${out} (step ${readCheckpoint(path.join(partial, 'checkpoint.json')).meta.step}) -> ${partial}: commit it, and --resume yes continues from it on another machine`);
     return;
   }
   if (a.resume === 'yes' && !fs.existsSync(ckFile) && fs.existsSync(path.join(partial, 'checkpoint.json'))) {
