@@ -50,14 +50,17 @@ export function table2Figure(table: Row[], size: string): Figure {
     layout: { title: { text: `Table 2 (size ${size}): policy accuracy and reward-source quality, mean and 95% CI over seeds` }, barmode: 'group', yaxis: { range: [0, 1] }, margin: { b: 170 } } };
 }
 
+/** Figures are drawn once per size: the S figure keeps its plain name, other sizes get a suffix and a title note. */
+function named(g: Figure, size: string): Figure {
+  return size === 'S' ? g : { ...g, name: `${g.name}_${size}`, layout: { ...g.layout, title: { text: `${(g.layout.title as { text: string }).text} (size ${size})` } } };
+}
+
 export function rlcerFigures(dir = 'results'): Figure[] {
   const f = path.join(dir, 'rlcer', 'curves.csv'), t = path.join(dir, 'table2.csv');
   const figs: Figure[] = [];
   if (fs.existsSync(f)) {
     const c = readCsv(f);
-    // one set of curves per size; the S figures keep their plain names, other sizes get a suffix
     for (const size of [...new Set(c.map((r) => String(r.size)))]) {
-      const named = (g: Figure) => (size === 'S' ? g : { ...g, name: `${g.name}_${size}`, layout: { ...g.layout, title: { text: `${(g.layout.title as { text: string }).text} (size ${size})` } } });
       figs.push(...[
         lineFigure('rlcer_accuracy', 'Probe accuracy during training: RLVR, RLCER, RLCER without evolving', 'probe accuracy (1 sample per problem)', c, 'probe_accuracy', ['rlvr', 'rlcer', 'rlcer_no_evolve'], size),
         lineFigure('rlcer_cot_reward', 'CoT reward during training, with and without self-evolution', 'mean CoT reward', c, 'reward/cot', ['rlcer', 'rlcer_no_evolve'], size),
@@ -66,24 +69,30 @@ export function rlcerFigures(dir = 'results'): Figure[] {
         lineFigure('rlcer_valid_fraction', 'Share of proposed criteria that are valid', 'valid / proposed', c, 'valid_fraction', ['rlcer', 'rlcer_no_evolve'], size),
         kindMixFigure(c, 'rlcer', size), kindMixFigure(c, 'rlcer_no_evolve', size),
         lineFigure('rlcer_concrete_share', 'Share of concrete-value criteria (criteria with arguments) in the rubrics', 'concrete share', c, 'concrete_share', ['rlcer', 'rlcer_no_evolve'], size),
-      ].map(named));
+      ].map((g) => named(g, size)));
     }
   }
   const hintsFile = path.join(dir, 'rlcer', 'hints.csv');
   if (fs.existsSync(hintsFile)) {
-    const h = readCsv(hintsFile).filter((r) => r.size === 'S');
-    const methods = [...new Set(h.map((r) => String(r.method)))].sort((a, b) => TABLE2_ROWS.indexOf(a) - TABLE2_ROWS.indexOf(b));
-    const avg = (m: string, k: string) => { const rs = h.filter((r) => r.method === m); return rs.reduce((a, r) => a + Number(r[`${k}_mean`]), 0) / rs.length; };
-    figs.push({ name: 'rlcer_hints',
-      data: (['plain', 'hinted'] as const).map((k) => ({ type: 'bar', name: k === 'plain' ? 'plain prompt' : 'own rubric as in-prompt hint', x: methods.map((m) => METHODS[m]?.label ?? m), y: methods.map((m) => avg(m, k)) })),
-      layout: { title: { text: 'Rubrics as in-prompt hints at inference: accuracy averaged over the four families' }, barmode: 'group', yaxis: { range: [0, 1] }, margin: { b: 170 } } });
+    const all = readCsv(hintsFile);
+    for (const size of [...new Set(all.map((r) => String(r.size)))]) {
+      const h = all.filter((r) => r.size === size);
+      const methods = [...new Set(h.map((r) => String(r.method)))].sort((a, b) => TABLE2_ROWS.indexOf(a) - TABLE2_ROWS.indexOf(b));
+      const avg = (m: string, k: string) => { const rs = h.filter((r) => r.method === m); return rs.reduce((a, r) => a + Number(r[`${k}_mean`]), 0) / rs.length; };
+      figs.push(named({ name: 'rlcer_hints',
+        data: (['plain', 'hinted'] as const).map((k) => ({ type: 'bar', name: k === 'plain' ? 'plain prompt' : 'own rubric as in-prompt hint', x: methods.map((m) => METHODS[m]?.label ?? m), y: methods.map((m) => avg(m, k)) })),
+        layout: { title: { text: 'Rubrics as in-prompt hints at inference: accuracy averaged over the four families' }, barmode: 'group', yaxis: { range: [0, 1] }, margin: { b: 170 } } }, size));
+    }
   }
   const evo = path.join(dir, 'evolm', 'rubric_evolution.csv');
   if (fs.existsSync(evo)) {
-    const rows = readCsv(evo).filter((r) => r.size === 'S').sort((a, b) => Number(a.step) - Number(b.step));
-    figs.push({ name: 'evolm_rubric_evolution',
-      data: ['concrete_share', 'format_rate'].map((k) => ({ type: 'scatter', mode: 'lines', name: k.replace('_', ' '), x: rows.map((r) => Number(r.step)), y: rows.map((r) => (r[k] === '' ? null : Number(r[k]))) })),
-      layout: { title: { text: 'EvoLM (co-evolving): concrete-value criteria and format validity of the generated rubrics' }, xaxis: { title: { text: 'step (policy and generator phases)' } }, yaxis: { title: { text: 'share' }, range: [0, 1] } } });
+    const all = readCsv(evo);
+    for (const size of [...new Set(all.map((r) => String(r.size)))]) {
+      const rows = all.filter((r) => r.size === size).sort((a, b) => Number(a.step) - Number(b.step));
+      figs.push(named({ name: 'evolm_rubric_evolution',
+        data: ['concrete_share', 'format_rate'].map((k) => ({ type: 'scatter', mode: 'lines', name: k.replace('_', ' '), x: rows.map((r) => Number(r.step)), y: rows.map((r) => (r[k] === '' ? null : Number(r[k]))) })),
+        layout: { title: { text: 'EvoLM (co-evolving): concrete-value criteria and format validity of the generated rubrics' }, xaxis: { title: { text: 'step (policy and generator phases)' } }, yaxis: { title: { text: 'share' }, range: [0, 1] } } }, size));
+    }
   }
   if (fs.existsSync(t)) {
     const table = readCsv(t);

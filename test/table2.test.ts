@@ -74,11 +74,13 @@ describe('Table 2 aggregation', () => {
     const r = spawnSync('git', ['check-ignore', '-q', path.join(TABLE2_ARCHIVE, 'full', 'S', 'rlcer', 'seed-0', 'final.csv')]);
     assert.equal(r.status, 1, 'the archive path is git-ignored');
   });
-  it('draws the training curves once per size, S under the plain names', () => {
+  it('draws the training curves, hints and rubric evolution once per size, S under the plain names', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-t2f-'));
     writeCsv(path.join(dir, 'rlcer', 'curves.csv'), ['S', 'M'].flatMap((size) => [0, 1].map((step) => ({ size, method: 'rlvr', step, metric: 'probe_accuracy', mean: 0.5, ci95: 0, n: 3 }))));
+    writeCsv(path.join(dir, 'rlcer', 'hints.csv'), ['S', 'M'].map((size) => ({ size, method: 'rlcer', family: 'add', plain_mean: 0.5, plain_ci95: 0, hinted_mean: 0.4, hinted_ci95: 0, hint_rate_mean: 1, hint_rate_ci95: 0, n: 3 })));
+    writeCsv(path.join(dir, 'evolm', 'rubric_evolution.csv'), ['S', 'M'].map((size) => ({ size, step: 0, concrete_share: 0.3, criteria_per_rubric: 3, mean_length: 20, format_rate: 1 })));
     const names = rlcerFigures(dir).map((g) => g.name);
-    assert.deepEqual(names, ['rlcer_accuracy', 'rlcer_accuracy_M']);
+    assert.deepEqual(names, ['rlcer_accuracy', 'rlcer_accuracy_M', 'rlcer_hints', 'rlcer_hints_M', 'evolm_rubric_evolution', 'evolm_rubric_evolution_M']);
   });
   it('knows its rows and rejects unknown methods and profiles', () => {
     for (const m of ['sft', 'rlvr', 'scalar_rm', 'fixed_untrained', 'fixed_teacher', 'rlcer_no_evolve', 'rlcer', 'rlcer_rubric_only']) assert.ok(TABLE2_ROWS.includes(m) && METHODS[m]);
