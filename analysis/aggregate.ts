@@ -60,17 +60,20 @@ export function scoresBySeed(rows: { run: string; seed: unknown; measure: string
   return out;
 }
 
-/** Mean and 95% CI over seeds of run a's measure minus run b's, paired by seed (seeds present in both). */
-export function pairedDifference(scores: Map<string, Map<string, Scores>>, a: string, b: string, measure: string) {
+/** Mean and 95% CI over seeds of run a's measure minus run b's `measureB` (by default the same), paired by seed. */
+export function pairedDifference(scores: Map<string, Map<string, Scores>>, a: string, b: string, measure: string, measureB = measure) {
   const A = scores.get(a), B = scores.get(b);
-  const d = A && B ? [...A.keys()].filter((s) => B.has(s)).map((s) => ({ k: 'd', delta: A.get(s)![measure] - B.get(s)![measure] })).filter((r) => Number.isFinite(r.delta)) : [];
+  const d = A && B ? [...A.keys()].filter((s) => B.has(s)).map((s) => ({ k: 'd', delta: A.get(s)![measure] - B.get(s)![measureB] })).filter((r) => Number.isFinite(r.delta)) : [];
   if (!d.length) return null;
   const r = meanCi(d, ['k'], ['delta'])[0], m = Number(r.delta_mean);
   return { delta: m, ...interval(m, r.delta_ci95), seeds: Number(r.n) };
 }
 
-/** A paper's claim read as run `a` minus run `b` on `measure` (paired by seed), expected to have sign `sign`. */
-export interface Claim { claim: string; a: string; b: string; measure: string; sign: 1 | -1 }
+/**
+ * A paper's claim read as run `a` minus run `b` on `measure` (paired by seed), expected to have sign `sign`;
+ * `measureB` compares two measures instead (`a`'s measure minus `b`'s measureB, a and b possibly the same run).
+ */
+export interface Claim { claim: string; a: string; b: string; measure: string; measureB?: string; sign: 1 | -1 }
 
 /**
  * `reproduced` when the 95% interval of the difference lies on the claimed side of 0, `contradicted` when it lies
@@ -86,8 +89,9 @@ export function verdict(d: { ci_low: number | ''; ci_high: number | '' } | null,
 /** One row per claim: the paired difference, its interval, the seeds it rests on and the verdict. */
 export function claimRows(scores: Map<string, Map<string, Scores>>, claims: Claim[], profile: string): Row[] {
   return claims.map((c) => {
-    const d = pairedDifference(scores, c.a, c.b, c.measure);
-    return { profile, claim: c.claim, run: c.a, against: c.b, measure: c.measure, expected_sign: c.sign > 0 ? '+' : '-',
+    const d = pairedDifference(scores, c.a, c.b, c.measure, c.measureB);
+    const measure = c.measureB && c.measureB !== c.measure ? `${c.measure} - ${c.measureB}` : c.measure;
+    return { profile, claim: c.claim, run: c.a, against: c.b, measure, expected_sign: c.sign > 0 ? '+' : '-',
       delta: d?.delta ?? '', ci_low: d?.ci_low ?? '', ci_high: d?.ci_high ?? '', seeds: d?.seeds ?? 0, verdict: verdict(d, c.sign) };
   });
 }

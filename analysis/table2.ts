@@ -59,11 +59,47 @@ export const TABLE2_CLAIMS: Claim[] = [
   { claim: 'EvoLM beats the static scalar RM (average accuracy)', a: 'evolm', b: 'scalar_rm', measure: 'average', sign: 1 },
   { claim: 'the static scalar RM ranks pairs better than EvoLM\'s rubrics (rubric quality)', a: 'scalar_rm', b: 'evolm', measure: 'rubric_quality', sign: 1 },
   { claim: 'co-evolved rubrics rank pairs better than the untrained rubricator\'s (rubric quality)', a: 'evolm', b: 'fixed_untrained', measure: 'rubric_quality', sign: 1 },
+  // RLCER's claims about training dynamics and hints, on the per-seed measures of `dynamicsMeasures`
+  { claim: 'with self-evolution the proposed criteria\'s mean correlation with correctness rises (last window over first)', a: 'rlcer', b: 'rlcer', measure: 'corr_proposed_late', measureB: 'corr_proposed_early', sign: 1 },
+  { claim: 'the mean correlation rises more with self-evolution than without', a: 'rlcer', b: 'rlcer_no_evolve', measure: 'corr_proposed_rise', sign: 1 },
+  { claim: 'the CoT reward falls from its peak with self-evolution more than without (it saturates without)', a: 'rlcer', b: 'rlcer_no_evolve', measure: 'cot_reward_fall', sign: 1 },
+  { claim: 'the reasoner\'s own rubrics as in-prompt hints help at inference (RLCER, average accuracy)', a: 'rlcer', b: 'rlcer', measure: 'hinted_average', measureB: 'plain_average', sign: 1 },
 ];
 
-/** final.csv rows -> scores keyed "size|method", then seed, then column. */
-export function finalScores(finals: Row[]): Map<string, Map<string, Scores>> {
-  return scoresBySeed(finals.map((r) => ({ run: `${r.size}|${r.method}`, seed: r.seed, measure: String(r.column), value: Number(r.value) })));
+/** Steps over which the claims about training dynamics average the start, the best stretch and the end of a curve. */
+export const DYNAMICS_WINDOW = 10;
+
+/**
+ * Per-seed measures of one run beyond its final table, for the claims about dynamics and hints. For the curves of
+ * `corr_proposed` and `reward/cot` (`cot_reward`), over the steps where the metric is defined: `_early` and `_late`,
+ * the means of the first and last DYNAMICS_WINDOW values; `_rise` = late - early; `_fall` = the best window's mean
+ * - late. From hints.csv: `plain_average` and `hinted_average`, the mean accuracy over families without and with
+ * the run's own rubric in the prompt.
+ */
+export function dynamicsMeasures(dir: string): { measure: string; value: number }[] {
+  const metrics = readMetrics(dir).sort((a, b) => Number(a.step) - Number(b.step));
+  const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
+  const out: { measure: string; value: number }[] = [];
+  for (const [key, name] of [['corr_proposed', 'corr_proposed'], ['reward/cot', 'cot_reward']]) {
+    const xs = metrics.map((m) => m[key]).filter((v) => v !== null && v !== undefined && Number.isFinite(Number(v))).map(Number);
+    if (xs.length < 2 * DYNAMICS_WINDOW) continue; // too short to tell a start from an end
+    const w = DYNAMICS_WINDOW, early = mean(xs.slice(0, w)), late = mean(xs.slice(-w));
+    const best = Math.max(...xs.slice(0, xs.length - w + 1).map((_, i) => mean(xs.slice(i, i + w))));
+    out.push({ measure: `${name}_early`, value: early }, { measure: `${name}_late`, value: late },
+      { measure: `${name}_rise`, value: late - early }, { measure: `${name}_fall`, value: best - late });
+  }
+  const hintsFile = path.join(dir, 'hints.csv');
+  if (fs.existsSync(hintsFile)) {
+    const h = readCsv(hintsFile);
+    out.push({ measure: 'plain_average', value: mean(h.map((r) => Number(r.plain))) }, { measure: 'hinted_average', value: mean(h.map((r) => Number(r.hinted))) });
+  }
+  return out;
+}
+
+/** final.csv rows and the runs' dynamics measures -> scores keyed "size|method", then seed, then measure. */
+export function runScores(finals: Row[], runs: ReturnType<typeof finishedRuns> = []): Map<string, Map<string, Scores>> {
+  return scoresBySeed([...finals.map((r) => ({ run: `${r.size}|${r.method}`, seed: r.seed, measure: String(r.column), value: Number(r.value) })),
+    ...runs.flatMap((r) => dynamicsMeasures(r.dir).map((d) => ({ run: `${r.size}|${r.method}`, seed: r.seed, ...d })))]);
 }
 
 export function aggregateTable2(profile: string, root = 'runs/table2', out = profile === 'full' ? 'results' : path.join('results', profile),
@@ -82,7 +118,8 @@ export function aggregateTable2(profile: string, root = 'runs/table2', out = pro
   const columns = ['profile', 'size', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds'];
   writeKeepingSizes(path.join(out, 'table2.csv'), table.filter((r) => TABLE2_ROWS.includes(String(r.method))), sizes, bySize, columns);
   writeKeepingSizes(path.join(out, 'ablations.csv'), table.filter((r) => !TABLE2_ROWS.includes(String(r.method))), sizes, bySize, columns);
-  writeKeepingSizes(path.join(out, 'table2_claims.csv'), sizes.flatMap((size) => claimRows(finalScores(finals), TABLE2_CLAIMS.map((c) => ({ ...c, a: `${size}|${c.a}`, b: `${size}|${c.b}` })), profile)),
+  const scores = runScores(finals, runs);
+  writeKeepingSizes(path.join(out, 'table2_claims.csv'), sizes.flatMap((size) => claimRows(scores, TABLE2_CLAIMS.map((c) => ({ ...c, a: `${size}|${c.a}`, b: `${size}|${c.b}` })), profile)),
     sizes, byRunSize, CLAIM_COLUMNS);
   writeCsv(path.join(out, 'table2_reported.csv'), REPORTED.map((r) => ({ ...r, rubric_quality: r.rubric_quality ?? '', policy_average: r.policy_average ?? '', note: 'reported by the paper, not measured here' })));
 

@@ -132,5 +132,8 @@ describe('Rubicon aggregation', () => {
     assert.equal(d.seeds, 2);
     assert.ok(Math.abs(d.delta - 0.75) < 1e-12);
     assert.equal(pairedDifference(scores, 'a', 'missing', 'm'), null);
+    // two measures of one run: a's m minus a's n, seed by seed ((1-0) + (2-1)) / 2
+    const two = new Map([['a', new Map([['0', { m: 1, n: 0 }], ['1', { m: 2, n: 1 }]])]]);
+    assert.equal(pairedDifference(two, 'a', 'a', 'm', 'n')!.delta, 1);
   });
 });

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { aggregateTable2 } from '../analysis/table2.js';
+import { aggregateTable2, dynamicsMeasures, DYNAMICS_WINDOW } from '../analysis/table2.js';
 import { rlcerFigures } from '../analysis/rlcer-figures.js';
 import { readCsv, writeCsv } from '../src/io/table.js';
 import { methodSpec, profileSpec, TABLE2_ARCHIVE, TABLE2_ROWS, METHODS } from '../src/methods/table2.js';
@@ -69,6 +69,28 @@ describe('Table 2 aggregation', () => {
     // without the archive only runs/ counts
     aggregateTable2('quick', runs, out, null);
     assert.equal(readCsv(path.join(out, 'table2.csv')).find((r) => r.size === 'M')!.seeds, 1);
+  });
+  it('measures the start, best stretch and end of a run\'s curves, and its hints, per seed', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-dyn-'));
+    assert.equal(DYNAMICS_WINDOW, 10);
+    // 30 steps: corr_proposed = 0 for steps 0-9, 1 for 10-19, 0.5 for 20-29; one undefined step (null) is skipped;
+    // reward/cot too short (15 defined values < 2 windows) to be measured
+    const lines = Array.from({ length: 31 }, (_, step) => {
+      const corr = step === 30 ? 0.5 : step === 5 ? null : step < 10 ? 0 : step < 20 ? 1 : 0.5;
+      return JSON.stringify({ step: step === 5 ? 99 : step, corr_proposed: corr, 'reward/cot': step < 15 ? 0.3 : null });
+    });
+    fs.writeFileSync(path.join(dir, 'metrics.jsonl'), lines.join('\n') + '\n');
+    writeCsv(path.join(dir, 'hints.csv'), [{ family: 'add', plain: 0.6, hinted: 0.2 }, { family: 'sub', plain: 0.4, hinted: 0.4 }]);
+    const m = Object.fromEntries(dynamicsMeasures(dir).map((d) => [d.measure, d.value]));
+    // defined values in step order: 9 zeros, 10 ones, 11 halves -> first window 9 x 0 + 1 = 0.1, last window 0.5,
+    // best window the ten ones
+    assert.ok(Math.abs(m.corr_proposed_early - 0.1) < 1e-12);
+    assert.equal(m.corr_proposed_late, 0.5);
+    assert.ok(Math.abs(m.corr_proposed_rise - 0.4) < 1e-12);
+    assert.equal(m.corr_proposed_fall, 0.5);
+    assert.equal(m.cot_reward_early, undefined);
+    assert.equal(m.plain_average, 0.5);
+    assert.ok(Math.abs(m.hinted_average - 0.3) < 1e-12);
   });
   it('keeps its run archive where git commits it', () => {
     const r = spawnSync('git', ['check-ignore', '-q', path.join(TABLE2_ARCHIVE, 'full', 'S', 'rlcer', 'seed-0', 'final.csv')]);
