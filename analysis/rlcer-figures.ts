@@ -50,6 +50,8 @@ export function table2Figure(table: Row[], size: string): Figure {
     layout: { title: { text: `Table 2 (size ${size}): policy accuracy and reward-source quality, mean and 95% CI over seeds` }, barmode: 'group', yaxis: { range: [0, 1] }, margin: { b: 170 } } };
 }
 
+const sizesOf = (rows: Row[]) => [...new Set(rows.map((r) => String(r.size)))];
+
 /** Figures are drawn once per size: the S figure keeps its plain name, other sizes get a suffix and a title note. */
 function named(g: Figure, size: string): Figure {
   return size === 'S' ? g : { ...g, name: `${g.name}_${size}`, layout: { ...g.layout, title: { text: `${(g.layout.title as { text: string }).text} (size ${size})` } } };
@@ -60,7 +62,7 @@ export function rlcerFigures(dir = 'results'): Figure[] {
   const figs: Figure[] = [];
   if (fs.existsSync(f)) {
     const c = readCsv(f);
-    for (const size of [...new Set(c.map((r) => String(r.size)))]) {
+    for (const size of sizesOf(c)) {
       figs.push(...[
         lineFigure('rlcer_accuracy', 'Probe accuracy during training: RLVR, RLCER, RLCER without evolving', 'probe accuracy (1 sample per problem)', c, 'probe_accuracy', ['rlvr', 'rlcer', 'rlcer_no_evolve'], size),
         lineFigure('rlcer_cot_reward', 'CoT reward during training, with and without self-evolution', 'mean CoT reward', c, 'reward/cot', ['rlcer', 'rlcer_no_evolve'], size),
@@ -75,7 +77,7 @@ export function rlcerFigures(dir = 'results'): Figure[] {
   const hintsFile = path.join(dir, 'rlcer', 'hints.csv');
   if (fs.existsSync(hintsFile)) {
     const all = readCsv(hintsFile);
-    for (const size of [...new Set(all.map((r) => String(r.size)))]) {
+    for (const size of sizesOf(all)) {
       const h = all.filter((r) => r.size === size);
       const methods = [...new Set(h.map((r) => String(r.method)))].sort((a, b) => TABLE2_ROWS.indexOf(a) - TABLE2_ROWS.indexOf(b));
       const avg = (m: string, k: string) => { const rs = h.filter((r) => r.method === m); return rs.reduce((a, r) => a + Number(r[`${k}_mean`]), 0) / rs.length; };
@@ -87,7 +89,7 @@ export function rlcerFigures(dir = 'results'): Figure[] {
   const evo = path.join(dir, 'evolm', 'rubric_evolution.csv');
   if (fs.existsSync(evo)) {
     const all = readCsv(evo);
-    for (const size of [...new Set(all.map((r) => String(r.size)))]) {
+    for (const size of sizesOf(all)) {
       const rows = all.filter((r) => r.size === size).sort((a, b) => Number(a.step) - Number(b.step));
       figs.push(named({ name: 'evolm_rubric_evolution',
         data: ['concrete_share', 'format_rate'].map((k) => ({ type: 'scatter', mode: 'lines', name: k.replace('_', ' '), x: rows.map((r) => Number(r.step)), y: rows.map((r) => (r[k] === '' ? null : Number(r[k]))) })),
@@ -96,7 +98,7 @@ export function rlcerFigures(dir = 'results'): Figure[] {
   }
   if (fs.existsSync(t)) {
     const table = readCsv(t);
-    for (const size of [...new Set(table.map((r) => String(r.size)))]) figs.push(table2Figure(table, size));
+    for (const size of sizesOf(table)) figs.push(table2Figure(table, size));
   }
   return figs.filter((g) => g.data.length > 0);
 }

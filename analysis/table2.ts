@@ -11,6 +11,7 @@ import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { findFinishedRuns, readMetrics } from '../src/io/run.js';
 import { CLAIM_COLUMNS, claimRows, interval, meanCi, scoresBySeed, type Claim, type Scores } from './aggregate.js';
 import { runMain } from '../src/cli/args.js';
+import { mean } from '../src/util/stats.js';
 import { REPORTED, TABLE2_ROWS, METHODS, TABLE2_ARCHIVE, profileSpec } from '../src/methods/table2.js';
 
 /** Finished run directories of a profile: runs/table2/<profile>/<size>/<method>/seed-<n>. */
@@ -78,7 +79,6 @@ export const DYNAMICS_WINDOW = 10;
  */
 export function dynamicsMeasures(dir: string): { measure: string; value: number }[] {
   const metrics = readMetrics(dir).sort((a, b) => Number(a.step) - Number(b.step));
-  const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
   const out: { measure: string; value: number }[] = [];
   for (const [key, name] of [['corr_proposed', 'corr_proposed'], ['reward/cot', 'cot_reward']]) {
     const xs = metrics.map((m) => m[key]).filter((v) => v !== null && v !== undefined && Number.isFinite(Number(v))).map(Number);
@@ -89,8 +89,8 @@ export function dynamicsMeasures(dir: string): { measure: string; value: number 
       { measure: `${name}_rise`, value: late - early }, { measure: `${name}_fall`, value: best - late });
   }
   const hintsFile = path.join(dir, 'hints.csv');
-  if (fs.existsSync(hintsFile)) {
-    const h = readCsv(hintsFile);
+  const h = fs.existsSync(hintsFile) ? readCsv(hintsFile) : [];
+  if (h.length) {
     out.push({ measure: 'plain_average', value: mean(h.map((r) => Number(r.plain))) }, { measure: 'hinted_average', value: mean(h.map((r) => Number(r.hinted))) });
   }
   return out;
