@@ -47,7 +47,7 @@ runMain(async () => {
   const torchCfg = { vocab: V, context: mc.context, d: mc.dModel, layers: mc.layers, heads: mc.heads, batch: B, prompt: Tp, completion: Tc, reps, threads: 1 };
   let torch: { update_ms: number; sampling_tokens_per_s: number; torch: string; peak_rss_mb: number } | null = null;
   try {
-    torch = JSON.parse(execFileSync('/usr/bin/python3', ['bench/torch_ref.py', JSON.stringify(torchCfg)], { env: { ...process.env, OPENBLAS_NUM_THREADS: '1' } }).toString());
+    torch = JSON.parse(execFileSync(process.env.TORCH_PYTHON ?? '/usr/bin/python3', ['bench/torch_ref.py', JSON.stringify(torchCfg)], { env: { ...process.env, OPENBLAS_NUM_THREADS: '1' } }).toString());
   } catch (e) {
     console.error(`PyTorch reference unavailable (${(e as Error).message.split('\n')[0]}); install python3-torch and libopenblas0-pthread`);
   }

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { writeFileAtomic, writeCsv, type Row } from './table.js';
-import { initBackend } from '../models/backend.js';
+import { engineInfo, initBackend } from '../models/backend.js';
 
 /** git commit of the working tree, with "-dirty" when it has uncommitted changes. */
 export function codeVersion(): string {
@@ -36,7 +36,7 @@ export async function openRun(dir: string, config: Record<string, unknown> & { s
   const backend = await initBackend();
   fs.mkdirSync(dir, { recursive: true });
   for (const f of ['metrics.jsonl', 'done.json']) fs.rmSync(path.join(dir, f), { force: true });
-  const full = { ...config, backend, codeVersion: codeVersion(), node: process.version, startedAt: new Date().toISOString() };
+  const full = { ...config, backend, engine: engineInfo(), codeVersion: codeVersion(), node: process.version, startedAt: new Date().toISOString() };
   writeFileAtomic(path.join(dir, 'config.json'), JSON.stringify(full, null, 2) + '\n');
   const metricsFile = path.join(dir, 'metrics.jsonl');
   return {

@@ -1,13 +1,38 @@
-// Tensor backend selection, in one place. Order: native tfjs (tfjs-node-gpu, then tfjs-node), wasm, cpu.
-// TFJS_BACKEND=tensorflow|wasm|cpu overrides. A self-test then checks the kernels whose gradients the
-// models need, and a finite-difference gradient check, and fails with a message naming what is missing.
+// Tensor backend selection, in one place. Order: native TensorFlow (tfjs-node-gpu, then tfjs-node, which
+// `make setup` installs as `tfjs-node-native`), wasm, cpu. TFJS_BACKEND=tensorflow|wasm|cpu overrides. A
+// self-test then checks the kernels whose gradients the models need, and a finite-difference gradient check,
+// and fails with a message naming what is missing.
+//
+// The native backend's threads are pinned before TensorFlow loads: WORKBENCH_THREADS (default 1) intra-op
+// and inter-op threads, because every `make reproduce-*` target runs one process per core. oneDNN's
+// rewrites are off and TensorFlow's deterministic ops on (TF_ENABLE_ONEDNN_OPTS=0, TF_DETERMINISTIC_OPS=1),
+// so a seed gives the same numbers on every rerun; each can be overridden by setting it in the environment.
+// `engineInfo()` is what every run records in its config.
 import * as tf from '@tensorflow/tfjs';
 import { registerWasmKernels } from './wasm-kernels.js';
 
+/** The environment TensorFlow reads at load time, with the workbench's defaults (an explicit setting wins). */
+export function nativeEnvironment(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const threads = env.WORKBENCH_THREADS ?? '1';
+  if (!/^[1-9][0-9]*$/.test(threads)) throw new Error(`WORKBENCH_THREADS must be a positive integer (got "${threads}")`);
+  return {
+    TF_NUM_INTRAOP_THREADS: env.TF_NUM_INTRAOP_THREADS ?? threads,
+    TF_NUM_INTEROP_THREADS: env.TF_NUM_INTEROP_THREADS ?? threads,
+    TF_ENABLE_ONEDNN_OPTS: env.TF_ENABLE_ONEDNN_OPTS ?? '0',
+    TF_DETERMINISTIC_OPS: env.TF_DETERMINISTIC_OPS ?? '1',
+    TF_CPP_MIN_LOG_LEVEL: env.TF_CPP_MIN_LOG_LEVEL ?? '2',
+  };
+}
+
+let tensorflowVersion: string | undefined;
+
 async function tryNative(pkg: string): Promise<boolean> {
-  try { await import(pkg); } catch { return false; }          // absent, or its binding never downloaded
+  Object.assign(process.env, nativeEnvironment());              // read by TensorFlow when the library loads
+  try { await import(pkg); } catch { return false; }            // absent, or its binding never built
   if (!tf.findBackendFactory('tensorflow')) return false;       // danfojs's alias makes tfjs-node plain tfjs
-  return tf.setBackend('tensorflow');
+  if (!(await tf.setBackend('tensorflow'))) return false;
+  tensorflowVersion = (tf.backend() as unknown as { binding: { TF_Version: string } }).binding.TF_Version;
+  return true;
 }
 
 /** Kernels used by the policies' forward and backward passes (transformer and GRU). */
@@ -53,7 +78,9 @@ export function initBackend(prefer: string | undefined = process.env.TFJS_BACKEN
     for (const name of order) {
       if (!['tensorflow', 'wasm', 'cpu'].includes(name)) throw new Error(`TFJS_BACKEND must be tensorflow, wasm or cpu (got "${name}")`);
       if (name === 'tensorflow') {
-        if (await tryNative('@tensorflow/tfjs-node-gpu') || await tryNative('@tensorflow/tfjs-node')) break;
+        if (await tryNative('@tensorflow/tfjs-node-gpu') || await tryNative('tfjs-node-native')) break;
+        if (prefer) throw new Error('TFJS_BACKEND=tensorflow: the native backend is not installed here (`make setup` ' +
+          'installs it where a TensorFlow library can be found; see its output)');
       } else if (name === 'wasm') {
         await import('@tensorflow/tfjs-backend-wasm');
         registerWasmKernels();
@@ -69,3 +96,18 @@ export function initBackend(prefer: string | undefined = process.env.TFJS_BACKEN
 }
 
 export { tf };
+
+/** What a run records about its engine: backend, library versions and the native backend's thread settings. */
+export function engineInfo(): Record<string, string | number> {
+  const backend = tf.getBackend();
+  const info: Record<string, string | number> = { backend, tfjs: tf.version_core };
+  if (backend === 'tensorflow') {
+    const env = nativeEnvironment();
+    Object.assign(info, {
+      tensorflow: tensorflowVersion ?? 'unknown', intraOpThreads: Number(env.TF_NUM_INTRAOP_THREADS),
+      interOpThreads: Number(env.TF_NUM_INTEROP_THREADS), onednnOpts: env.TF_ENABLE_ONEDNN_OPTS,
+      deterministicOps: env.TF_DETERMINISTIC_OPS,
+    });
+  } else info.threads = 1;
+  return info;
+}
