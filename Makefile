@@ -116,8 +116,9 @@ verifier:
 world-criteria:
 	$(TSX) src/cli/world-criteria.ts
 
+# Every tfjs backend present and the PyTorch of bin/setup-torch, one thread each, alternating runs; BENCH_ARGS='--runs 9'.
 bench:
-	$(TSX) src/cli/bench.ts
+	python=$$(bash bin/setup-torch | tail -1); TORCH_PYTHON=$$python $(TSX) src/cli/bench.ts $(BENCH_ARGS)
 
 clean-runs:
 	rm -rf runs

@@ -2,16 +2,18 @@
 
 Same architecture as src/models/transformer.ts: pre-LN decoder, learned positions, separate Wq/Wk/Wv,
 GELU as x*sigmoid(1.702x), untied head, value heads. Measures a PPO update step (forward, clipped surrogate
-+ clipped value loss, backward, Adam) and K/V-cached sampling at the same sizes as the tfjs side.
-Prints one JSON object. Run with Debian's python3 (python3-torch + libopenblas0-pthread).
++ clipped value loss, backward, Adam) and K/V-cached sampling at the same sizes as the tfjs side: a warm-up,
+then `reps` timed repetitions of each, their median. Prints one JSON object. `make bench` runs it once per run,
+one thread (OMP/OPENBLAS/MKL_NUM_THREADS=1), with the interpreter that bin/setup-torch prints.
 """
-import json, math, sys, time, resource
+import json, math, re, statistics, sys, time, resource
 import torch
 
 def main():
     cfg = json.loads(sys.argv[1])
     torch.manual_seed(0)
     torch.set_num_threads(cfg.get("threads", 1))
+    torch.set_num_interop_threads(cfg.get("threads", 1))
     V, C, d, L, H, R = cfg["vocab"], cfg["context"], cfg["d"], cfg["layers"], cfg["heads"], 3
     B, Tp, Tc = cfg["batch"], cfg["prompt"], cfg["completion"]
     dh = d // H
@@ -82,17 +84,20 @@ def main():
                 tok = torch.multinomial(torch.softmax(logits[:, -1], -1), 1)
         return B * Tc
 
-    reps = cfg.get("reps", 3)
-    ppo_step()  # warm-up
-    t0 = time.perf_counter()
-    for _ in range(reps): ppo_step()
-    update = (time.perf_counter() - t0) / reps
-    sample()
-    t0 = time.perf_counter()
-    n = sum(sample() for _ in range(reps))
-    tps = n / (time.perf_counter() - t0)
-    print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(), "update_ms": update * 1000,
-                      "sampling_tokens_per_s": tps, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    def repeat(f):  # warm-up, then the median of `reps` timed calls, in seconds
+        f()
+        times = []
+        for _ in range(cfg.get("reps", 1)):
+            t0 = time.perf_counter(); f(); times.append(time.perf_counter() - t0)
+        return statistics.median(times)
+
+    update = repeat(ppo_step)
+    tps = B * Tc / repeat(sample)
+    blas = re.search(r"BLAS_INFO=(\w+)", torch.__config__.show())
+    print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(),
+                      "interop_threads": torch.get_num_interop_threads(), "blas": blas.group(1) if blas else "unknown",
+                      "update_ms": update * 1000, "sampling_tokens_per_s": tps,
+                      "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 
 if __name__ == "__main__":
     main()

@@ -4,9 +4,10 @@
 // and fails with a message naming what is missing.
 //
 // The native backend's threads are pinned before TensorFlow loads: WORKBENCH_THREADS (default 1) intra-op
-// and inter-op threads, because every `make reproduce-*` target runs one process per core. oneDNN's
-// rewrites are off and TensorFlow's deterministic ops on (TF_ENABLE_ONEDNN_OPTS=0, TF_DETERMINISTIC_OPS=1),
-// so a seed gives the same numbers on every rerun; each can be overridden by setting it in the environment.
+// and inter-op threads, because every `make reproduce-*` target runs one process per core. oneDNN stays on
+// (TF_ENABLE_ONEDNN_OPTS=1: without it this TensorFlow build's element-wise kernels run ~9x slower on one thread,
+// and the PPO update 4x) and TensorFlow's deterministic ops on (TF_DETERMINISTIC_OPS=1); with one thread a seed
+// gives bit-identical numbers on every rerun (test/engine.test.ts). Each can be overridden in the environment.
 // `engineInfo()` is what every run records in its config.
 import * as tf from '@tensorflow/tfjs';
 import { registerWasmKernels } from './wasm-kernels.js';
@@ -18,7 +19,7 @@ export function nativeEnvironment(env: NodeJS.ProcessEnv = process.env): Record<
   return {
     TF_NUM_INTRAOP_THREADS: env.TF_NUM_INTRAOP_THREADS ?? threads,
     TF_NUM_INTEROP_THREADS: env.TF_NUM_INTEROP_THREADS ?? threads,
-    TF_ENABLE_ONEDNN_OPTS: env.TF_ENABLE_ONEDNN_OPTS ?? '0',
+    TF_ENABLE_ONEDNN_OPTS: env.TF_ENABLE_ONEDNN_OPTS ?? '1',
     TF_DETERMINISTIC_OPS: env.TF_DETERMINISTIC_OPS ?? '1',
     TF_CPP_MIN_LOG_LEVEL: env.TF_CPP_MIN_LOG_LEVEL ?? '2',
   };
