@@ -1,16 +1,23 @@
 // Building blocks tuned for tfjs-wasm (TOOLCHAIN.md section 3): a linear layer whose backward pass uses only
 // untransposed matmuls (XNNPACK's fast path), layer norm from moments, and a sigmoid GELU (no erf/tanh loops).
+// On the native backend the backward matmuls read their operands transposed instead (oneDNN does it in the
+// kernel; an explicit transpose of a [B*T, 4d] activation costs as much as the matmul).
 import { tf } from './backend.js';
 import { makeRng } from '../util/random.js';
 
-/** y = x @ w for 2-D x; the gradient is computed with explicit transposes so every matmul takes the fast path. */
+/** a^T @ b and a @ b^T for 2-D a, b: transposed operands on the native backend, explicit transposes elsewhere */
+const native = () => tf.getBackend() === 'tensorflow';
+const matMulTA = (a: tf.Tensor2D, b: tf.Tensor2D) => (native() ? tf.matMul(a, b, true) : tf.matMul(tf.transpose(a), b));
+const matMulTB = (a: tf.Tensor2D, b: tf.Tensor2D) => (native() ? tf.matMul(a, b, false, true) : tf.matMul(a, tf.transpose(b)));
+
+/** y = x @ w for 2-D x, with the backward pass above. */
 export const linear = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, save: tf.GradSaveFunc) => {
   save([x, w]);
   return {
     value: tf.matMul(x as tf.Tensor2D, w as tf.Tensor2D),
     gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
       const [xs, ws] = saved as tf.Tensor2D[];
-      return [tf.matMul(dy as tf.Tensor2D, tf.transpose(ws)), tf.matMul(tf.transpose(xs), dy as tf.Tensor2D)];
+      return [matMulTB(dy as tf.Tensor2D, ws), matMulTA(xs, dy as tf.Tensor2D)];
     },
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
@@ -20,7 +27,7 @@ export const embedLinear = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, save: tf.
   save([x]);
   return {
     value: tf.matMul(x as tf.Tensor2D, w as tf.Tensor2D),
-    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => [tf.zerosLike(saved[0]), tf.matMul(tf.transpose(saved[0] as tf.Tensor2D), dy as tf.Tensor2D)],
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => [tf.zerosLike(saved[0]), matMulTA(saved[0] as tf.Tensor2D, dy as tf.Tensor2D)],
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
 
