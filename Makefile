@@ -9,7 +9,7 @@ PROFILE ?= quick
 
 .PHONY: corl-agents reproduce-corl reproduce-evolm reproduce-rubicon table2-report
 
-.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart coldstart-save-partial coldstart-report rlvr world-criteria bench verifier
+.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart bench-steps coldstart-save-partial coldstart-report rlvr world-criteria bench verifier
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
 RLVR_SEEDS ?= 0 1
 
@@ -28,7 +28,8 @@ help:
 	@echo "make scalar-rm  train the static scalar reward model on cold-start rollouts -> data/checkpoints/scalar-rm-S.json"
 	@echo "make verifier   distil the verifier from teacher labels on cold-start rollouts -> results/verifier/accuracy.csv"
 	@echo "make world-criteria  the pre-registered world criteria -> results/world/criteria.csv"
-	@echo "make bench      tfjs vs the PyTorch reference, side by side (update step, sampling, ratios)"
+	@echo "make bench      every tfjs backend vs the PyTorch reference, alternating runs (update step, sampling, ratios)"
+	@echo "make bench-steps  wall time of one SFT, RLVR and RLCER step on every backend present"
 	@echo "make figures    regenerate every figure from the committed tables in results/"
 	@echo "make notebooks  execute notebooks/*.ipynb headless into results/notebooks/"
 	@echo "make test       typecheck, then the test suite (ends with 'N passed, N failed')"
@@ -117,6 +118,10 @@ world-criteria:
 	$(TSX) src/cli/world-criteria.ts
 
 # Every tfjs backend present and the PyTorch of bin/setup-torch, one thread each, alternating runs; BENCH_ARGS='--runs 9'.
+# the real steps (SFT, RLVR, RLCER) on every backend present, one process at a time
+bench-steps:
+	$(TSX) src/cli/bench-steps.ts
+
 bench:
 	python=$$(bash bin/setup-torch | tail -1); TORCH_PYTHON=$$python $(TSX) src/cli/bench.ts $(BENCH_ARGS)
 
