@@ -1,4 +1,4 @@
-# Workbench targets. On a fresh machine: `make setup theory` (install, then the main job), `make test`.
+# Workbench targets. On a fresh machine: `make setup reproduce-table2` (install, then the main job), `make test`.
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 TSX := ./node_modules/.bin/tsx
