@@ -9,7 +9,7 @@ PROFILE ?= quick
 
 .PHONY: corl-agents reproduce-corl reproduce-evolm reproduce-rubicon table2-report
 
-.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart bench-steps coldstart-save-partial coldstart-report rlvr world-criteria bench verifier
+.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart bench-steps rate-calibration coldstart-save-partial coldstart-report rlvr world-criteria bench verifier
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
 RLVR_SEEDS ?= 0 1
 
@@ -29,6 +29,7 @@ help:
 	@echo "make verifier   distil the verifier from teacher labels on cold-start rollouts -> results/verifier/accuracy.csv"
 	@echo "make world-criteria  the pre-registered world criteria -> results/world/criteria.csv"
 	@echo "make bench      every tfjs backend vs the PyTorch reference, alternating runs (update step, sampling, ratios)"
+	@echo "make rate-calibration  the pre-registered rubricator rate (RLVR + 5 candidates, 30 steps) -> results/rlcer/rate_calibration.csv"
 	@echo "make bench-steps  wall time of one SFT, RLVR and RLCER step on every backend present"
 	@echo "make figures    regenerate every figure from the committed tables in results/"
 	@echo "make notebooks  execute notebooks/*.ipynb headless into results/notebooks/"
@@ -118,6 +119,11 @@ world-criteria:
 	$(TSX) src/cli/world-criteria.ts
 
 # Every tfjs backend present and the PyTorch of bin/setup-torch, one thread each, alternating runs; BENCH_ARGS='--runs 9'.
+# the pre-registered rubricator rate (results/rlcer/rate_calibration_rule.md): RLVR and 5 candidates, one per core
+rate-calibration:
+	mkdir -p runs/rate-calibration; printf '%s\n' rlvr 0.5 1 2 5 10 | xargs -P 2 -I{} sh -c 'test -f runs/rate-calibration/{}/done.json || $(TSX) src/cli/rate-calibration.ts --run {} > runs/rate-calibration/{}.log 2>&1'
+	$(TSX) src/cli/rate-calibration.ts --report yes
+
 # the real steps (SFT, RLVR, RLCER) on every backend present, one process at a time
 bench-steps:
 	$(TSX) src/cli/bench-steps.ts

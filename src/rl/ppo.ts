@@ -36,6 +36,8 @@ export interface PpoConfig {
   roleMixing: 'weighted_sum' | 'separate_adam';
   /** padded parts per minibatch, rows sorted by length (1 = one padded batch; the result is the same, only faster) */
   lengthBuckets: number;
+  /** a factor on each role's loss (default 1; 0 switches a role's update off, as the update-parity test does) */
+  roleLossScale?: Partial<Record<Role, number>>;
 }
 
 export const defaultPpoConfig: PpoConfig = {
@@ -50,6 +52,7 @@ export function checkPpoConfig(c: PpoConfig): void {
   requireInteger('ppo.epochs', c.epochs, 1); requireInteger('ppo.minibatches', c.minibatches, 1); requirePositive('ppo.maxGradNorm', c.maxGradNorm);
   for (const [r, v] of Object.entries(c.lr)) requirePositive(`ppo.lr.${r}`, v);
   requireInteger('ppo.lengthBuckets', c.lengthBuckets, 1);
+  for (const [r, v] of Object.entries(c.roleLossScale ?? {})) requireNonNegative(`ppo.roleLossScale.${r}`, v);
   if (c.roleMixing !== 'weighted_sum' && c.roleMixing !== 'separate_adam') throw new ConfigError(`ppo.roleMixing must be "weighted_sum" or "separate_adam" (got "${c.roleMixing}")`);
 }
 
@@ -88,7 +91,8 @@ export function ppoGradients(policy: Policy, parts: { sb: SequenceBatch; d: Step
       terms.forEach((t, j) => { sums[j] = sums[j].add(t.mul(counts[k] / Math.max(1, total))); });
     });
     kept = sums.map((t) => tf.keep(t.clone()) as tf.Scalar);
-    return sums[0].add(sums[1].mul(c.valueCoef)).sub(sums[2].mul(c.entropyCoef)) as tf.Scalar;
+    const loss = sums[0].add(sums[1].mul(c.valueCoef)).sub(sums[2].mul(c.entropyCoef));
+    return (c.roleLossScale?.[role] === undefined ? loss : loss.mul(c.roleLossScale[role]!)) as tf.Scalar;
   }, Object.values(policy.weights));
   const loss = value.dataSync()[0];
   const [pg, v, ent, clipfrac, approxKl] = kept.map((t) => t.dataSync()[0]);
@@ -132,8 +136,11 @@ export function ppoUpdate(policy: Policy, opts: Record<Role, tf.Optimizer>, roll
     const acc = { pg: [] as number[], v: [] as number[], ent: [] as number[], clipfrac: [] as number[], approxKl: [] as number[], gradNorm: [] as number[] };
     return { role, rs, old, adv, ret, kl: refLogp ? kl / rs.length : 0, acc };
   });
+  // every epoch's minibatches drawn role by role, so a role's splits do not depend on the other roles (the reasoner
+  // of a multi-role method sees exactly RLVR's minibatches)
+  const epochSplits = prepared.map((p) => Array.from({ length: c.epochs }, () => minibatches(p.rs.length, c.minibatches, rng)));
   for (let e = 0; e < c.epochs; e++) {
-    const splits = prepared.map((p) => minibatches(p.rs.length, c.minibatches, rng));
+    const splits = epochSplits.map((s) => s[e]);
     for (let m = 0; m < Math.max(...splits.map((s) => s.length)); m++) {
       const pending: { role: Role; grads: tf.NamedTensorMap }[] = [];
       try {

@@ -13,10 +13,27 @@ export type ConstantCorrectness = 'none_valid' | 'discriminative';
 
 export interface Validity { valid: boolean[]; corr: (number | null)[] }
 
-/** Validity of each criterion: `v[k]` is criterion k's satisfaction (0/1) over the N rollouts, `z` their correctness. */
-export function criterionValidity(v: number[][], z: number[], threshold = 0.2, constant: ConstantCorrectness = 'none_valid'): Validity {
+/**
+ * How the correlation test reads a criterion with negative points (a flaw: "satisfied" means the flaw is
+ * present): 'sign_aware' tests corr(sign(points) * v, z) > threshold, so a penalty is valid when the flaw goes with
+ * wrong answers; 'literal' tests corr(v, z) > threshold for every criterion, as the paper's formula is written (a
+ * penalty then survives only when the flaw goes with correct answers).
+ */
+export type ValidityReading = 'sign_aware' | 'literal';
+
+/**
+ * Validity of each criterion: `v[k]` is criterion k's satisfaction (0/1) over the N rollouts, `z` their correctness.
+ * With `signs` (each criterion's sign of points, reading 'sign_aware') the test correlates sign * v; without, it
+ * reads every criterion literally. `corr` is the correlation the test compared with the threshold.
+ */
+export function criterionValidity(
+  v: number[][], z: number[], threshold = 0.2, constant: ConstantCorrectness = 'none_valid', signs?: number[],
+): Validity {
   const zVaries = z.some((x) => x !== z[0]);
-  const corr = v.map((vk) => pearson(vk, z));
+  const corr = v.map((vk, k) => {
+    const r = pearson(vk, z);
+    return r === null || !signs ? r : (signs[k] < 0 ? -r : r);
+  });
   const valid = v.map((vk, k) => {
     const varies = vk.some((x) => x !== vk[0]);
     if (!varies) return false;
