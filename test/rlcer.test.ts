@@ -20,7 +20,7 @@ import { decode } from '../src/world/vocab.js';
 import { promptTokens } from '../src/world/trace.js';
 import { sampleProblem } from '../src/world/problems.js';
 
-const close = (a: number, b: number, tol = 1e-12) => assert.ok(Math.abs(a - b) <= tol, `${a} != ${b}`);
+const close = (a: number, b: number, tol = 1e-12, what = '') => assert.ok(Math.abs(a - b) <= tol, `${what} ${a} != ${b}`);
 
 describe('RLCER rewards (hand-computed)', () => {
   it('validity: corr > threshold and varying satisfaction', () => {
@@ -102,7 +102,7 @@ describe('RLCER reward assembly of one step (golden, hand-computed)', () => {
     evolve: true, cotNorm: 'rubric', rubricatorSees: 'each_pooled', outcomeWeight: 1, cotWeight: 1 };
   const closeAll = (a: number[], b: number[], what: string) => {
     assert.equal(a.length, b.length, what);
-    a.forEach((x, i) => close(x, b[i]));
+    a.forEach((x, i) => close(x, b[i], 1e-12, `${what}[${i}]:`));
   };
 
   // Validity per criterion against the true correctness, negative-point criteria read literally (corr > threshold).
