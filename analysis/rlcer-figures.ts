@@ -38,9 +38,10 @@ export function kindMixFigure(curves: Row[], method: string, size: string): Figu
     layout: { title: { text: `Criterion kinds proposed over training (${METHODS[method]?.label ?? method})` }, xaxis: { title: { text: 'RL step' } }, yaxis: { title: { text: 'share of proposed criteria' }, range: [0, 1] } } };
 }
 
-/** Table 2 as grouped bars: average accuracy and rubric quality per method, with 95% CI. */
+/** Table 2 as grouped bars: average accuracy and rubric quality per method (one bar each, in table order), with 95% CI. */
 export function table2Figure(table: Row[], size: string): Figure {
-  const methods = [...TABLE2_ROWS, 'evolm_sequential', 'evolm'].filter((m) => table.some((r) => r.method === m && r.size === size));
+  // TABLE2_ROWS already ends with the EvoLM rows: adding them again drew (and stacked) their bars twice
+  const methods = TABLE2_ROWS.filter((m) => table.some((r) => r.method === m && r.size === size));
   const bar = (column: string, name: string, color: string) => {
     const rs = methods.map((m) => table.find((r) => r.method === m && r.size === size && r.column === column));
     return { type: 'bar', name, x: methods.map((m) => METHODS[m]?.label ?? m), y: rs.map((r) => (r ? Number(r.mean) : null)), marker: { color },

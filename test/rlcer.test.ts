@@ -8,10 +8,11 @@ import { cotRewards, criterionValidity, normalisedScore, poolItems, randomValidi
 import { pairwiseAccuracy } from '../src/methods/rubric-quality.js';
 import { defaultPpoConfig, makeRoleOptimizers, ppoUpdate } from '../src/rl/ppo.js';
 import { defaultGrpoConfig, grpoUpdate } from '../src/rl/grpo.js';
-import { defaultRlcerConfig, makeRlcerTrainer, type RlcerConfig } from '../src/methods/rlcer.js';
+import { defaultRlcerConfig, groupRewards, makeRlcerTrainer, type RewardSettings, type RlcerConfig }
+  from '../src/methods/rlcer.js';
 import { sftStep, sampleExample, defaultColdStartData } from '../src/methods/coldstart.js';
-import { criterionText } from '../src/rubrics/criteria.js';
-import type { RubricItem } from '../src/rubrics/rubric.js';
+import { criterionText, parseCriterion } from '../src/rubrics/criteria.js';
+import type { Parsed, RubricItem } from '../src/rubrics/rubric.js';
 import { makeRng } from '../src/util/random.js';
 import { ConfigError } from '../src/io/validate.js';
 import { coldStartCheckpoint } from '../src/methods/table2.js';
@@ -19,7 +20,7 @@ import { decode } from '../src/world/vocab.js';
 import { promptTokens } from '../src/world/trace.js';
 import { sampleProblem } from '../src/world/problems.js';
 
-const close = (a: number, b: number, tol = 1e-12) => assert.ok(Math.abs(a - b) <= tol, `${a} != ${b}`);
+const close = (a: number, b: number, tol = 1e-12, what = '') => assert.ok(Math.abs(a - b) <= tol, `${what} ${a} != ${b}`);
 
 describe('RLCER rewards (hand-computed)', () => {
   it('validity: corr > threshold and varying satisfaction', () => {
@@ -70,6 +71,79 @@ describe('RLCER rewards (hand-computed)', () => {
   });
   it('pairwise accuracy counts ties as one half', () => {
     close(pairwiseAccuracy([1, 0.5, 0, 0.7], [0, 0.5, 1, 0.2]), (1 + 0.5 + 0 + 1) / 4);
+  });
+});
+
+describe('RLCER reward assembly of one step (golden, hand-computed)', () => {
+  // One prompt, N = 4 rollouts, correctness z = [1, 1, 0, 0]. The satisfaction matrix (criterion x rollout), each
+  // criterion's Pearson corr(v, z) by hand, and its verdict under today's literal reading (valid iff v varies and
+  // corr(v, z) > 0.2, whatever the sign of the points):
+  //   criterion  points  v          corr(v, z)                                  literal verdict (sign-aware)
+  //   STEPS        +3    [1,1,0,0]  1                                           valid
+  //   CARRY        +2    [1,0,1,0]  0                                           invalid (0 <= 0.2)
+  //   REPEAT       -2    [0,0,1,1]  -1                                          invalid (sign-aware: valid)
+  //   SHORT        -1    [1,1,1,0]  sxy 0.5 / sqrt(sxx 0.75 * syy 1) = 1/sqrt3  valid   (sign-aware: invalid)
+  //   VERIFY       +1    [1,1,1,1]  null (constant satisfaction)                invalid
+  const correct = [true, true, false, false];
+  const sat = new Map(Object.entries({
+    STEPS: [1, 1, 0, 0], CARRY: [1, 0, 1, 0], REPEAT: [0, 0, 1, 1], SHORT: [1, 1, 1, 0], VERIFY: [1, 1, 1, 1],
+  }).map(([k, v]) => [k, v.map(Boolean)]));
+  const item = (text: string, points: number): RubricItem =>
+    ({ category: 'clarity', criterion: parseCriterion(text)!, points });
+  const set = (...items: RubricItem[]): Parsed => ({ ok: true, rubric: { domain: 'arith/add', items } });
+  // one set per rollout (the default 'each_pooled'): set 1 repeats STEPS with other points, set 2 did not parse
+  const sets: Parsed[] = [
+    set(item('STEPS', 3), item('CARRY', 2), item('REPEAT', -2), item('SHORT', -1), item('VERIFY', 1)),
+    set(item('STEPS', 1), item('REPEAT', -2)),
+    { ok: false, reason: 'hand-made parse failure' },
+    set(item('VERIFY', 1)),
+  ];
+  const settings: RewardSettings = { validity: 'correlation', threshold: 0.2, constantCorrectness: 'none_valid',
+    evolve: true, cotNorm: 'rubric', rubricatorSees: 'each_pooled', outcomeWeight: 1, cotWeight: 1 };
+  const closeAll = (a: number[], b: number[], what: string) => {
+    assert.equal(a.length, b.length, what);
+    a.forEach((x, i) => close(x, b[i], 1e-12, `${what}[${i}]:`));
+  };
+
+  // Validity per criterion against the true correctness, negative-point criteria read literally (corr > threshold).
+  it('literal validity reading: corr(v, z) > 0.2 for every criterion, negative points included', () => {
+    const r = groupRewards(sets, sat, correct, settings, makeRng(0));
+    const [s0, s1, s2, s3] = r.sets;
+    closeAll(s0.corr.slice(0, 4) as number[], [1, 0, -1, 1 / Math.sqrt(3)], 'corr of set 0');
+    assert.equal(s0.corr[4], null);
+    assert.deepEqual(s0.valid, [true, false, false, true, false], 'STEPS, CARRY, REPEAT, SHORT, VERIFY');
+    assert.deepEqual(s1.valid, [true, false]);
+    assert.deepEqual(s2.items, []);
+    assert.deepEqual(s3.valid, [false]);
+  });
+  // Rubricator reward per set: K_valid / K + format.
+  it('rubricator reward: 2/5 + 1, 1/2 + 1, 0 + 0 (unparsed), 0/1 + 1', () => {
+    const r = groupRewards(sets, sat, correct, settings, makeRng(0));
+    assert.deepEqual(r.sets.map((s) => s.rubricator), [{ evolving: 0.4, format: 1 }, { evolving: 0.5, format: 1 },
+      { evolving: 0, format: 0 }, { evolving: 0, format: 1 }]);
+    const noEvolve = groupRewards(sets, sat, correct, { ...settings, evolve: false }, makeRng(0));
+    assert.deepEqual(noEvolve.sets.map((s) => s.rubricator.evolving), [0, 0, 0, 0]);
+  });
+  // CoT reward over the pooled valid criteria, and the reasoner's reward outcome + CoT.
+  it('CoT reward over the pooled valid criteria and reasoner reward = outcome + CoT', () => {
+    // pool: STEPS +3 (set 0's points win over set 1's +1), SHORT -1; min -1, max 3, range 4
+    //   rollout 0: STEPS, SHORT -> raw 3 - 1 = 2 -> (2 + 1) / 4 = 0.75;  rollout 1: the same, 0.75
+    //   rollout 2: SHORT only  -> raw -1     -> 0;                       rollout 3: neither -> raw 0 -> 1/4 = 0.25
+    const r = groupRewards(sets, sat, correct, settings, makeRng(0));
+    closeAll(r.cot, [0.75, 0.75, 0, 0.25], 'CoT reward');
+    assert.deepEqual(r.outcome, [1, 1, -1, -1]);
+    closeAll(r.reward, [1.75, 1.75, -1, -0.75], 'reasoner reward');
+    // rubric-only training (outcome weight 0) and a CoT weight of 2
+    closeAll(groupRewards(sets, sat, correct, { ...settings, outcomeWeight: 0, cotWeight: 2 }, makeRng(0)).reward,
+      [1.5, 1.5, 0, 0.5], 'rubric-only reasoner reward');
+  });
+  // EvoLM's reading: each rollout scored by the valid criteria of its own set only.
+  it("each_own: rollout i scored by set i's valid criteria", () => {
+    // rollout 0: set 0's pool as above -> 0.75; rollout 1: set 1's STEPS +1 (range 0..1), satisfied -> 1;
+    // rollout 2: set 2 unparsed, no criteria -> 0; rollout 3: set 3's only criterion is invalid -> 0
+    const r = groupRewards(sets, sat, correct, { ...settings, rubricatorSees: 'each_own' }, makeRng(0));
+    closeAll(r.cot, [0.75, 1, 0, 0], 'CoT reward');
+    closeAll(r.reward, [1.75, 2, -1, -1], 'reasoner reward');
   });
 });
 

@@ -6,10 +6,12 @@ import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { aggregateTable2, dynamicsMeasures, DYNAMICS_WINDOW } from '../analysis/table2.js';
-import { rlcerFigures } from '../analysis/rlcer-figures.js';
+import { rlcerFigures, table2Figure } from '../analysis/rlcer-figures.js';
 import { readCsv, writeCsv } from '../src/io/table.js';
 import { methodSpec, profileSpec, TABLE2_ARCHIVE, TABLE2_ROWS, METHODS } from '../src/methods/table2.js';
 import { ConfigError } from '../src/io/validate.js';
+
+const close = (a: number, b: number, what: string, tol = 1e-12) => assert.ok(Math.abs(a - b) <= tol, `${what}: ${a} != ${b}`);
 
 describe('Table 2 aggregation', () => {
   it('writes profile,size,method,column,mean,ci_low,ci_high,seeds with a t interval', () => {
@@ -103,6 +105,34 @@ describe('Table 2 aggregation', () => {
     writeCsv(path.join(dir, 'evolm', 'rubric_evolution.csv'), ['S', 'M'].map((size) => ({ size, step: 0, concrete_share: 0.3, criteria_per_rubric: 3, mean_length: 20, format_rate: 1 })));
     const names = rlcerFigures(dir).map((g) => g.name);
     assert.deepEqual(names, ['rlcer_accuracy', 'rlcer_accuracy_M', 'rlcer_hints', 'rlcer_hints_M', 'evolm_rubric_evolution', 'evolm_rubric_evolution_M']);
+  });
+  // The Table 2 figure: one bar per table row and column (no row drawn twice), each bar the table's mean and CI.
+  it('draws each Table 2 row once per trace, bars equal to the table (golden figure spec)', () => {
+    // size S: every table row with its own values (average 0.01 * (i + 1), rubric quality 0.5 + 0.03 * i,
+    // CI half-width 0.02 for the average, rubric quality without CI); an ablation and size M must not be drawn
+    const table = TABLE2_ROWS.flatMap((method, i) => [
+      { size: 'S', method, column: 'average', mean: 0.01 * (i + 1), ci_low: 0.01 * (i + 1) - 0.02, ci_high: 0.01 * (i + 1) + 0.02 },
+      { size: 'S', method, column: 'rubric_quality', mean: 0.5 + 0.03 * i, ci_low: '', ci_high: '' },
+      { size: 'M', method, column: 'average', mean: 0.9, ci_low: 0.9, ci_high: 0.9 },
+    ]);
+    table.push({ size: 'S', method: 'rlcer_oracle', column: 'average', mean: 0.99, ci_low: 0.99, ci_high: 0.99 });
+    const fig = table2Figure(table, 'S');
+    assert.equal(fig.name, 'table2_S');
+    const labels = TABLE2_ROWS.map((m) => METHODS[m].label);
+    assert.deepEqual(fig.data.map((t) => t.name), ['accuracy, average of 4 families', 'rubric quality (pairwise)']);
+    for (const trace of fig.data) {
+      const x = trace.x as string[];
+      assert.equal(new Set(x).size, x.length, `a category repeats in "${String(trace.name)}": ${x.join(', ')}`);
+      assert.deepEqual(x, labels);
+    }
+    const [avg, quality] = fig.data.map((t) => t.y as number[]);
+    TABLE2_ROWS.forEach((m, i) => {
+      close(avg[i], 0.01 * (i + 1), `average of ${m}`);
+      close(quality[i], 0.5 + 0.03 * i, `rubric quality of ${m}`);
+    });
+    const errors = fig.data.map((t) => (t.error_y as { array: number[] }).array);
+    errors[0].forEach((e, i) => close(e, 0.02, `CI half-width of ${TABLE2_ROWS[i]}`));
+    assert.deepEqual(errors[1], TABLE2_ROWS.map(() => 0));
   });
   it('knows its rows and rejects unknown methods and profiles', () => {
     for (const m of ['sft', 'rlvr', 'scalar_rm', 'fixed_untrained', 'fixed_teacher', 'rlcer_no_evolve', 'rlcer', 'rlcer_rubric_only']) assert.ok(TABLE2_ROWS.includes(m) && METHODS[m]);

@@ -10,7 +10,7 @@ import { decode } from '../world/vocab.js';
 import { domainOf } from '../world/problems.js';
 import { defaultWorld, type WorldConfig } from '../world/defaults.js';
 import { criterionText, type Criterion, criterionEnglish } from '../rubrics/criteria.js';
-import { referenceRubric, type RubricItem } from '../rubrics/rubric.js';
+import { referenceRubric, type Parsed, type RubricItem } from '../rubrics/rubric.js';
 import { cotRewards, criterionValidity, poolItems, randomValidity, rubricatorReward, type ConstantCorrectness, type CotNorm } from '../rubrics/rewards.js';
 import { checkPpoConfig, defaultPpoConfig, makeRoleOptimizers, ppoUpdate, type PpoConfig } from '../rl/ppo.js';
 import { mean, type Rollout } from '../rl/rollout.js';
@@ -94,6 +94,45 @@ export interface RlcerModels {
   frozenRubricator?: Policy;
 }
 
+/** The settings that turn one prompt's satisfaction matrix and correctness into rewards. */
+export type RewardSettings = Pick<RlcerConfig, 'validity' | 'threshold' | 'constantCorrectness' | 'evolve' | 'cotNorm'
+  | 'rubricatorSees' | 'outcomeWeight' | 'cotWeight'>;
+
+/** One rubric set's verdicts: its items (none if unparsed), their corr(v, z) and validity, the rubricator's reward. */
+export interface SetRewards {
+  items: RubricItem[]; corr: (number | null)[]; valid: boolean[]; rubricator: { evolving: number; format: number };
+}
+
+/**
+ * One prompt's reward assembly in an RLCER step, as plain arithmetic: `sets` are the prompt's rubric sets (one per
+ * rollout, or one), `sat` maps a criterion's text to its satisfaction over the prompt's N rollouts, `correct` is their
+ * correctness. Per set: each criterion's validity against z = correctness (or the random control, which draws from
+ * `rng`) and the rubricator's reward K_valid / K + format. Per rollout: the CoT reward over the valid criteria (pooled
+ * over the sets, or its own set's), the outcome reward, and the reasoner's reward
+ * outcomeWeight * outcome + cotWeight * cot.
+ */
+export function groupRewards(sets: Parsed[], sat: ReadonlyMap<string, boolean[]>, correct: boolean[], c: RewardSettings,
+  rng: Rng): { sets: SetRewards[]; outcome: number[]; cot: number[]; reward: number[] } {
+  const z = correct.map(Number);
+  const satOf = (i: RubricItem) => sat.get(criterionText(i.criterion))!;
+  const verdicts = sets.map((s) => {
+    const items = s.ok ? s.rubric.items : [];
+    const val = criterionValidity(items.map((i) => satOf(i).map(Number)), z, c.threshold, c.constantCorrectness);
+    const valid = c.validity === 'random' ? randomValidity(val.valid, rng) : val.valid;
+    const rubricator = rubricatorReward(s.ok, items.length, valid.filter(Boolean).length, c.evolve);
+    return { items, corr: val.corr, valid, rubricator };
+  });
+  const validSets = verdicts.map((v) => v.items.filter((_, k) => v.valid[k]));
+  // the reasoner's CoT reward: pooled valid criteria, or each rollout's own set's
+  const scoreWith = (items: RubricItem[]) =>
+    cotRewards(items.map((i) => i.points), z.map((_, r) => items.map((i) => satOf(i)[r])), c.cotNorm);
+  const cot = c.rubricatorSees === 'each_own'
+    ? z.map((_, r) => scoreWith(validSets[r])[r])
+    : scoreWith(poolItems(validSets, (i) => criterionText(i.criterion)));
+  const outcome = correct.map((x) => outcomeReward({ correct: x }));
+  return { sets: verdicts, outcome, cot, reward: outcome.map((o, r) => c.outcomeWeight * o + c.cotWeight * cot[r]) };
+}
+
 /** One rubric set as logged: who wrote it, whether it parsed, each criterion in English with its correlation and validity. */
 export interface RubricLog { step?: number; problem: string; parsed: boolean; reason?: string; reward?: number; items: { criterion: string; english: string; points: number; corr: number | null; valid: boolean }[] }
 
@@ -130,9 +169,10 @@ export function makeRlcerTrainer(policy: Policy, c: RlcerConfig, models: RlcerMo
       });
       const queries = universe.flatMap((u, g) => u.flatMap((crit) => groups[g].map((r) => ({ c: crit, p: r.problem, completion: text.get(r)! }))));
       const answers = batchJudge(queries);
-      const sat = new Map<string, boolean[]>();
+      // per prompt: criterion text -> its satisfaction over the prompt's rollouts
+      const sat = universe.map(() => new Map<string, boolean[]>());
       let q = 0;
-      universe.forEach((u, g) => u.forEach((crit) => { sat.set(`${g}|${criterionText(crit)}`, groups[g].map(() => answers[q++])); }));
+      universe.forEach((u, g) => u.forEach((crit) => { sat[g].set(criterionText(crit), groups[g].map(() => answers[q++])); }));
       let agreement = NaN;
       if (c.verifier === 'learned' && c.agreementSample > 0 && queries.length > 0) {
         const idx = Array.from({ length: Math.min(c.agreementSample, queries.length) }, () => rng.int(queries.length));
@@ -146,22 +186,15 @@ export function makeRlcerTrainer(policy: Policy, c: RlcerConfig, models: RlcerMo
       const kinds: Record<string, number> = {};
       logged = [];
       groups.forEach((g, gi) => {
-        const z = g.map((r) => +r.correct);
-        const validSets: RubricItem[][] = [];
-        for (let j = 0; j < perGroup; j++) {
+        const res = groupRewards(sets.slice(gi * perGroup, (gi + 1) * perGroup), sat[gi], g.map((r) => r.correct), c, rng);
+        res.sets.forEach(({ items, corr, valid, rubricator: rr }, j) => {
           const s = sets[gi * perGroup + j];
-          const items = s.ok ? s.rubric.items : [];
-          const v = items.map((i) => sat.get(`${gi}|${criterionText(i.criterion)}`)!.map(Number));
-          const val = criterionValidity(v, z, c.threshold, c.constantCorrectness);
-          const valid = c.validity === 'random' ? randomValidity(val.valid, rng) : val.valid;
-          validSets.push(items.filter((_, k) => valid[k]));
           const nValid = valid.filter(Boolean).length;
-          const rr = rubricatorReward(s.ok, items.length, nValid, c.evolve);
           stats.format.push(rr.format);
           stats.rubricReward.push(rr.evolving + rr.format);
           if (s.ok) {
             stats.proposed.push(items.length); stats.valid.push(nValid);
-            val.corr.forEach((r, k) => { if (r !== null) { stats.corrProposed.push(r); if (valid[k]) stats.corrValid.push(r); } });
+            corr.forEach((r, k) => { if (r !== null) { stats.corrProposed.push(r); if (valid[k]) stats.corrValid.push(r); } });
             for (const i of items) { kinds[i.criterion.name] = (kinds[i.criterion.name] ?? 0) + 1; stats.items++; stats.concrete += +isConcrete(i.criterion); }
           }
           if (written && c.rubricSource === 'self') {
@@ -171,18 +204,12 @@ export function makeRlcerTrainer(policy: Policy, c: RlcerConfig, models: RlcerMo
           if (logged.length < 4 && j === 0) {
             const p = g[0].problem;
             logged.push({ problem: `${p.operands.join(' ')} (${domainOf(p.family)})`, parsed: s.ok, ...(s.ok ? {} : { reason: s.reason }), reward: rr.evolving + rr.format,
-              items: items.map((i, k) => ({ criterion: criterionText(i.criterion), english: criterionEnglish(i.criterion), points: i.points, corr: val.corr[k], valid: valid[k] })) });
+              items: items.map((i, k) => ({ criterion: criterionText(i.criterion), english: criterionEnglish(i.criterion), points: i.points, corr: corr[k], valid: valid[k] })) });
           }
-        }
-        // the reasoner's CoT reward: pooled valid criteria, or each rollout's own set's
-        const scoreWith = (items: RubricItem[], members: ReasonerRollout[]) =>
-          cotRewards(items.map((i) => i.points), members.map((r) => items.map((i) => sat.get(`${gi}|${criterionText(i.criterion)}`)![g.indexOf(r)])), c.cotNorm);
-        const cot = c.rubricatorSees === 'each_own'
-          ? g.map((r, i) => scoreWith(validSets[i], g)[i])
-          : scoreWith(poolItems(validSets, (i) => criterionText(i.criterion)), g);
+        });
         g.forEach((r, i) => {
-          r.components = { outcome: outcomeReward(r), cot: cot[i] };
-          r.reward = c.outcomeWeight * r.components.outcome + c.cotWeight * r.components.cot;
+          r.components = { outcome: res.outcome[i], cot: res.cot[i] };
+          r.reward = res.reward[i];
         });
       });
 

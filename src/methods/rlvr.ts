@@ -56,7 +56,7 @@ export function rollOutReasoner(policy: Policy, c: Pick<RlvrConfig, 'prompts' | 
 }
 
 /** The outcome reward: +1 for a correct final answer, -1 otherwise (malformed included). */
-export function outcomeReward(r: ReasonerRollout): number {
+export function outcomeReward(r: Pick<ReasonerRollout, 'correct'>): number {
   return r.correct ? 1 : -1;
 }
 
