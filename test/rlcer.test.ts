@@ -98,7 +98,7 @@ describe('RLCER reward assembly of one step (golden, hand-computed)', () => {
     { ok: false, reason: 'hand-made parse failure' },
     set(item('VERIFY', 1)),
   ];
-  const settings: RewardSettings = { validity: 'correlation', threshold: 0.2, constantCorrectness: 'none_valid',
+  const settings: RewardSettings = { validity: 'correlation', validityReading: 'literal', threshold: 0.2, constantCorrectness: 'none_valid',
     evolve: true, cotNorm: 'rubric', rubricatorSees: 'each_pooled', outcomeWeight: 1, cotWeight: 1 };
   const closeAll = (a: number[], b: number[], what: string) => {
     assert.equal(a.length, b.length, what);
@@ -115,6 +115,22 @@ describe('RLCER reward assembly of one step (golden, hand-computed)', () => {
     assert.deepEqual(s1.valid, [true, false]);
     assert.deepEqual(s2.items, []);
     assert.deepEqual(s3.valid, [false]);
+  });
+  // The sign-aware reading: a criterion with negative points is tested as corr(-v, z), so a flaw that goes with wrong
+  // answers (REPEAT) is a valid penalty and one that goes with right answers (SHORT) is not.
+  it('sign-aware validity reading: corr(sign(points) v, z) > 0.2, and the rewards that follow', () => {
+    const r = groupRewards(sets, sat, correct, { ...settings, validityReading: 'sign_aware' }, makeRng(0));
+    const [s0, s1, , s3] = r.sets;
+    closeAll(s0.corr.slice(0, 4) as number[], [1, 0, 1, -1 / Math.sqrt(3)], 'signed corr of set 0');
+    assert.deepEqual(s0.valid, [true, false, true, false, false], 'STEPS, CARRY, REPEAT, SHORT, VERIFY');
+    assert.deepEqual(s1.valid, [true, true]);
+    assert.deepEqual(s3.valid, [false]);
+    // rubricator: 2/5 + 1, 2/2 + 1, unparsed 0, 0/1 + 1
+    assert.deepEqual(r.sets.map((s) => s.rubricator.evolving), [0.4, 1, 0, 0]);
+    // pool: STEPS +3, REPEAT -2 (set 0's points); min -2, max 3, range 5: rollouts 0-1 satisfy STEPS only -> 1,
+    // rollouts 2-3 show REPEAT only -> 0
+    closeAll(r.cot, [1, 1, 0, 0], 'CoT reward');
+    closeAll(r.reward, [2, 2, -1, -1], 'reasoner reward');
   });
   // Rubricator reward per set: K_valid / K + format.
   it('rubricator reward: 2/5 + 1, 1/2 + 1, 0 + 0 (unparsed), 0/1 + 1', () => {

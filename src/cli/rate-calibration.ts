@@ -37,9 +37,11 @@ async function runOne(id: string): Promise<void> {
     throw new ConfigError(`--run must be rlvr or one of ${c.multipliers.join(', ')} (got "${id}")`);
   }
   const reasonLr = defaultRlcerConfig.ppo.lr.reason;
+  // the fair settings, explicitly: one Adam per role, sign-aware validity
   const rlcer = multiplier === null ? null : {
-    ...defaultRlcerConfig, steps: c.steps,
-    ppo: { ...defaultRlcerConfig.ppo, lr: { ...defaultRlcerConfig.ppo.lr, rubric: reasonLr * multiplier } },
+    ...defaultRlcerConfig, steps: c.steps, validityReading: 'sign_aware' as const,
+    ppo: { ...defaultRlcerConfig.ppo, roleMixing: 'separate_adam' as const,
+      lr: { ...defaultRlcerConfig.ppo.lr, rubric: reasonLr * multiplier } },
   };
   const rlvr = { ...defaultRlvrConfig, steps: c.steps };
   const run = await openRun(dir, { experiment: 'rate-calibration', run: id, multiplier, seed: c.seed, size: c.size,

@@ -11,7 +11,7 @@ import { domainOf } from '../world/problems.js';
 import { defaultWorld, type WorldConfig } from '../world/defaults.js';
 import { criterionText, type Criterion, criterionEnglish } from '../rubrics/criteria.js';
 import { referenceRubric, type Parsed, type RubricItem } from '../rubrics/rubric.js';
-import { cotRewards, criterionValidity, poolItems, randomValidity, rubricatorReward, type ConstantCorrectness, type CotNorm } from '../rubrics/rewards.js';
+import { cotRewards, criterionValidity, poolItems, randomValidity, rubricatorReward, type ConstantCorrectness, type CotNorm, type ValidityReading } from '../rubrics/rewards.js';
 import { checkPpoConfig, defaultPpoConfig, makeRoleOptimizers, ppoUpdate, type PpoConfig } from '../rl/ppo.js';
 import { mean, type Rollout } from '../rl/rollout.js';
 import { classifyStyle } from '../rl/evaluate.js';
@@ -39,6 +39,12 @@ export interface RlcerConfig {
   cotWeight: number;
   /** 'correlation' (the paper's filter) or 'random' (the same number of criteria chosen at random: the control) */
   validity: 'correlation' | 'random';
+  /**
+   * how the correlation test reads criteria with negative points: 'literal' (corr(v, z) > alpha for every
+   * criterion, the formula as written) or 'sign_aware' (corr(sign(points) v, z) > alpha: a penalty is valid when its
+   * flaw goes with wrong answers); see ValidityReading in src/rubrics/rewards.ts
+   */
+  validityReading: ValidityReading;
   /** Pearson threshold alpha */
   threshold: number;
   constantCorrectness: ConstantCorrectness;
@@ -60,7 +66,7 @@ export interface RlcerConfig {
 
 export const defaultRlcerConfig: RlcerConfig = {
   steps: 100, prompts: 16, rollouts: 8, temperature: 1,
-  rubricSource: 'self', evolve: true, outcomeWeight: 1, cotWeight: 1, validity: 'correlation', threshold: 0.2,
+  rubricSource: 'self', evolve: true, outcomeWeight: 1, cotWeight: 1, validity: 'correlation', validityReading: 'literal', threshold: 0.2,
   constantCorrectness: 'none_valid', cotNorm: 'rubric', rubricatorSees: 'each_pooled', verifier: 'learned', agreementSample: 256,
   ppo: { ...defaultPpoConfig, epochs: 1, minibatches: 2 }, world: defaultWorld,
 };
@@ -76,6 +82,7 @@ export function checkRlcerConfig(c: RlcerConfig): void {
   if (!(c.threshold >= -1 && c.threshold < 1)) throw new ConfigError(`threshold must be in [-1, 1) (got ${c.threshold})`);
   oneOf('rubricSource', c.rubricSource, ['self', 'fixed_untrained', 'teacher']);
   oneOf('validity', c.validity, ['correlation', 'random']);
+  oneOf('validityReading', c.validityReading, ['literal', 'sign_aware']);
   oneOf('constantCorrectness', c.constantCorrectness, ['none_valid', 'discriminative']);
   oneOf('cotNorm', c.cotNorm, ['rubric', 'group']);
   oneOf('rubricatorSees', c.rubricatorSees, ['each_pooled', 'each_own', 'one']);
@@ -95,7 +102,7 @@ export interface RlcerModels {
 }
 
 /** The settings that turn one prompt's satisfaction matrix and correctness into rewards. */
-export type RewardSettings = Pick<RlcerConfig, 'validity' | 'threshold' | 'constantCorrectness' | 'evolve' | 'cotNorm'
+export type RewardSettings = Pick<RlcerConfig, 'validity' | 'validityReading' | 'threshold' | 'constantCorrectness' | 'evolve' | 'cotNorm'
   | 'rubricatorSees' | 'outcomeWeight' | 'cotWeight'>;
 
 /** One rubric set's verdicts: its items (none if unparsed), their corr(v, z) and validity, the rubricator's reward. */
@@ -117,7 +124,8 @@ export function groupRewards(sets: Parsed[], sat: ReadonlyMap<string, boolean[]>
   const satOf = (i: RubricItem) => sat.get(criterionText(i.criterion))!;
   const verdicts = sets.map((s) => {
     const items = s.ok ? s.rubric.items : [];
-    const val = criterionValidity(items.map((i) => satOf(i).map(Number)), z, c.threshold, c.constantCorrectness);
+    const signs = c.validityReading === 'sign_aware' ? items.map((i) => Math.sign(i.points)) : undefined;
+    const val = criterionValidity(items.map((i) => satOf(i).map(Number)), z, c.threshold, c.constantCorrectness, signs);
     const valid = c.validity === 'random' ? randomValidity(val.valid, rng) : val.valid;
     const rubricator = rubricatorReward(s.ok, items.length, valid.filter(Boolean).length, c.evolve);
     return { items, corr: val.corr, valid, rubricator };
