@@ -3,6 +3,7 @@ import { strict as assert } from 'node:assert';
 import { gae, groupAdvantages, whiten } from '../src/rl/advantages.js';
 import { clippedSurrogate, clippedValueLoss, klK3, tokenMean } from '../src/rl/losses.js';
 import { initBackend, tf } from '../src/models/backend.js';
+import { roleAdvantages } from '../src/rl/ppo.js';
 import { passAtK, majCorrect } from '../src/rl/evaluate.js';
 import { optimizerState, restoreOptimizer, type OptimizerState } from '../src/rl/optim.js';
 
@@ -46,6 +47,40 @@ describe('GAE', () => {
     const all = xs.flatMap((x) => Array.from(x));
     close(all.reduce((a, b) => a + b, 0), 0, 1e-12);
     close(Math.sqrt(all.reduce((a, b) => a + b * b, 0) / all.length), 1, 1e-6);
+  });
+});
+
+describe('PPO advantages per role (golden, hand-computed)', () => {
+  // Two roles in one batch, advantages whitened within each role: mean 0 and std 1 per role, not over the batch.
+  it('whitens each role to mean 0 and std 1 on its own tokens', () => {
+    // gamma = lambda = 1, reward on the last token: A_t = reward - V_t, returns = reward (unwhitened).
+    // reason: 1-token completions, rewards [1, 2, 3], V = 0.5 -> A = [0.5, 1.5, 2.5]: mean 1.5, population std
+    //   sqrt(2/3) -> whitened [-sqrt(3/2), 0, sqrt(3/2)] = [-1.2247, 0, 1.2247]
+    // rubric: 2-token completions, rewards [10, 10, 40], V = 0 -> A = [10, 10], [10, 10], [40, 40]: mean 20,
+    //   std sqrt((4 * 100 + 2 * 400) / 6) = 10 sqrt(2) -> whitened -1/sqrt(2) (x4) and sqrt(2) (x2)
+    // (whitened over the whole batch instead: reason tokens -0.92, -0.85, -0.78; not whitened: the raw A.)
+    const role = (rewards: number[], T: number, v: number) => ({
+      rs: rewards.map((reward) => ({ reward, completion: Array.from({ length: T }, () => 5) })),
+      values: rewards.map(() => Array.from({ length: T }, () => v)),
+      logp: rewards.map(() => Array.from({ length: T }, () => 0)),
+      refLogp: null,
+    });
+    const c = { gamma: 1, lambda: 1, klCoef: 0 };
+    const [reason, rubric] = roleAdvantages([role([1, 2, 3], 1, 0.5), role([10, 10, 40], 2, 0)], c);
+    const h = Math.sqrt(3 / 2), r2 = Math.SQRT2;
+    const expectAdv = (got: Float64Array[], want: number[][], name: string) =>
+      want.forEach((a, i) => a.forEach((x, t) => close(got[i][t], x, 1e-6, `${name} A[${i}][${t}]`)));
+    expectAdv(reason.adv, [[-h], [0], [h]], 'reason');
+    expectAdv(rubric.adv, [[-1 / r2, -1 / r2], [-1 / r2, -1 / r2], [r2, r2]], 'rubric');
+    for (const [name, r] of [['reason', reason], ['rubric', rubric]] as const) {
+      const all = r.adv.flatMap((x) => Array.from(x));
+      const m = all.reduce((a, b) => a + b, 0) / all.length;
+      close(m, 0, 1e-9, `${name} mean`);
+      close(Math.sqrt(all.reduce((a, b) => a + (b - m) ** 2, 0) / all.length), 1, 1e-6, `${name} std`);
+    }
+    assert.deepEqual(reason.ret.map((x) => Array.from(x)), [[1], [2], [3]]);
+    assert.deepEqual(rubric.ret.map((x) => Array.from(x)), [[10, 10], [10, 10], [40, 40]]);
+    assert.equal(reason.kl, 0);
   });
 });
 
