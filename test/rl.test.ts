@@ -4,7 +4,11 @@ import { gae, groupAdvantages, whiten } from '../src/rl/advantages.js';
 import { clippedSurrogate, clippedValueLoss, klK3, tokenMean } from '../src/rl/losses.js';
 import { initBackend, tf } from '../src/models/backend.js';
 import { roleAdvantages } from '../src/rl/ppo.js';
-import { passAtK, majCorrect } from '../src/rl/evaluate.js';
+import { accuracyColumns, cellRow, classifyStyle, familyAccuracy, majCorrect, majorityAnswer, passAtK, scoreProblem }
+  from '../src/rl/evaluate.js';
+import { outcomeReward } from '../src/methods/rlvr.js';
+import { solve } from '../src/world/problems.js';
+import { isCorrect, parseTrace } from '../src/world/trace.js';
 import { optimizerState, restoreOptimizer, type OptimizerState } from '../src/rl/optim.js';
 
 const close = (a: number, b: number, tol = 1e-9, what = '') => assert.ok(Math.abs(a - b) <= tol, `${what} ${a} vs ${b}`);
@@ -132,6 +136,69 @@ describe('evaluation metrics', () => {
     assert.equal(majCorrect(['12', '13', '12', null], '12'), true);
     assert.equal(majCorrect([null, null], '12'), false);
     assert.equal(majCorrect(['13', '12'], '12'), false, 'ties go to the first answer');
+  });
+});
+
+describe('evaluation on hand-made traces and tables (golden)', () => {
+  // 347 + 589 = 0936; columns 7+9 = 16, 4+8+1 = 13, 3+5+1 = 9. One trace of each style, answers in brackets.
+  const p = solve('add', [347, 589]);
+  const T = (s: string) => parseTrace(s.split(' '));
+  const sys = T('C0 7 9 0 1 6 C1 4 8 1 1 3 C2 3 5 1 0 9 A 0 9 3 6 <eos>'); // [0936] systematic
+  const sloppy = T('C0 7 9 0 0 6 C1 4 8 0 0 2 C2 3 5 0 0 8 A 0 8 2 6 <eos>'); // [0826] carries dropped
+  const short = T('A 0 8 2 6 <eos>'); // [0826] shortcut
+  const verified = T('C0 7 9 0 1 6 C1 4 8 1 1 4 C2 3 5 1 0 9 V 6 3 9 R C1 3 A 0 9 3 6 <eos>'); // [0936] revised
+  const repeated = T('C0 7 9 0 1 6 C1 4 8 1 1 3 C1 4 8 1 1 3 C2 3 5 1 0 9 A 0 9 3 6 <eos>'); // [0936] redundant
+  const unended = T('A 0 9 3 6'); // the right digits without <eos>: no answer, malformed
+
+  // Outcome reward +1 / -1 from each trace's correctness; an unterminated right answer is wrong.
+  it('outcome reward: +1 correct, -1 wrong or malformed', () => {
+    const reward = (t: typeof sys) => outcomeReward({ correct: isCorrect(p, t) });
+    assert.deepEqual([sys, verified, repeated, sloppy, short, unended].map(reward), [1, 1, 1, -1, -1, -1]);
+  });
+  // The style read from each trace's content.
+  it('classifyStyle names the six styles', () => {
+    assert.deepEqual([sys, sloppy, short, verified, repeated, unended].map((t) => classifyStyle(t, p)),
+      ['systematic', 'sloppy', 'shortcut', 'verified', 'redundant', 'malformed']);
+  });
+  // maj@k: plurality of the given answers, a tie to the answer seen first, no answer never votes.
+  it('maj@k: plurality, ties to the first-seen answer, null answers skipped', () => {
+    assert.equal(majorityAnswer(['0936', '0826', '0826', '0936']), '0936', '2-2 tie, 0936 seen first');
+    assert.equal(majorityAnswer(['0826', '0936', '0936', '0826']), '0826', '2-2 tie, 0826 seen first');
+    assert.equal(majorityAnswer(['0826', '0936', null, '0826']), '0826');
+    assert.equal(majorityAnswer([null, null]), null);
+  });
+  // One cell's row from hand-made samples: avg@n, pass@n, maj@n and style shares.
+  it('a cell row: avg@4 = 5/12, pass@4 = 1, maj@4 = 1/3 and the style shares', () => {
+    // problem 1: [0936, 0826, 0826, 0936]  2 correct, 2-2 tie -> 0936 (first seen) -> maj correct
+    // problem 2: [0826, 0936, none, 0826]  1 correct, 0826 wins 2-1                -> maj wrong
+    // problem 3: [0826, 0936, 0936, 0826]  2 correct, 2-2 tie -> 0826 (first seen) -> maj wrong
+    const samples = [[sys, sloppy, short, verified], [short, sys, unended, sloppy], [short, sys, repeated, sloppy]];
+    const res = samples.map((ts) => scoreProblem(p, ts));
+    assert.deepEqual(res.map((r) => [r.correct, r.samples, r.maj]), [[2, 4, true], [1, 4, false], [2, 4, false]]);
+    const row = cellRow('add', 3, res, 4);
+    // avg@4 = (2 + 1 + 2) / 12; pass@4 = 1 for every problem with a correct sample; maj@4 = 1 of 3
+    close(Number(row.accuracy), 5 / 12, 1e-12, 'avg@4');
+    assert.equal(row.pass_at_4, 1);
+    close(Number(row.maj_at_4), 1 / 3, 1e-12, 'maj@4');
+    // 12 samples: systematic, sloppy, shortcut 3 each; verified, malformed, redundant 1 each
+    const shares = { systematic: 3, sloppy: 3, shortcut: 3, verified: 1, malformed: 1, redundant: 1 };
+    for (const [s, k] of Object.entries(shares)) close(Number(row[`style_${s}`]), k / 12, 1e-12, `style_${s}`);
+    assert.deepEqual([row.family, row.difficulty, row.problems, row.samples], ['add', 3, 3, 4]);
+  });
+  // Family accuracy = mean over the family's cells; average = mean over families (not over cells).
+  it('family accuracy and the average over families', () => {
+    const cells = [['add', 2, 0.5], ['add', 3, 0.25], ['sub', 2, 1], ['chain', 3, 0], ['chain', 4, 0.5],
+      ['chain', 5, 0.1], ['chain_ood', 3, 0.3]];
+    const table = cells.map(([family, difficulty, accuracy]) => ({ family, difficulty, accuracy }));
+    // add (0.5 + 0.25) / 2 = 0.375; sub 1; chain (0 + 0.5 + 0.1) / 3 = 0.2; chain_ood 0.3
+    const want = { add: 0.375, sub: 1, chain: 0.2, chain_ood: 0.3 };
+    const fam = familyAccuracy(table);
+    assert.deepEqual(Object.keys(fam), Object.keys(want));
+    for (const [f, v] of Object.entries(want)) close(fam[f], v, 1e-12, f);
+    // average (0.375 + 1 + 0.2 + 0.3) / 4 = 0.46875 (the mean over the 7 cells would be 2.65 / 7 = 0.379)
+    const cols = accuracyColumns(table);
+    assert.deepEqual(cols.map((c) => c.column), ['add', 'sub', 'chain', 'chain_ood', 'average']);
+    [...Object.values(want), 0.46875].forEach((v, i) => close(cols[i].value, v, 1e-12, cols[i].column));
   });
 });
 
