@@ -3,7 +3,12 @@ import { strict as assert } from 'node:assert';
 import { gae, groupAdvantages, whiten } from '../src/rl/advantages.js';
 import { clippedSurrogate, clippedValueLoss, klK3, tokenMean } from '../src/rl/losses.js';
 import { initBackend, tf } from '../src/models/backend.js';
-import { passAtK, majCorrect } from '../src/rl/evaluate.js';
+import { roleAdvantages } from '../src/rl/ppo.js';
+import { accuracyColumns, cellRow, classifyStyle, familyAccuracy, majCorrect, majorityAnswer, passAtK, scoreProblem }
+  from '../src/rl/evaluate.js';
+import { outcomeReward } from '../src/methods/rlvr.js';
+import { solve } from '../src/world/problems.js';
+import { isCorrect, parseTrace } from '../src/world/trace.js';
 import { optimizerState, restoreOptimizer, type OptimizerState } from '../src/rl/optim.js';
 
 const close = (a: number, b: number, tol = 1e-9, what = '') => assert.ok(Math.abs(a - b) <= tol, `${what} ${a} vs ${b}`);
@@ -46,6 +51,40 @@ describe('GAE', () => {
     const all = xs.flatMap((x) => Array.from(x));
     close(all.reduce((a, b) => a + b, 0), 0, 1e-12);
     close(Math.sqrt(all.reduce((a, b) => a + b * b, 0) / all.length), 1, 1e-6);
+  });
+});
+
+describe('PPO advantages per role (golden, hand-computed)', () => {
+  // Two roles in one batch, advantages whitened within each role: mean 0 and std 1 per role, not over the batch.
+  it('whitens each role to mean 0 and std 1 on its own tokens', () => {
+    // gamma = lambda = 1, reward on the last token: A_t = reward - V_t, returns = reward (unwhitened).
+    // reason: 1-token completions, rewards [1, 2, 3], V = 0.5 -> A = [0.5, 1.5, 2.5]: mean 1.5, population std
+    //   sqrt(2/3) -> whitened [-sqrt(3/2), 0, sqrt(3/2)] = [-1.2247, 0, 1.2247]
+    // rubric: 2-token completions, rewards [10, 10, 40], V = 0 -> A = [10, 10], [10, 10], [40, 40]: mean 20,
+    //   std sqrt((4 * 100 + 2 * 400) / 6) = 10 sqrt(2) -> whitened -1/sqrt(2) (x4) and sqrt(2) (x2)
+    // (whitened over the whole batch instead: reason tokens -0.92, -0.85, -0.78; not whitened: the raw A.)
+    const role = (rewards: number[], T: number, v: number) => ({
+      rs: rewards.map((reward) => ({ reward, completion: Array.from({ length: T }, () => 5) })),
+      values: rewards.map(() => Array.from({ length: T }, () => v)),
+      logp: rewards.map(() => Array.from({ length: T }, () => 0)),
+      refLogp: null,
+    });
+    const c = { gamma: 1, lambda: 1, klCoef: 0 };
+    const [reason, rubric] = roleAdvantages([role([1, 2, 3], 1, 0.5), role([10, 10, 40], 2, 0)], c);
+    const h = Math.sqrt(3 / 2), r2 = Math.SQRT2;
+    const expectAdv = (got: Float64Array[], want: number[][], name: string) =>
+      want.forEach((a, i) => a.forEach((x, t) => close(got[i][t], x, 1e-6, `${name} A[${i}][${t}]`)));
+    expectAdv(reason.adv, [[-h], [0], [h]], 'reason');
+    expectAdv(rubric.adv, [[-1 / r2, -1 / r2], [-1 / r2, -1 / r2], [r2, r2]], 'rubric');
+    for (const [name, r] of [['reason', reason], ['rubric', rubric]] as const) {
+      const all = r.adv.flatMap((x) => Array.from(x));
+      const m = all.reduce((a, b) => a + b, 0) / all.length;
+      close(m, 0, 1e-9, `${name} mean`);
+      close(Math.sqrt(all.reduce((a, b) => a + (b - m) ** 2, 0) / all.length), 1, 1e-6, `${name} std`);
+    }
+    assert.deepEqual(reason.ret.map((x) => Array.from(x)), [[1], [2], [3]]);
+    assert.deepEqual(rubric.ret.map((x) => Array.from(x)), [[10, 10], [10, 10], [40, 40]]);
+    assert.equal(reason.kl, 0);
   });
 });
 
@@ -97,6 +136,69 @@ describe('evaluation metrics', () => {
     assert.equal(majCorrect(['12', '13', '12', null], '12'), true);
     assert.equal(majCorrect([null, null], '12'), false);
     assert.equal(majCorrect(['13', '12'], '12'), false, 'ties go to the first answer');
+  });
+});
+
+describe('evaluation on hand-made traces and tables (golden)', () => {
+  // 347 + 589 = 0936; columns 7+9 = 16, 4+8+1 = 13, 3+5+1 = 9. One trace of each style, answers in brackets.
+  const p = solve('add', [347, 589]);
+  const T = (s: string) => parseTrace(s.split(' '));
+  const sys = T('C0 7 9 0 1 6 C1 4 8 1 1 3 C2 3 5 1 0 9 A 0 9 3 6 <eos>'); // [0936] systematic
+  const sloppy = T('C0 7 9 0 0 6 C1 4 8 0 0 2 C2 3 5 0 0 8 A 0 8 2 6 <eos>'); // [0826] carries dropped
+  const short = T('A 0 8 2 6 <eos>'); // [0826] shortcut
+  const verified = T('C0 7 9 0 1 6 C1 4 8 1 1 4 C2 3 5 1 0 9 V 6 3 9 R C1 3 A 0 9 3 6 <eos>'); // [0936] revised
+  const repeated = T('C0 7 9 0 1 6 C1 4 8 1 1 3 C1 4 8 1 1 3 C2 3 5 1 0 9 A 0 9 3 6 <eos>'); // [0936] redundant
+  const unended = T('A 0 9 3 6'); // the right digits without <eos>: no answer, malformed
+
+  // Outcome reward +1 / -1 from each trace's correctness; an unterminated right answer is wrong.
+  it('outcome reward: +1 correct, -1 wrong or malformed', () => {
+    const reward = (t: typeof sys) => outcomeReward({ correct: isCorrect(p, t) });
+    assert.deepEqual([sys, verified, repeated, sloppy, short, unended].map(reward), [1, 1, 1, -1, -1, -1]);
+  });
+  // The style read from each trace's content.
+  it('classifyStyle names the six styles', () => {
+    assert.deepEqual([sys, sloppy, short, verified, repeated, unended].map((t) => classifyStyle(t, p)),
+      ['systematic', 'sloppy', 'shortcut', 'verified', 'redundant', 'malformed']);
+  });
+  // maj@k: plurality of the given answers, a tie to the answer seen first, no answer never votes.
+  it('maj@k: plurality, ties to the first-seen answer, null answers skipped', () => {
+    assert.equal(majorityAnswer(['0936', '0826', '0826', '0936']), '0936', '2-2 tie, 0936 seen first');
+    assert.equal(majorityAnswer(['0826', '0936', '0936', '0826']), '0826', '2-2 tie, 0826 seen first');
+    assert.equal(majorityAnswer(['0826', '0936', null, '0826']), '0826');
+    assert.equal(majorityAnswer([null, null]), null);
+  });
+  // One cell's row from hand-made samples: avg@n, pass@n, maj@n and style shares.
+  it('a cell row: avg@4 = 5/12, pass@4 = 1, maj@4 = 1/3 and the style shares', () => {
+    // problem 1: [0936, 0826, 0826, 0936]  2 correct, 2-2 tie -> 0936 (first seen) -> maj correct
+    // problem 2: [0826, 0936, none, 0826]  1 correct, 0826 wins 2-1                -> maj wrong
+    // problem 3: [0826, 0936, 0936, 0826]  2 correct, 2-2 tie -> 0826 (first seen) -> maj wrong
+    const samples = [[sys, sloppy, short, verified], [short, sys, unended, sloppy], [short, sys, repeated, sloppy]];
+    const res = samples.map((ts) => scoreProblem(p, ts));
+    assert.deepEqual(res.map((r) => [r.correct, r.samples, r.maj]), [[2, 4, true], [1, 4, false], [2, 4, false]]);
+    const row = cellRow('add', 3, res, 4);
+    // avg@4 = (2 + 1 + 2) / 12; pass@4 = 1 for every problem with a correct sample; maj@4 = 1 of 3
+    close(Number(row.accuracy), 5 / 12, 1e-12, 'avg@4');
+    assert.equal(row.pass_at_4, 1);
+    close(Number(row.maj_at_4), 1 / 3, 1e-12, 'maj@4');
+    // 12 samples: systematic, sloppy, shortcut 3 each; verified, malformed, redundant 1 each
+    const shares = { systematic: 3, sloppy: 3, shortcut: 3, verified: 1, malformed: 1, redundant: 1 };
+    for (const [s, k] of Object.entries(shares)) close(Number(row[`style_${s}`]), k / 12, 1e-12, `style_${s}`);
+    assert.deepEqual([row.family, row.difficulty, row.problems, row.samples], ['add', 3, 3, 4]);
+  });
+  // Family accuracy = mean over the family's cells; average = mean over families (not over cells).
+  it('family accuracy and the average over families', () => {
+    const cells = [['add', 2, 0.5], ['add', 3, 0.25], ['sub', 2, 1], ['chain', 3, 0], ['chain', 4, 0.5],
+      ['chain', 5, 0.1], ['chain_ood', 3, 0.3]];
+    const table = cells.map(([family, difficulty, accuracy]) => ({ family, difficulty, accuracy }));
+    // add (0.5 + 0.25) / 2 = 0.375; sub 1; chain (0 + 0.5 + 0.1) / 3 = 0.2; chain_ood 0.3
+    const want = { add: 0.375, sub: 1, chain: 0.2, chain_ood: 0.3 };
+    const fam = familyAccuracy(table);
+    assert.deepEqual(Object.keys(fam), Object.keys(want));
+    for (const [f, v] of Object.entries(want)) close(fam[f], v, 1e-12, f);
+    // average (0.375 + 1 + 0.2 + 0.3) / 4 = 0.46875 (the mean over the 7 cells would be 2.65 / 7 = 0.379)
+    const cols = accuracyColumns(table);
+    assert.deepEqual(cols.map((c) => c.column), ['add', 'sub', 'chain', 'chain_ood', 'average']);
+    [...Object.values(want), 0.46875].forEach((v, i) => close(cols[i].value, v, 1e-12, cols[i].column));
   });
 });
 

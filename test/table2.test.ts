@@ -152,6 +152,9 @@ describe('Table 2 runs end to end (smoke profile)', function () {
       assert.equal(r.status, 0, r.stderr.slice(-2000));
       const final = readCsv(path.join(out, 'run', 'final.csv'));
       assert.deepEqual(final.map((x) => x.column), ['rubric_quality', 'add', 'sub', 'chain', 'chain_ood', 'average']);
+      // the average is the mean of the four family accuracies
+      const families = final.slice(1, 5).map((x) => Number(x.value));
+      close(Number(final[5].value), families.reduce((a, b) => a + b, 0) / 4, 'average of the families', 1e-9);
       const lines = fs.readFileSync(path.join(out, 'run', 'metrics.jsonl'), 'utf8').trim().split('\n');
       assert.equal(lines.length, method === 'evolm' ? 2 : 1);
       assert.ok(fs.existsSync(path.join(out, 'run', 'done.json')));

@@ -17,7 +17,7 @@ import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
 import type { Family, Problem } from '../world/problems.js';
 import { isCorrect, parseTrace, promptTokens } from '../world/trace.js';
 import { decode, encode } from '../world/vocab.js';
-import { evalReport, familyAccuracy } from '../rl/evaluate.js';
+import { accuracyColumns, evalReport, familyAccuracy } from '../rl/evaluate.js';
 import { defaultRlvrConfig, makeRlvrTrainer, type RewardFn, type Trainer } from '../methods/rlvr.js';
 import { defaultRlcerConfig, makeRlcerTrainer } from '../methods/rlcer.js';
 import { defaultEvolmConfig, makeEvolmTrainer } from '../methods/evolm.js';
@@ -94,7 +94,6 @@ runMain(async () => {
   // final evaluation: accuracy per family (avg@n on the fixed sets) and rubric quality on held-out pairs
   const rows = evalReport(policy, profile.evalPerCell, profile.evalSamples, makeRng(1_000_000 + seed));
   run.table('eval', rows);
-  const fam = familyAccuracy(rows);
   // the same held-out pairs for every row and seed (deterministic; cached per profile, size and cold-start checkpoint)
   const ckHash = createHash('sha256').update(fs.readFileSync(ckpt)).digest('hex').slice(0, 12);
   const pairsFile = `runs/table2/pairs-${a.profile ?? 'quick'}-${size}-${ckHash}.json`;
@@ -107,9 +106,8 @@ runMain(async () => {
       : rubricatorQuality(spec.quality === 'coldstart' ? loadPolicy(ckpt) : policy, pairs, judge, qrng);
   const final = [
     { column: 'rubric_quality', value: quality },
-    ...Object.entries(fam).map(([column, value]) => ({ column, value })),
-    // the average over all four families, the held-out one included
-    { column: 'average', value: Object.values(fam).reduce((s, v) => s + v, 0) / Object.values(fam).length },
+    // accuracy per family, and the average over all four families, the held-out one included
+    ...accuracyColumns(rows),
   ].map((r) => ({ method, size, seed, ...r }));
   run.table('final', final);
   // rubrics as in-prompt hints at inference, for rows whose policy writes its own rubrics

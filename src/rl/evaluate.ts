@@ -54,18 +54,20 @@ export function evaluateReasoner(policy: Policy, problems: Problem[], n: number,
   for (let i = 0; i < prompts.length; i += batchRows) {
     outs.push(...sample(policy, prompts.slice(i, i + batchRows), { maxNew: 96, temperature, topP: 1 }, rng));
   }
-  return problems.map((p, j) => {
-    const traces = outs.slice(j * n, (j + 1) * n).map((o) => parseTrace(decode(o)));
-    const styles: Record<string, number> = {};
-    let correct = 0;
-    for (const t of traces) {
-      if (isCorrect(p, t)) correct++;
-      const s = classifyStyle(t, p);
-      styles[s] = (styles[s] ?? 0) + 1;
-    }
-    const maj = majCorrect(traces.map(answerOf), p.answer.join(''));
-    return { problem: p, correct, samples: n, maj, styles, traces };
-  });
+  return problems.map((p, j) => scoreProblem(p, outs.slice(j * n, (j + 1) * n).map((o) => parseTrace(decode(o)))));
+}
+
+/** One problem's sampled traces scored: how many are correct, whether the majority answer is, each style's count. */
+export function scoreProblem(problem: Problem, traces: ParsedTrace[]): ProblemResult {
+  const styles: Record<string, number> = {};
+  let correct = 0;
+  for (const t of traces) {
+    if (isCorrect(problem, t)) correct++;
+    const s = classifyStyle(t, problem);
+    styles[s] = (styles[s] ?? 0) + 1;
+  }
+  const maj = majCorrect(traces.map(answerOf), problem.answer.join(''));
+  return { problem, correct, samples: traces.length, maj, styles, traces };
 }
 
 /**
@@ -76,16 +78,22 @@ export function evalReport(policy: Policy, perCell: number, n: number, rng: Rng,
   const rows: Row[] = [];
   for (const family of families) for (const digits of EVAL_GRID[family]) {
     const res = evaluateReasoner(policy, loadEvalSet(family, digits).slice(0, perCell), n, rng);
-    const styles = ['systematic', 'verified', 'shortcut', 'sloppy', 'redundant', 'malformed'];
-    rows.push({
-      family, difficulty: digits, problems: res.length, samples: n,
-      accuracy: res.reduce((s, r) => s + r.correct / n, 0) / res.length,
-      [`pass_at_${n}`]: res.reduce((s, r) => s + passAtK(n, r.correct, n), 0) / res.length,
-      [`maj_at_${n}`]: res.reduce((s, r) => s + +r.maj, 0) / res.length,
-      ...Object.fromEntries(styles.map((s) => [`style_${s}`, res.reduce((a, r) => a + (r.styles[s] ?? 0) / n, 0) / res.length])),
-    });
+    rows.push(cellRow(family, digits, res, n));
   }
   return rows;
+}
+
+/** One evaluation cell's row: avg@n (`accuracy`), pass@n and maj@n over its problems, and the share of each style. */
+export function cellRow(family: Family, digits: number, res: ProblemResult[], n: number): Row {
+  const styles = ['systematic', 'verified', 'shortcut', 'sloppy', 'redundant', 'malformed'];
+  const share = (s: string) => res.reduce((a, r) => a + (r.styles[s] ?? 0) / n, 0) / res.length;
+  return {
+    family, difficulty: digits, problems: res.length, samples: n,
+    accuracy: res.reduce((s, r) => s + r.correct / n, 0) / res.length,
+    [`pass_at_${n}`]: res.reduce((s, r) => s + passAtK(n, r.correct, n), 0) / res.length,
+    [`maj_at_${n}`]: res.reduce((s, r) => s + +r.maj, 0) / res.length,
+    ...Object.fromEntries(styles.map((s) => [`style_${s}`, share(s)])),
+  };
 }
 
 /** Mean accuracy per family over its difficulty cells. */
@@ -96,4 +104,11 @@ export function familyAccuracy(rows: Row[]): Record<string, number> {
     out[f] = rs.reduce((s, r) => s + Number(r.accuracy), 0) / rs.length;
   }
   return out;
+}
+
+/** The final table's accuracy columns: each family's accuracy, then `average`, their unweighted mean over families. */
+export function accuracyColumns(rows: Row[]): { column: string; value: number }[] {
+  const fam = Object.entries(familyAccuracy(rows));
+  const average = fam.reduce((s, [, v]) => s + v, 0) / fam.length;
+  return [...fam.map(([column, value]) => ({ column, value })), { column: 'average', value: average }];
 }

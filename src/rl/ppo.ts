@@ -110,6 +110,39 @@ export function ppoGradientStep(policy: Policy, opt: tf.Optimizer, sb: SequenceB
   return stats;
 }
 
+/** One role's rollouts with their old per-token values and log-probs, and the reference's log-probs (null: no KL). */
+export interface RoleScores {
+  rs: Pick<Rollout, 'reward' | 'completion'>[];
+  values: ArrayLike<number>[];
+  logp: ArrayLike<number>[];
+  refLogp: ArrayLike<number>[] | null;
+}
+
+/**
+ * Per-token advantages and returns of each role's rollouts: the scalar reward on the last token minus the k1 KL
+ * penalty on every token, GAE(gamma, lambda) against the old values, then the advantages whitened within each role
+ * (mean 0, std 1 over that role's tokens). `kl`: the role's mean k1 KL to the reference per rollout (0 without one).
+ */
+export function roleAdvantages(roles: RoleScores[], c: Pick<PpoConfig, 'gamma' | 'lambda' | 'klCoef'>):
+  { adv: Float64Array[]; ret: Float64Array[]; kl: number }[] {
+  return roles.map(({ rs, values, logp, refLogp }) => {
+    // per-token rewards: the scalar on the last token, minus the k1 KL penalty on every token
+    const adv: Float64Array[] = [], ret: Float64Array[] = [];
+    let kl = 0;
+    rs.forEach((r, i) => {
+      const T = r.completion.length, rew = new Float64Array(T);
+      rew[T - 1] = r.reward;
+      if (refLogp) {
+        for (let t = 0; t < T; t++) { const k = logp[i][t] - refLogp[i][t]; rew[t] -= c.klCoef * k; kl += k / T; }
+      }
+      const g = gae(rew, values[i], c.gamma, c.lambda);
+      adv.push(g.advantages); ret.push(g.returns);
+    });
+    whiten(adv); // advantages normalised per role
+    return { adv, ret, kl: refLogp ? kl / rs.length : 0 };
+  });
+}
+
 /**
  * One PPO update on a batch of rollouts (any mix of roles). Each role has its own advantages (whitened per role)
  * and value head; in every (epoch, minibatch) the roles' gradients are all taken at the same parameters, then
@@ -118,23 +151,17 @@ export function ppoGradientStep(policy: Policy, opt: tf.Optimizer, sb: SequenceB
 export function ppoUpdate(policy: Policy, opts: Record<Role, tf.Optimizer>, rollouts: Rollout[], c: PpoConfig, rng: Rng, ref?: Policy): PpoMetrics {
   checkPpoConfig(c);
   const roles = [...new Set(rollouts.map((r) => r.role))];
-  const prepared = roles.map((role) => {
+  const scored = roles.map((role) => {
     const rs = rollouts.filter((r) => r.role === role);
     const old = scoreRollouts(policy, rs, role);
     const refLogp = ref && c.klCoef > 0 ? scoreRollouts(ref, rs, role).logp : null;
-    // per-token rewards: the scalar on the last token, minus the k1 KL penalty on every token
-    const adv: Float64Array[] = [], ret: Float64Array[] = [];
-    let kl = 0;
-    rs.forEach((r, i) => {
-      const T = r.completion.length, rew = new Float64Array(T);
-      rew[T - 1] = r.reward;
-      if (refLogp) for (let t = 0; t < T; t++) { const k = old.logp[i][t] - refLogp[i][t]; rew[t] -= c.klCoef * k; kl += k / T; }
-      const g = gae(rew, old.values[i], c.gamma, c.lambda);
-      adv.push(g.advantages); ret.push(g.returns);
-    });
-    whiten(adv); // advantages normalised per role
+    return { role, rs, old, refLogp };
+  });
+  const advantages = roleAdvantages(
+    scored.map(({ rs, old, refLogp }) => ({ rs, values: old.values, logp: old.logp, refLogp })), c);
+  const prepared = scored.map(({ role, rs, old }, k) => {
     const acc = { pg: [] as number[], v: [] as number[], ent: [] as number[], clipfrac: [] as number[], approxKl: [] as number[], gradNorm: [] as number[] };
-    return { role, rs, old, adv, ret, kl: refLogp ? kl / rs.length : 0, acc };
+    return { role, rs, old, ...advantages[k], acc };
   });
   // every epoch's minibatches drawn role by role, so a role's splits do not depend on the other roles (the reasoner
   // of a multi-role method sees exactly RLVR's minibatches)
