@@ -66,7 +66,7 @@ export interface RlcerConfig {
 
 export const defaultRlcerConfig: RlcerConfig = {
   steps: 100, prompts: 16, rollouts: 8, temperature: 1,
-  rubricSource: 'self', evolve: true, outcomeWeight: 1, cotWeight: 1, validity: 'correlation', validityReading: 'literal', threshold: 0.2,
+  rubricSource: 'self', evolve: true, outcomeWeight: 1, cotWeight: 1, validity: 'correlation', validityReading: 'sign_aware', threshold: 0.2,
   constantCorrectness: 'none_valid', cotNorm: 'rubric', rubricatorSees: 'each_pooled', verifier: 'learned', agreementSample: 256,
   ppo: { ...defaultPpoConfig, epochs: 1, minibatches: 2 }, world: defaultWorld,
 };

@@ -35,9 +35,13 @@ export const METHODS: Record<string, MethodSpec> = {
   // ablations beyond the table's rows
   rlcer_rubric_only_random: { kind: 'rlcer', rlcer: { outcomeWeight: 0, validity: 'random' }, quality: 'policy', label: 'rubric-only, random rubrics' },
   rlcer_oracle: { kind: 'rlcer', rlcer: { verifier: 'oracle' }, quality: 'policy', label: 'RLCER, oracle verifier' },
-  // how the rubricator's rate meets the shared weights (run with --methods): equal rates, and one Adam per role
-  rlcer_equal_rates: { kind: 'rlcer', rlcer: { ppo: { lr: { reason: 1e-4, rubric: 1e-4, hint: 1e-4 } } as RlcerConfig['ppo'] }, quality: 'policy', label: 'RLCER, rubricator rate = reasoner rate' },
-  rlcer_separate_adam: { kind: 'rlcer', rlcer: { ppo: { roleMixing: 'separate_adam' } as RlcerConfig['ppo'] }, quality: 'policy', label: 'RLCER, one Adam per role' },
+  // the paper's literal settings, kept as ablation rows: one Adam over the weighted sum of the roles' objectives
+  // with the rubricator at 10x the reasoner's rate, and the correlation test read literally for negative points
+  rlcer_paper_rate: { kind: 'rlcer', rlcer: { ppo: { roleMixing: 'weighted_sum', lr: { reason: 1e-4, rubric: 1e-3, hint: 1e-4 } } as RlcerConfig['ppo'] }, quality: 'policy', label: 'RLCER, one Adam over the weighted sum, rubricator 10x' },
+  rlcer_literal_validity: { kind: 'rlcer', rlcer: { validityReading: 'literal' }, quality: 'policy', label: 'RLCER, validity read literally' },
+  // earlier ablations of how the rates meet (literal validity, as they were run; run with --methods)
+  rlcer_equal_rates: { kind: 'rlcer', rlcer: { validityReading: 'literal', ppo: { roleMixing: 'weighted_sum', lr: { reason: 1e-4, rubric: 1e-4, hint: 1e-4 } } as RlcerConfig['ppo'] }, quality: 'policy', label: 'RLCER, rubricator rate = reasoner rate' },
+  rlcer_separate_adam: { kind: 'rlcer', rlcer: { validityReading: 'literal', ppo: { roleMixing: 'separate_adam', lr: { reason: 1e-4, rubric: 1e-3, hint: 1e-4 } } as RlcerConfig['ppo'] }, quality: 'policy', label: 'RLCER, one Adam per role, rubricator 10x' },
   // EvoLM ablations: the alternation period K (the default keeps the paper's K = steps / 10), no format reward,
   // each preference-pair source alone
   evolm_k_half: { kind: 'evolm', evolm: { alternationFraction: 0.05 }, quality: 'policy', label: 'EvoLM, K = steps / 20' },

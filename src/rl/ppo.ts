@@ -24,14 +24,19 @@ export interface PpoConfig {
   epochs: number;
   minibatches: number;
   maxGradNorm: number;
-  /** learning rate per role (RLCER: the rubricator's is 10x the reasoner's) */
+  /**
+   * learning rate per role. The rubricator's equals the reasoner's: the largest of {0.5, 1, 2, 5, 10}x at which the
+   * reasoner's approx. KL per update stayed within 1.5x of RLVR's and the rubricator's format rate did not fall
+   * (pre-registered rule results/rlcer/rate_calibration_rule.md; results/rlcer/rate_calibration.csv: at 10x, the
+   * paper's ratio, the reasoner's KL is 90x RLVR's and the format rate falls 0.57 -> 0.24)
+   */
   lr: Record<Role, number>;
   /**
-   * how the roles' objectives meet on the shared weights: 'weighted_sum' (default: one Adam at the reasoner's
-   * rate over the sum of the roles' objectives, each weighted by its rate / the reasoner's rate) or
-   * 'separate_adam' (one Adam per role at its own rate, applied in turn). Measured on the transformer-S cold
-   * start: with 'separate_adam' the rubricator's first Adam step at 1e-3 moves every shared weight by ~1e-3 and
-   * the reasoner's approx. KL per update reaches 0.25-0.5 (accuracy 0.09 -> 0 in 3 steps); see README.
+   * how the roles' objectives meet on the shared weights: 'separate_adam' (default: one Adam per role at its own
+   * rate, each role's gradient clipped on its own, applied in turn, so the reasoner's step is RLVR's step; tested in
+   * test/parity.test.ts) or 'weighted_sum' (one Adam at the reasoner's rate over the sum of the roles' clipped
+   * gradients, each weighted by its rate / the reasoner's rate: Adam's scale invariance then leaves the reasoner a
+   * fraction of its step; kept as the `rlcer_paper_rate` ablation row)
    */
   roleMixing: 'weighted_sum' | 'separate_adam';
   /** padded parts per minibatch, rows sorted by length (1 = one padded batch; the result is the same, only faster) */
@@ -42,7 +47,7 @@ export interface PpoConfig {
 
 export const defaultPpoConfig: PpoConfig = {
   clip: 0.2, valueClip: 0.2, valueCoef: 0.5, entropyCoef: 0, gamma: 1, lambda: 1, klCoef: 0,
-  epochs: 2, minibatches: 2, maxGradNorm: 1, lr: { reason: 1e-4, rubric: 1e-3, hint: 1e-4 }, roleMixing: 'weighted_sum', lengthBuckets: 3,
+  epochs: 2, minibatches: 2, maxGradNorm: 1, lr: { reason: 1e-4, rubric: 1e-4, hint: 1e-4 }, roleMixing: 'separate_adam', lengthBuckets: 3,
 };
 
 export function checkPpoConfig(c: PpoConfig): void {
