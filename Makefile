@@ -121,7 +121,7 @@ world-criteria:
 # Every tfjs backend present and the PyTorch of bin/setup-torch, one thread each, alternating runs; BENCH_ARGS='--runs 9'.
 # the pre-registered rubricator rate (results/rlcer/rate_calibration_rule.md): RLVR and 5 candidates, one per core
 rate-calibration:
-	mkdir -p runs/rate-calibration; printf '%s\n' rlvr 0.5 1 2 5 10 | xargs -P 2 -I{} sh -c 'test -f runs/rate-calibration/{}/done.json || $(TSX) src/cli/rate-calibration.ts --run {} > runs/rate-calibration/{}.log 2>&1'
+	mkdir -p runs/rate-calibration; printf '%s\n' rlvr 0.5 1 2 5 10 | xargs -P 2 -I{} sh -c 'test -f results/runs/rate-calibration/{}/done.json || $(TSX) src/cli/rate-calibration.ts --run {} > runs/rate-calibration/{}.log 2>&1'
 	$(TSX) src/cli/rate-calibration.ts --report yes
 
 # the real steps (SFT, RLVR, RLCER) on every backend present, one process at a time

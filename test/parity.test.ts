@@ -9,6 +9,7 @@ import { modelConfig, type Policy } from '../src/models/policy.js';
 import { defaultPpoConfig, makeRoleOptimizers, ppoUpdate, type PpoConfig } from '../src/rl/ppo.js';
 import type { Rollout } from '../src/rl/rollout.js';
 import { makeRng } from '../src/util/random.js';
+import { calibrationTable } from '../src/methods/rate-calibration.js';
 import { V } from '../src/world/vocab.js';
 
 const rollouts = (role: 'reason' | 'rubric', n: number, seed: number): Rollout[] => {
@@ -45,5 +46,31 @@ describe('update parity: the reasoner of a multi-role update steps as RLVR does'
     const c: PpoConfig = { ...defaultPpoConfig, epochs: 1, minibatches: 2, roleMixing: 'separate_adam' };
     const rlvr = update(reason, c), both = update([...reason, ...rubric], c);
     assert.ok(Object.keys(rlvr).some((k) => both[k].some((x, i) => x !== rlvr[k][i])));
+  });
+});
+
+describe('the pre-registered rubricator-rate rule', () => {
+  // RLVR's mean approx. KL 1e-4; candidates' KL and format rates by hand: 0.5x passes (KL 1.2x, format flat),
+  // 1x passes at exactly 1.5x and a format drop of exactly 0.02, 2x fails on KL (1.6x), 5x fails on format
+  // (drop 0.05), 10x fails on both: the largest passing candidate is 1x.
+  const steps = (kl: number, first: number, last: number) =>
+    Array.from({ length: 30 }, (_, i) => ({ 'reason/approx_kl': kl, format_rate: i < 10 ? first : i >= 20 ? last : 0.5 }));
+  const runs = [
+    { id: 'rlvr', metrics: Array.from({ length: 30 }, (_, i) => ({ 'reason/approx_kl': i % 2 ? 0.5e-4 : 1.5e-4 })) },
+    { id: '0.5', metrics: steps(1.2e-4, 0.8, 0.8) }, { id: '1', metrics: steps(1.5e-4, 0.8, 0.78) },
+    { id: '2', metrics: steps(1.6e-4, 0.8, 0.9) }, { id: '5', metrics: steps(1e-4, 0.8, 0.75) },
+    { id: '10', metrics: steps(9e-4, 0.8, 0.2) },
+  ];
+  it('passes candidates by KL ratio <= 1.5 and format drop <= 0.02, and picks the largest passing', () => {
+    const { rows, chosen } = calibrationTable(runs);
+    assert.deepEqual(rows.map((r) => r.passes), ['yes', 'yes', 'no', 'no', 'no']);
+    assert.ok(Math.abs(rows[1].kl_ratio - 1.5) < 1e-9);
+    assert.deepEqual(chosen, { multiplier: 1, rubric_lr: 1e-4, anyPassed: true });
+  });
+  it('falls back to the smallest candidate when none passes, and names a missing run', () => {
+    const none = runs.map((r) => (r.id === 'rlvr' ? r : { ...r, metrics: steps(1, 0.8, 0.1) }));
+    assert.deepEqual(calibrationTable(none).chosen, { multiplier: 0.5, rubric_lr: 0.5e-4, anyPassed: false });
+    assert.throws(() => calibrationTable(runs.filter((r) => r.id !== '2')), /multiplier 2 is missing/);
+    assert.throws(() => calibrationTable(runs.filter((r) => r.id !== 'rlvr')), /RLVR reference run is missing/);
   });
 });

@@ -7,7 +7,7 @@
 // over the 30 steps, is at most 1.5x RLVR's, and the rubricator's format rate does not fall (mean of steps 21-30 >=
 // mean of steps 1-10 - 0.02). The chosen rate is the largest passing candidate (the smallest, 0.5x, if none passes).
 //
-//   tsx src/cli/rate-calibration.ts --run rlvr|0.5|1|2|5|10   one run into runs/rate-calibration/<run>
+//   tsx src/cli/rate-calibration.ts --run rlvr|0.5|1|2|5|10   one run into results/runs/rate-calibration/<run> (committed)
 //   tsx src/cli/rate-calibration.ts --report                  the table and the choice from the finished runs
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -21,12 +21,7 @@ import { defaultRlvrConfig, makeRlvrTrainer } from '../methods/rlvr.js';
 import { defaultRlcerConfig, makeRlcerTrainer } from '../methods/rlcer.js';
 import { VERIFIER_CHECKPOINT } from '../methods/table2.js';
 import { makeRng } from '../util/random.js';
-import { mean } from '../util/stats.js';
-
-export const CALIBRATION = {
-  multipliers: [0.5, 1, 2, 5, 10], steps: 30, seed: 0, size: 'S', klRatioMax: 1.5, formatDrop: 0.02, window: 10,
-  root: 'runs/rate-calibration', out: 'results/rlcer',
-} as const;
+import { CALIBRATION, calibrationTable } from '../methods/rate-calibration.js';
 
 const CHECKPOINT = `data/checkpoints/coldstart-transformer-${CALIBRATION.size}.json`;
 
@@ -58,27 +53,6 @@ async function runOne(id: string): Promise<void> {
       `  format ${(m.format_rate ?? NaN).toFixed(3)}  eta ${eta.toFixed(1)} min`);
   }
   run.finish({ seconds: (Date.now() - t0) / 1000 });
-}
-
-/** The calibration table from the finished runs, and the chosen multiplier (the rule in the header). */
-export function calibrationTable(runs: { id: string; metrics: Record<string, unknown>[] }[]) {
-  const c = CALIBRATION, num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : NaN);
-  const col = (ms: Record<string, unknown>[], k: string) => ms.map((m) => num(m[k])).filter((x) => !Number.isNaN(x));
-  const ref = runs.find((r) => r.id === 'rlvr');
-  if (!ref) throw new Error('rate calibration: the RLVR reference run is missing (tsx src/cli/rate-calibration.ts --run rlvr)');
-  const klRef = mean(col(ref.metrics, 'reason/approx_kl'));
-  const rows = (c.multipliers as readonly number[]).map((m) => {
-    const r = runs.find((x) => Number(x.id) === m && x.id !== 'rlvr');
-    if (!r) throw new Error(`rate calibration: the run for multiplier ${m} is missing`);
-    const kl = mean(col(r.metrics, 'reason/approx_kl')), fmt = col(r.metrics, 'format_rate');
-    const first = mean(fmt.slice(0, c.window)), last = mean(fmt.slice(-c.window));
-    const passes = kl <= c.klRatioMax * klRef && last >= first - c.formatDrop;
-    return { multiplier: m, rubric_lr: defaultRlcerConfig.ppo.lr.reason * m, reason_approx_kl: kl, rlvr_approx_kl: klRef,
-      kl_ratio: kl / klRef, format_first: first, format_last: last, passes: passes ? 'yes' : 'no' };
-  });
-  const passing = rows.filter((r) => r.passes === 'yes');
-  const chosen = passing.length ? passing[passing.length - 1] : rows[0];
-  return { rows, chosen: { multiplier: chosen.multiplier, rubric_lr: chosen.rubric_lr, anyPassed: passing.length > 0 } };
 }
 
 runMain(async () => {
