@@ -105,7 +105,8 @@ runMain(async () => {
   const judge = learnedJudge(verifier), qrng = makeRng(5_000_000 + seed);
   const quality = spec.quality === 'teacher' ? teacherQuality(pairs, judge)
     : spec.quality === 'scalar_rm' ? scalarRmQuality(rm!, pairs)
-      : rubricatorQuality(spec.quality === 'coldstart' ? loadPolicy(ckpt) : spec.quality === 'generator' ? generator ?? policy : policy, pairs, judge, qrng);
+      : rubricatorQuality(spec.quality === 'coldstart' ? loadPolicy(ckpt)
+        : spec.quality === 'generator' ? generator ?? policy : policy, pairs, judge, qrng);
   const final = [
     { column: 'rubric_quality', value: quality },
     // accuracy per family, and the average over all four families, the held-out one included

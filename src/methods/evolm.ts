@@ -51,7 +51,7 @@ export interface EvolmConfig {
    * [1/75, 1/15] is the paper's [20, 100] at 1,500 steps and [1, 4] at Table 2's 60
    */
   temporalGapFraction: [number, number];
-  /** the gap [lo, hi] in policy steps whatever the run's length (the earlier default was [20, 100]); null = the fraction */
+  /** the gap [lo, hi] in policy steps, whatever the run's length (the earlier default: [20, 100]); null = the fraction */
   temporalGap: [number, number] | null;
   /**
    * what the generator reads: 'own_cot' (default here: the question and one of the current policy's answers,
@@ -66,7 +66,8 @@ export interface EvolmConfig {
   rubricSource: 'generator' | 'teacher' | 'frozen_coldstart';
   /**
    * 'shared' (EvoLM: the generator is the policy in the rubricator role) or 'separate' (the two-model control: a
-   * second policy from the same checkpoint, passed to the trainer, writes the rubrics and only the generator phase trains it)
+   * second policy from the same checkpoint, passed to the trainer, writes the rubrics and only the generator phase
+   * trains it)
    */
   generatorWeights: 'shared' | 'separate';
   verifier: 'learned' | 'oracle';
@@ -78,8 +79,8 @@ export interface EvolmConfig {
 
 export const defaultEvolmConfig: EvolmConfig = {
   steps: 100, prompts: 16, rollouts: 8, temperature: 1, schedule: 'alternate', alternation: 0, alternationFraction: 0.1, marginWeight: 0.7, formatWeight: 0.3,
-  pairSources: { temporal: 1, perturbation: 1, rubric_conditioned: 1 }, temporalGapFraction: [1 / 75, 1 / 15], temporalGap: null, generatorReads: 'own_cot',
-  rubricSource: 'generator', generatorWeights: 'shared', verifier: 'learned',
+  pairSources: { temporal: 1, perturbation: 1, rubric_conditioned: 1 }, temporalGapFraction: [1 / 75, 1 / 15], temporalGap: null,
+  generatorReads: 'own_cot', rubricSource: 'generator', generatorWeights: 'shared', verifier: 'learned',
   policyLr: 1e-4, generatorLr: 1e-4, grpo: defaultGrpoConfig, world: defaultWorld,
 };
 
@@ -94,14 +95,24 @@ export function checkEvolmConfig(c: EvolmConfig): void {
   Object.entries(c.pairSources).forEach(([k, v]) => requireNonNegative(`pairSources.${k}`, v));
   if (Object.values(c.pairSources).reduce((a, b) => a + b, 0) <= 0) throw new ConfigError('pairSources must have a positive total');
   const [flo, fhi] = c.temporalGapFraction;
-  if (!(flo > 0 && fhi >= flo && fhi <= 1)) throw new ConfigError(`temporalGapFraction must be [lo, hi] with 0 < lo <= hi <= 1 (got [${flo}, ${fhi}])`);
+  if (!(flo > 0 && fhi >= flo && fhi <= 1)) {
+    throw new ConfigError(`temporalGapFraction must be [lo, hi] with 0 < lo <= hi <= 1 (got [${flo}, ${fhi}])`);
+  }
   if (c.temporalGap !== null) {
     const [lo, hi] = c.temporalGap;
-    if (!(Number.isInteger(lo) && Number.isInteger(hi) && lo >= 1 && hi >= lo)) throw new ConfigError(`temporalGap must be null or [lo, hi] with 1 <= lo <= hi (got [${lo}, ${hi}])`);
+    if (!(Number.isInteger(lo) && Number.isInteger(hi) && lo >= 1 && hi >= lo)) {
+      throw new ConfigError(`temporalGap must be null or [lo, hi] with 1 <= lo <= hi (got [${lo}, ${hi}])`);
+    }
   }
-  if (!['generator', 'teacher', 'frozen_coldstart'].includes(c.rubricSource)) throw new ConfigError(`rubricSource must be "generator", "teacher" or "frozen_coldstart" (got "${c.rubricSource}")`);
-  if (c.generatorWeights !== 'shared' && c.generatorWeights !== 'separate') throw new ConfigError(`generatorWeights must be "shared" or "separate" (got "${c.generatorWeights}")`);
-  if (c.generatorWeights === 'separate' && c.rubricSource !== 'generator') throw new ConfigError('generatorWeights "separate" trains a generator: it needs rubricSource "generator"');
+  if (!['generator', 'teacher', 'frozen_coldstart'].includes(c.rubricSource)) {
+    throw new ConfigError(`rubricSource must be "generator", "teacher" or "frozen_coldstart" (got "${c.rubricSource}")`);
+  }
+  if (c.generatorWeights !== 'shared' && c.generatorWeights !== 'separate') {
+    throw new ConfigError(`generatorWeights must be "shared" or "separate" (got "${c.generatorWeights}")`);
+  }
+  if (c.generatorWeights === 'separate' && c.rubricSource !== 'generator') {
+    throw new ConfigError('generatorWeights "separate" trains a generator: it needs rubricSource "generator"');
+  }
   requirePositive('policyLr', c.policyLr); requirePositive('generatorLr', c.generatorLr);
   checkGrpoConfig(c.grpo);
 }
@@ -111,8 +122,9 @@ export function generatorReward(parsed: boolean, jPlus: number, jMinus: number, 
   return parsed ? marginWeight * (jPlus - jMinus) + formatWeight : 0;
 }
 
-/** The temporal gap [lo, hi] in policy steps: the fraction of the run's policy steps (rounded, lo >= 1), or the absolute gap. */
-export function temporalGapSteps(c: Pick<EvolmConfig, 'steps' | 'temporalGapFraction' | 'temporalGap'>): [number, number] {
+/** The temporal gap [lo, hi] in policy steps: the fraction of the run's steps (rounded, lo >= 1), or the absolute gap. */
+export function temporalGapSteps(c: Pick<EvolmConfig, 'steps' | 'temporalGapFraction' | 'temporalGap'>):
+  [number, number] {
   if (c.temporalGap) return c.temporalGap;
   const lo = Math.max(1, Math.round(c.steps * c.temporalGapFraction[0]));
   return [lo, Math.max(lo, Math.round(c.steps * c.temporalGapFraction[1]))];
@@ -163,7 +175,8 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
   checkEvolmConfig(c);
   if (c.verifier === 'learned' && !verifier) throw new ConfigError('verifier "learned" needs a verifier checkpoint');
   if (needsGeneratorPolicy(c) !== !!generator) {
-    throw new ConfigError(generator ? 'a generator policy is for generatorWeights "separate" or rubricSource "frozen_coldstart" only'
+    throw new ConfigError(generator
+      ? 'a generator policy is for generatorWeights "separate" or rubricSource "frozen_coldstart" only'
       : `rubricSource "${c.rubricSource}" with generatorWeights "${c.generatorWeights}" needs the generator policy`);
   }
   const judgeItems = c.verifier === 'learned' ? learnedJudge(verifier!) : (xs: { c: Criterion; p: Problem; completion: string[] }[]) => xs.map((x) => oracleJudge(x.c, x.p, x.completion));
@@ -221,8 +234,8 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
         const ps = idx.map((i) => problems[Math.floor(i / (c.rollouts + 1))]);
         const rubrics = rubricsFor(problems, read, rng).sets;
         const J = judgeScores(ps.map((_, i) => rubrics[Math.floor(i / c.rollouts)]), ps, outs);
-        last = outs.map((o, i) => ({ role: 'reason', group: Math.floor(i / c.rollouts), prompt: prompts[idx[i]], completion: encode(o),
-          reward: J[i], components: { judge: J[i] }, problem: ps[i] }));
+        last = outs.map((o, i) => ({ role: 'reason', group: Math.floor(i / c.rollouts), prompt: prompts[idx[i]],
+          completion: encode(o), reward: J[i], components: { judge: J[i] }, problem: ps[i] }));
         const upd = grpoUpdate(policy, policyOpt, last, c.grpo, rng);
         policySteps++;
         if (policySteps % snapEvery === 0) snap(policySteps);
@@ -249,7 +262,10 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
       const rIdx = problems.map((_, g) => g).filter((g) => pairs[g].pos === 'hinted');
       if (rIdx.length) {
         const first = rubricsFor(rIdx.map((g) => problems[g]), rIdx.map((g) => read[g]), rng).sets;
-        const hinted = answer(policy, rIdx.map((g, j) => { const h = hintTokens(first[j], problems[g]); return encode(h.length ? promptTokens(problems[g], 'hint', h) : promptTokens(problems[g], 'reason')); }), rng);
+        const hinted = answer(policy, rIdx.map((g, j) => {
+          const h = hintTokens(first[j], problems[g]);
+          return encode(h.length ? promptTokens(problems[g], 'hint', h) : promptTokens(problems[g], 'reason'));
+        }), rng);
         rIdx.forEach((g, j) => { others.hinted[g] = hinted[j]; });
       }
       const member = (m: PairMember, g: number) => (typeof m === 'number' ? all[m] : others[m][g]);
@@ -259,8 +275,8 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
       const jPlus = judgeScores(parsed, ps, ps.map((_, i) => pos[Math.floor(i / c.rollouts)]));
       const jMinus = judgeScores(parsed, ps, ps.map((_, i) => neg[Math.floor(i / c.rollouts)]));
       const rewards = parsed.map((r, i) => generatorReward(r.ok, jPlus[i], jMinus[i], c.marginWeight, c.formatWeight));
-      last = written!.map((w, i) => ({ role: 'rubric', group: Math.floor(i / c.rollouts), prompt: w.prompt, completion: w.completion,
-        reward: rewards[i], components: { margin: jPlus[i] - jMinus[i] }, problem: ps[i] }));
+      last = written!.map((w, i) => ({ role: 'rubric', group: Math.floor(i / c.rollouts), prompt: w.prompt,
+        completion: w.completion, reward: rewards[i], components: { margin: jPlus[i] - jMinus[i] }, problem: ps[i] }));
       const upd = grpoUpdate(generator ?? policy, generatorOpt, last, c.grpo, rng);
       return { phase: 1, generator_reward: mean(rewards), margin: mean(parsed.map((r, i) => (r.ok ? jPlus[i] - jMinus[i] : 0))),
         pair_accuracy: mean(parsed.map((r, i) => (r.ok ? (jPlus[i] > jMinus[i] ? 1 : jPlus[i] === jMinus[i] ? 0.5 : 0) : 0.5))),
