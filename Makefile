@@ -7,7 +7,7 @@ JUPYTER := JUPYTER_PATH="$(CURDIR)/.jupyter/share/jupyter" PYDEVD_DISABLE_FILE_V
 
 PROFILE ?= quick
 
-.PHONY: corl-agents reproduce-corl reproduce-evolm reproduce-rubicon table2-report
+.PHONY: corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon table2-report
 
 .PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart bench-steps rate-calibration coldstart-save-partial coldstart-report rlvr world-criteria bench verifier
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
@@ -23,6 +23,7 @@ help:
 	@echo "make reproduce-table2  Table 2 (PROFILE=quick|full; quick -> results/quick/, full -> results/table2.csv) and RLCER figures"
 	@echo "make reproduce-corl  CO-RL Table 1 analogue, error overlap, theory vs experiment (PROFILE=quick|full)"
 	@echo "make reproduce-evolm  EvoLM ablations (K, no format reward, each pair source alone) -> ablations.csv"
+	@echo "make reproduce-evolm-controls  EvoLM controls (judge-only teacher/untrained rubrics, two models) -> ablations.csv"
 	@echo "make reproduce-rubicon  Rubicon aggregators x schedules, filtering, hacking curves (PROFILE=quick|full)"
 	@echo "make corl-agents  cold starts of the CO-RL partners (gru-S, transformer-S seed 1), one per core"
 	@echo "make scalar-rm  train the static scalar reward model on cold-start rollouts -> data/checkpoints/scalar-rm-S.json"
@@ -101,6 +102,11 @@ reproduce-corl:
 # EvoLM's ablations (alternation period, no format reward, each pair source alone) beside the evolm row -> ablations.csv
 reproduce-evolm:
 	$(TSX) src/cli/table2.ts --profile $(PROFILE) --methods evolm-ablations
+	$(MAKE) table2-report
+
+# EvoLM's controls (judge-only rows with teacher or frozen cold-start rubrics, separate generator weights) -> ablations.csv
+reproduce-evolm-controls:
+	$(TSX) src/cli/table2.ts --profile $(PROFILE) --methods evolm-controls
 	$(MAKE) table2-report
 
 # Rubicon: aggregators x schedules, the filter comparison, the hacking curves (same profiles and resumption)

@@ -1,10 +1,17 @@
-// EvoLM's generator reward and schedule against hand-computed values, its config errors, and one step of each phase.
+// EvoLM's generator reward and schedule against hand-computed values, its config errors, and one step of each phase;
+// what the generator reads, the temporal gap's scaling, the judge-only controls and the two-model control.
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import { initBackend } from '../src/models/backend.js';
 import { createPolicy, loadPolicy } from '../src/models/index.js';
 import { modelConfig } from '../src/models/policy.js';
-import { defaultEvolmConfig, generatorReward, makeEvolmTrainer, phaseOf } from '../src/methods/evolm.js';
+import { defaultEvolmConfig, generatorReward, makeEvolmTrainer, PAIR_SOURCES, pairMembers, phaseOf, sampleLayout, temporalGapSteps,
+  type EvolmConfig } from '../src/methods/evolm.js';
+import type { Policy } from '../src/models/policy.js';
+import { oracleJudge } from '../src/models/verifier.js';
+import { referenceRubric } from '../src/rubrics/rubric.js';
+import { normalisedScore } from '../src/rubrics/rewards.js';
+import { decode } from '../src/world/vocab.js';
 import { coldStartCheckpoint } from '../src/methods/table2.js';
 import { ConfigError } from '../src/io/validate.js';
 import { makeRng } from '../src/util/random.js';
@@ -22,6 +29,42 @@ describe('EvoLM (hand-computed)', () => {
     const seq = { steps: 3, schedule: 'sequential' as const, alternation: 0, alternationFraction: 0.1 };
     assert.deepEqual([0, 2, 3, 5].map((s) => phaseOf(s, seq)), ['generator', 'generator', 'policy', 'policy']);
   });
+  it('the generator reads an answer outside the scored group and outside every pair', () => {
+    // policy step: 3 prompts x (4 scored + 1 read), prompt g's samples at 5g .. 5g + 4
+    assert.deepEqual(sampleLayout(3, 4), { scored: [[0, 1, 2, 3], [5, 6, 7, 8], [10, 11, 12, 13]], read: [4, 9, 14] });
+    for (const [P, n] of [[3, 4], [16, 8], [2, 1], [5, 1]]) {
+      const { scored, read } = sampleLayout(P, n), all = scored.flat();
+      assert.equal(new Set([...all, ...read]).size, P * (n + 1), 'every sample has one use');
+      read.forEach((r) => assert.ok(!all.includes(r), `read ${r} is scored`));
+      if (n !== 1) continue;
+      // generator step: no prompt's pair, of any source, holds an answer the generator reads
+      const plain = scored.map((x) => x[0]);
+      for (const src of PAIR_SOURCES) {
+        for (let g = 0; g < P; g++) {
+          const { pos, neg } = pairMembers(src, g, plain);
+          for (const r of read) assert.ok(pos !== r && neg !== r, `${src} pair of prompt ${g} holds read answer ${r}`);
+        }
+      }
+    }
+    // the pairs themselves are unchanged: perturbation's negative is the next prompt's plain answer
+    assert.deepEqual(pairMembers('perturbation', 2, [0, 2, 4]), { pos: 4, neg: 0 });
+    assert.deepEqual(pairMembers('temporal', 1, [0, 2, 4]), { pos: 2, neg: 'past' });
+    assert.deepEqual(pairMembers('rubric_conditioned', 1, [0, 2, 4]), { pos: 'hinted', neg: 2 });
+  });
+  it('the temporal gap scales with the run: [20, 100] at 1,500 policy steps, [1, 4] at 60', () => {
+    const c = { temporalGapFraction: defaultEvolmConfig.temporalGapFraction, temporalGap: null };
+    assert.deepEqual(temporalGapSteps({ ...c, steps: 1500 }), [20, 100]); // 1500 / 75, 1500 / 15
+    assert.deepEqual(temporalGapSteps({ ...c, steps: 60 }), [1, 4]); // 60 / 75 = 0.8 -> 1, 60 / 15 = 4
+    assert.deepEqual(temporalGapSteps({ ...c, steps: 100 }), [1, 7]); // 1.33 -> 1, 6.67 -> 7
+    assert.deepEqual(temporalGapSteps({ ...c, steps: 10 }), [1, 1]); // lo at least 1, hi at least lo
+    // the absolute gap, whatever the run's length
+    assert.deepEqual(temporalGapSteps({ ...c, temporalGap: [20, 100], steps: 60 }), [20, 100]);
+  });
+  it('judge-only rows have no generator phase', () => {
+    const alt = { steps: 20, schedule: 'alternate' as const, alternation: 0, alternationFraction: 0.1 };
+    assert.deepEqual([0, 2, 3].map((s) => phaseOf(s, { ...alt, rubricSource: 'teacher' })), ['policy', 'policy', 'policy']);
+    assert.equal(phaseOf(0, { ...alt, schedule: 'sequential', rubricSource: 'frozen_coldstart' }), 'policy');
+  });
 });
 
 describe('EvoLM training', function () {
@@ -32,6 +75,12 @@ describe('EvoLM training', function () {
     assert.throws(() => makeEvolmTrainer(policy, { ...defaultEvolmConfig, schedule: 'both' as never }), (e: Error) => e instanceof ConfigError && /schedule/.test(e.message));
     assert.throws(() => makeEvolmTrainer(policy, { ...defaultEvolmConfig, pairSources: { temporal: 0, perturbation: 0, rubric_conditioned: 0 } }), /positive total/);
     assert.throws(() => makeEvolmTrainer(policy, defaultEvolmConfig), /verifier "learned" needs/);
+    const oracle = { ...defaultEvolmConfig, verifier: 'oracle' as const };
+    assert.throws(() => makeEvolmTrainer(policy, { ...oracle, generatorWeights: 'separate' }), /needs the generator policy/);
+    assert.throws(() => makeEvolmTrainer(policy, { ...oracle, rubricSource: 'frozen_coldstart' }), /needs the generator policy/);
+    assert.throws(() => makeEvolmTrainer(policy, oracle, undefined, policy), /generator policy is for/);
+    assert.throws(() => makeEvolmTrainer(policy, { ...oracle, rubricSource: 'teacher', generatorWeights: 'separate' }), /needs rubricSource "generator"/);
+    assert.throws(() => makeEvolmTrainer(policy, { ...oracle, temporalGapFraction: [0.5, 0.1] }), /temporalGapFraction/);
   });
   it('one policy step and one generator step (every pair source) from the cold start', function () {
     if (!fs.existsSync(coldStartCheckpoint('S'))) this.skip();
@@ -49,4 +98,58 @@ describe('EvoLM training', function () {
       assert.ok(Number.isFinite(m.generator_reward));
     }
   });
+  const small = { ...defaultEvolmConfig, steps: 2, alternation: 1, prompts: 3, rollouts: 4, verifier: 'oracle' as const };
+  it('judge-only rows: the reward is J and nothing else, no labels', function () {
+    if (!fs.existsSync(coldStartCheckpoint('S'))) this.skip();
+    // teacher rubrics: the reward of every rollout is J recomputed here from the reference rubric and the oracle judge
+    const t = makeEvolmTrainer(loadPolicy(coldStartCheckpoint('S')), { ...small, rubricSource: 'teacher' });
+    assert.equal(t.totalSteps, 2);
+    const m = t.step(1, makeRng(7));
+    assert.equal(m.phase, 0);
+    const rs = t.lastRollouts();
+    assert.equal(rs.length, 12);
+    for (const r of rs) {
+      assert.deepEqual(Object.keys(r.components), ['judge']);
+      const items = referenceRubric(r.problem).items;
+      const J = normalisedScore(items.map((i) => i.points), items.map((i) => oracleJudge(i.criterion, r.problem, decode(r.completion))));
+      assert.equal(r.reward, J);
+    }
+    assert.ok(new Set(rs.map((r) => r.reward)).size > 1, 'J varies, so the check is not vacuous');
+    // rubrics written by the frozen cold start: J alone, in [0, 1]
+    const frozen = loadPolicy(coldStartCheckpoint('S'));
+    const u = makeEvolmTrainer(loadPolicy(coldStartCheckpoint('S')), { ...small, rubricSource: 'frozen_coldstart' }, undefined, frozen);
+    const before = weightsOf(frozen);
+    u.step(0, makeRng(8));
+    for (const r of u.lastRollouts()) {
+      assert.deepEqual(Object.keys(r.components), ['judge']);
+      assert.ok(r.reward === r.components.judge && r.reward >= 0 && r.reward <= 1);
+    }
+    assert.ok(sameWeights(before, weightsOf(frozen)), 'the frozen writer is never trained');
+  });
+  it('two models: a generator step leaves the policy untouched, a policy step the generator', function () {
+    if (!fs.existsSync(coldStartCheckpoint('S'))) this.skip();
+    const policy = loadPolicy(coldStartCheckpoint('S')), generator = loadPolicy(coldStartCheckpoint('S'));
+    const c: EvolmConfig = { ...small, generatorWeights: 'separate' };
+    const t = makeEvolmTrainer(policy, c, undefined, generator);
+    const p0 = weightsOf(policy), g0 = weightsOf(generator);
+    const m0 = t.step(0, makeRng(11));
+    assert.equal(m0.phase, 0);
+    const p1 = weightsOf(policy);
+    assert.ok(!sameWeights(p0, p1), 'the policy step trains the policy');
+    assert.ok(sameWeights(g0, weightsOf(generator)), 'the policy step leaves the generator untouched');
+    assert.equal(t.step(1, makeRng(12)).phase, 1);
+    assert.ok(sameWeights(p1, weightsOf(policy)), 'the generator step leaves the policy untouched');
+    assert.ok(!sameWeights(g0, weightsOf(generator)), 'the generator step trains the generator');
+    // the generator writes the rubrics: an untrained (random) generator writes none that parse, the cold start does
+    const random = createPolicy(policy.config);
+    const r0 = makeEvolmTrainer(loadPolicy(coldStartCheckpoint('S')), c, undefined, random).step(0, makeRng(11));
+    assert.ok(m0.format_rate > 0 && r0.format_rate === 0, `format rate ${m0.format_rate} (cold start), ${r0.format_rate} (random)`);
+  });
 });
+
+function weightsOf(p: Policy): Float32Array[] {
+  return Object.values(p.weights).map((v) => (v.dataSync() as Float32Array).slice());
+}
+function sameWeights(a: Float32Array[], b: Float32Array[]): boolean {
+  return a.length === b.length && a.every((x, i) => x.length === b[i].length && x.every((v, j) => v === b[i][j]));
+}

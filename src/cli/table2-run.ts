@@ -20,7 +20,7 @@ import { decode, encode } from '../world/vocab.js';
 import { accuracyColumns, evalReport, familyAccuracy } from '../rl/evaluate.js';
 import { defaultRlvrConfig, makeRlvrTrainer, type RewardFn, type Trainer } from '../methods/rlvr.js';
 import { defaultRlcerConfig, makeRlcerTrainer } from '../methods/rlcer.js';
-import { defaultEvolmConfig, makeEvolmTrainer } from '../methods/evolm.js';
+import { defaultEvolmConfig, makeEvolmTrainer, needsGeneratorPolicy } from '../methods/evolm.js';
 import type { Rng } from '../util/random.js';
 import { rmScores } from '../methods/scalar-rm.js';
 import { hintReport } from '../methods/rubricator.js';
@@ -59,12 +59,14 @@ runMain(async () => {
   });
   const policy = loadPolicy(ckpt);
   const verifier = loadVerifier(VERIFIER_CHECKPOINT);
+  // EvoLM's second policy from the same checkpoint: the two-model row's generator, or the judge-only row's frozen writer
+  const generator = spec.kind === 'evolm' && needsGeneratorPolicy(evolmCfg) ? loadPolicy(ckpt) : undefined;
   const rm = spec.kind === 'scalar_rm' || spec.quality === 'scalar_rm' ? loadVerifier(scalarRmCheckpoint(size)) : null;
   const rmReward: RewardFn = (rs) => rmScores(rm!, rs.map((r) => ({ p: r.problem, completion: decode(r.completion) }))).map((s) => ({ reward: 2 * s - 1, components: { scalar_rm: 2 * s - 1 } }));
   // every row's trainer as one interface: EvoLM's global steps interleave policy and generator steps
   const oneRole = (t: Trainer & { lastRubrics?: () => unknown[] }) => ({ totalSteps: steps, step: (_: number, rng: Rng) => t.step(rng), lastRubrics: t.lastRubrics, phaseOf: () => 'policy' });
   const trainer: { totalSteps: number; step: (step: number, rng: Rng) => Record<string, number>; lastRubrics?: () => unknown[]; phaseOf: (step: number) => string } =
-    spec.kind === 'evolm' ? makeEvolmTrainer(policy, evolmCfg, verifier)
+    spec.kind === 'evolm' ? makeEvolmTrainer(policy, evolmCfg, verifier, generator)
       : oneRole(spec.kind === 'rlcer' ? makeRlcerTrainer(policy, rlcerCfg, { verifier, frozenRubricator: rlcerCfg.rubricSource === 'fixed_untrained' ? loadPolicy(ckpt) : undefined })
         : makeRlvrTrainer(policy, rlvrCfg, spec.kind === 'scalar_rm' ? rmReward : undefined));
 
@@ -103,7 +105,8 @@ runMain(async () => {
   const judge = learnedJudge(verifier), qrng = makeRng(5_000_000 + seed);
   const quality = spec.quality === 'teacher' ? teacherQuality(pairs, judge)
     : spec.quality === 'scalar_rm' ? scalarRmQuality(rm!, pairs)
-      : rubricatorQuality(spec.quality === 'coldstart' ? loadPolicy(ckpt) : policy, pairs, judge, qrng);
+      : rubricatorQuality(spec.quality === 'coldstart' ? loadPolicy(ckpt)
+        : spec.quality === 'generator' ? generator ?? policy : policy, pairs, judge, qrng);
   const final = [
     { column: 'rubric_quality', value: quality },
     // accuracy per family, and the average over all four families, the held-out one included

@@ -2,18 +2,19 @@
 // core), skipping runs already finished (a run directory with done.json), then the tidy table and the figures.
 // An archived profile (full) also counts a run as finished when its committed record is in TABLE2_ARCHIVE, and
 // archives each run it finishes; --archive no runs everything afresh in runs/ and archives nothing.
-// Usage: tsx src/cli/table2.ts [--profile quick|full] [--jobs 2] [--methods a,b] [--sizes S,M] [--seeds 0,1] [--archive no]
+// Usage: tsx src/cli/table2.ts [--profile quick|full] [--jobs 2] [--methods a,b|evolm-ablations|evolm-controls] [--sizes S,M] [--seeds 0,1] [--archive no]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs, runMain } from './args.js';
 import { ConfigError, requireInteger } from '../io/validate.js';
 import { runJobs, runLogged } from '../io/jobs.js';
-import { coldStartCheckpoint, EVOLM_ABLATIONS, TABLE2_ARCHIVE, methodSpec, profileSpec, RLCER_ABLATIONS, scalarRmCheckpoint, TABLE2_ROWS, VERIFIER_CHECKPOINT } from '../methods/table2.js';
+import { coldStartCheckpoint, EVOLM_ABLATIONS, EVOLM_CONTROLS, TABLE2_ARCHIVE, methodSpec, profileSpec, RLCER_ABLATIONS, scalarRmCheckpoint, TABLE2_ROWS, VERIFIER_CHECKPOINT } from '../methods/table2.js';
 
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids, or evolm-ablations', sizes: 'comma-separated sizes', seeds: 'comma-separated seeds (default: the profile\'s)', archive: '"no" to ignore and not write the committed run archive' });
+  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids, or evolm-ablations, or evolm-controls', sizes: 'comma-separated sizes', seeds: 'comma-separated seeds (default: the profile\'s)', archive: '"no" to ignore and not write the committed run archive' });
   const name = a.profile ?? 'quick', profile = profileSpec(name), jobs = requireInteger('jobs', Number(a.jobs ?? 2), 1);
   const methods = a.methods === 'evolm-ablations' ? ['evolm', ...EVOLM_ABLATIONS]
+    : a.methods === 'evolm-controls' ? ['evolm', ...EVOLM_CONTROLS]
     : a.methods ? a.methods.split(',') : [...TABLE2_ROWS, ...(profile.ablations ? RLCER_ABLATIONS : [])];
   methods.forEach(methodSpec);
   const sizes = a.sizes ? a.sizes.split(',') : profile.sizes;

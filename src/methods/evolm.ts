@@ -3,6 +3,9 @@
 // weight-normalised sum of satisfied criteria, J in [0, 1]. The policy is trained with GRPO on J (no answer
 // labels); the generator with GRPO on 0.7 (J(a+) - J(a-)) + 0.3 format, on preference pairs built without labels.
 // Training alternates K policy steps and K generator steps; the sequential variant trains the generator first.
+// The generator reads (own_cot) one extra answer per prompt that is neither scored nor in a pair (sampleLayout).
+// Controls: judge-only rows whose rubrics come from the teacher or a frozen cold start (no generator phase), and
+// a two-model variant whose generator has its own weights.
 import { tf } from '../models/backend.js';
 import { createPolicy } from '../models/index.js';
 import { sample, type Policy } from '../models/policy.js';
@@ -18,8 +21,8 @@ import { normalisedScore } from '../rubrics/rewards.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../rl/grpo.js';
 import { mean, type Rollout } from '../rl/rollout.js';
 import { ConfigError, requireInteger, requireNonNegative, requirePositive, requireProbability } from '../io/validate.js';
-import { hintTokens, writeRubrics } from './rubricator.js';
-import { isConcrete } from './rlcer.js';
+import { hintTokens } from './rubricator.js';
+import { isConcrete, sourceRubrics } from './rlcer.js';
 
 export const PAIR_SOURCES = ['temporal', 'perturbation', 'rubric_conditioned'] as const;
 export type PairSource = (typeof PAIR_SOURCES)[number];
@@ -42,13 +45,31 @@ export interface EvolmConfig {
   formatWeight: number;
   /** preference-pair sources and their mixing weights (default uniform over the three) */
   pairSources: Record<PairSource, number>;
-  /** temporal contrast: the negative comes from the policy as it was this many policy steps earlier (uniform in range) */
-  temporalGap: [number, number];
+  /**
+   * temporal contrast: the negative comes from the policy as it was a gap of policy steps earlier, uniform in
+   * [lo, hi] = these fractions of the run's policy steps (rounded, lo at least 1; see temporalGapSteps): the default
+   * [1/75, 1/15] is the paper's [20, 100] at 1,500 steps and [1, 4] at Table 2's 60
+   */
+  temporalGapFraction: [number, number];
+  /** the gap [lo, hi] in policy steps, whatever the run's length (the earlier default: [20, 100]); null = the fraction */
+  temporalGap: [number, number] | null;
   /**
    * what the generator reads: 'own_cot' (default here: the question and one of the current policy's answers,
    * because the cold start teaches rubric writing only after a CoT) or 'question' (the paper's rho(r | q))
    */
   generatorReads: 'own_cot' | 'question';
+  /**
+   * where the rubrics that score the policy come from: 'generator' (EvoLM: the co-evolving generator), 'teacher' (the
+   * teacher's reference rubric) or 'frozen_coldstart' (written by a frozen copy of the cold-start policy). The last two
+   * are the judge-only (no labels) prompted-rubric controls: they have no generator phase (policy steps only)
+   */
+  rubricSource: 'generator' | 'teacher' | 'frozen_coldstart';
+  /**
+   * 'shared' (EvoLM: the generator is the policy in the rubricator role) or 'separate' (the two-model control: a
+   * second policy from the same checkpoint, passed to the trainer, writes the rubrics and only the generator phase
+   * trains it)
+   */
+  generatorWeights: 'shared' | 'separate';
   verifier: 'learned' | 'oracle';
   policyLr: number;
   generatorLr: number;
@@ -58,7 +79,8 @@ export interface EvolmConfig {
 
 export const defaultEvolmConfig: EvolmConfig = {
   steps: 100, prompts: 16, rollouts: 8, temperature: 1, schedule: 'alternate', alternation: 0, alternationFraction: 0.1, marginWeight: 0.7, formatWeight: 0.3,
-  pairSources: { temporal: 1, perturbation: 1, rubric_conditioned: 1 }, temporalGap: [20, 100], generatorReads: 'own_cot', verifier: 'learned',
+  pairSources: { temporal: 1, perturbation: 1, rubric_conditioned: 1 }, temporalGapFraction: [1 / 75, 1 / 15], temporalGap: null,
+  generatorReads: 'own_cot', rubricSource: 'generator', generatorWeights: 'shared', verifier: 'learned',
   policyLr: 1e-4, generatorLr: 1e-4, grpo: defaultGrpoConfig, world: defaultWorld,
 };
 
@@ -72,8 +94,25 @@ export function checkEvolmConfig(c: EvolmConfig): void {
   for (const k of Object.keys(c.pairSources)) if (!(PAIR_SOURCES as readonly string[]).includes(k)) throw new ConfigError(`unknown pair source "${k}" (known: ${PAIR_SOURCES.join(', ')})`);
   Object.entries(c.pairSources).forEach(([k, v]) => requireNonNegative(`pairSources.${k}`, v));
   if (Object.values(c.pairSources).reduce((a, b) => a + b, 0) <= 0) throw new ConfigError('pairSources must have a positive total');
-  const [lo, hi] = c.temporalGap;
-  if (!(Number.isInteger(lo) && Number.isInteger(hi) && lo >= 1 && hi >= lo)) throw new ConfigError(`temporalGap must be [lo, hi] with 1 <= lo <= hi (got [${lo}, ${hi}])`);
+  const [flo, fhi] = c.temporalGapFraction;
+  if (!(flo > 0 && fhi >= flo && fhi <= 1)) {
+    throw new ConfigError(`temporalGapFraction must be [lo, hi] with 0 < lo <= hi <= 1 (got [${flo}, ${fhi}])`);
+  }
+  if (c.temporalGap !== null) {
+    const [lo, hi] = c.temporalGap;
+    if (!(Number.isInteger(lo) && Number.isInteger(hi) && lo >= 1 && hi >= lo)) {
+      throw new ConfigError(`temporalGap must be null or [lo, hi] with 1 <= lo <= hi (got [${lo}, ${hi}])`);
+    }
+  }
+  if (!['generator', 'teacher', 'frozen_coldstart'].includes(c.rubricSource)) {
+    throw new ConfigError(`rubricSource must be "generator", "teacher" or "frozen_coldstart" (got "${c.rubricSource}")`);
+  }
+  if (c.generatorWeights !== 'shared' && c.generatorWeights !== 'separate') {
+    throw new ConfigError(`generatorWeights must be "shared" or "separate" (got "${c.generatorWeights}")`);
+  }
+  if (c.generatorWeights === 'separate' && c.rubricSource !== 'generator') {
+    throw new ConfigError('generatorWeights "separate" trains a generator: it needs rubricSource "generator"');
+  }
   requirePositive('policyLr', c.policyLr); requirePositive('generatorLr', c.generatorLr);
   checkGrpoConfig(c.grpo);
 }
@@ -83,28 +122,87 @@ export function generatorReward(parsed: boolean, jPlus: number, jMinus: number, 
   return parsed ? marginWeight * (jPlus - jMinus) + formatWeight : 0;
 }
 
-/** Which phase a global step is in: the schedule's k-th step trains the policy or the generator. */
-export function phaseOf(step: number, c: Pick<EvolmConfig, 'steps' | 'schedule' | 'alternation' | 'alternationFraction'>): 'policy' | 'generator' {
+/** The temporal gap [lo, hi] in policy steps: the fraction of the run's steps (rounded, lo >= 1), or the absolute gap. */
+export function temporalGapSteps(c: Pick<EvolmConfig, 'steps' | 'temporalGapFraction' | 'temporalGap'>):
+  [number, number] {
+  if (c.temporalGap) return c.temporalGap;
+  const lo = Math.max(1, Math.round(c.steps * c.temporalGapFraction[0]));
+  return [lo, Math.max(lo, Math.round(c.steps * c.temporalGapFraction[1]))];
+}
+
+/**
+ * Where a step's answers sit in its batch of prompts x (n + 1) samples (prompt g's at g (n + 1) ...): per prompt, n
+ * answers the step scores or pairs (the policy's GRPO group; the plain answer of a generator step, n = 1) and one more,
+ * `read`, that only the generator reads, so that it never reads an answer it scores or one of a pair.
+ */
+export function sampleLayout(prompts: number, n: number): { scored: number[][]; read: number[] } {
+  const scored = Array.from({ length: prompts }, (_, g) => Array.from({ length: n }, (_, i) => g * (n + 1) + i));
+  return { scored, read: scored.map((_, g) => g * (n + 1) + n) };
+}
+
+/** A pair member: a plain answer of the step (its index in the batch), the past policy's answer, or the hinted one. */
+export type PairMember = number | 'past' | 'hinted';
+
+/** Prompt g's preference pair (a+, a-) by its source, given each prompt's plain answer (`plain[h]`, batch indices). */
+export function pairMembers(source: PairSource, g: number, plain: number[]): { pos: PairMember; neg: PairMember } {
+  if (source === 'temporal') return { pos: plain[g], neg: 'past' }; // the same problem, the policy `gap` steps ago
+  if (source === 'perturbation') return { pos: plain[g], neg: plain[(g + 1) % plain.length] }; // another problem's answer
+  return { pos: 'hinted', neg: plain[g] }; // rubric-conditioned: a+ written with a first rubric as a hint, a- without
+}
+
+/** Whether the trainer needs a second policy to write rubrics: the separate generator, or the frozen cold start. */
+export const needsGeneratorPolicy = (c: Pick<EvolmConfig, 'rubricSource' | 'generatorWeights'>) =>
+  c.rubricSource === 'frozen_coldstart' || c.generatorWeights === 'separate';
+
+/**
+ * Which phase a global step is in: the schedule's k-th step trains the policy or the generator. Rows whose rubrics
+ * come from the teacher or a frozen cold start have no generator to train: every step is a policy step.
+ */
+export function phaseOf(step: number, c: Pick<EvolmConfig, 'steps' | 'schedule' | 'alternation' | 'alternationFraction'>
+  & Partial<Pick<EvolmConfig, 'rubricSource'>>): 'policy' | 'generator' {
+  if ((c.rubricSource ?? 'generator') !== 'generator') return 'policy';
   if (c.schedule === 'sequential') return step < c.steps ? 'generator' : 'policy';
   const K = c.alternation > 0 ? c.alternation : Math.max(1, Math.round(c.steps * c.alternationFraction));
   return Math.floor(step / K) % 2 === 0 ? 'policy' : 'generator';
 }
 
-export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Policy) {
+/**
+ * `generator`: the policy that writes the rubrics when it is not `policy` itself: the two-model variant's generator
+ * (generatorWeights 'separate', trained by the generator phase only) or the frozen cold start (rubricSource
+ * 'frozen_coldstart', never trained). The policy's update is always a GRPO step of the policy role with its own Adam.
+ */
+export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Policy, generator?: Policy) {
   checkEvolmConfig(c);
   if (c.verifier === 'learned' && !verifier) throw new ConfigError('verifier "learned" needs a verifier checkpoint');
+  if (needsGeneratorPolicy(c) !== !!generator) {
+    throw new ConfigError(generator
+      ? 'a generator policy is for generatorWeights "separate" or rubricSource "frozen_coldstart" only'
+      : `rubricSource "${c.rubricSource}" with generatorWeights "${c.generatorWeights}" needs the generator policy`);
+  }
   const judgeItems = c.verifier === 'learned' ? learnedJudge(verifier!) : (xs: { c: Criterion; p: Problem; completion: string[] }[]) => xs.map((x) => oracleJudge(x.c, x.p, x.completion));
+  // who writes rubrics: the generator (shared weights or its own), the frozen cold start, or nobody (the teacher's)
+  const writer = c.rubricSource === 'teacher' ? undefined : generator ?? policy;
   const policyOpt = tf.train.adam(c.policyLr), generatorOpt = tf.train.adam(c.generatorLr);
-  // snapshots of the policy's weights every 5 policy steps, for temporal contrast; the cold start is the first
+  const gap = temporalGapSteps(c);
+  // snapshots of the policy's weights every 5 policy steps (every lo when the gap is shorter), for temporal
+  // contrast; the cold start is the first
+  const snapEvery = Math.min(5, gap[0]);
   const snapshots: { step: number; weights: Record<string, Float32Array> }[] = [];
   const snap = (step: number) => snapshots.push({ step, weights: Object.fromEntries(Object.entries(policy.weights).map(([k, v]) => [k, (v.dataSync() as Float32Array).slice()])) });
   const past = createPolicy(policy.config);
   let policySteps = 0;
+  let last: (Rollout & { problem: Problem })[] = [];
   snap(0);
 
   const problemsFor = (rng: Rng) => Array.from({ length: c.prompts }, () => drawTrainingProblem(c.world, rng));
   const answer = (who: Policy, prompts: number[][], rng: Rng) => sample(who, prompts, { maxNew: 96, temperature: c.temperature, topP: 1 }, rng).map(decode);
   const reason = (ps: Problem[]) => ps.map((p) => encode(promptTokens(p, 'reason')));
+  /** n answers per problem that the step scores or pairs, and one more that only the generator reads (sampleLayout). */
+  const answerAndRead = (ps: Problem[], n: number, rng: Rng) => {
+    const layout = sampleLayout(ps.length, n), prompts = reason(ps.flatMap((p) => Array.from({ length: n + 1 }, () => p)));
+    const outs = answer(policy, prompts, rng);
+    return { layout, prompts, outs, read: layout.read.map((i) => outs[i]) };
+  };
   /** J of each (rubric, completion) pair. */
   const judgeScores = (rubrics: Parsed[], ps: Problem[], completions: string[][]) => {
     const items = rubrics.flatMap((r, i) => (r.ok ? r.rubric.items.map((it) => ({ c: it.criterion, p: ps[i], completion: completions[i] })) : []));
@@ -112,7 +210,8 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
     let q = 0;
     return rubrics.map((r) => (r.ok ? normalisedScore(r.rubric.items.map((it) => it.points), r.rubric.items.map(() => ans[q++])) : 0));
   };
-  const rubricsFor = (ps: Problem[], cots: string[][], rng: Rng) => writeRubrics(policy, ps, c.generatorReads === 'own_cot' ? cots : ps.map(() => []), rng, c.temperature);
+  const rubricsFor = (ps: Problem[], cots: string[][], rng: Rng) =>
+    sourceRubrics(writer, ps, c.generatorReads === 'own_cot' ? cots : ps.map(() => []), rng, c.temperature);
   const rubricStats = (rs: Parsed[]) => {
     const ok = rs.filter((r) => r.ok), items = ok.flatMap((r) => r.rubric!.items);
     return { format_rate: ok.length / rs.length, criteria_per_rubric: ok.length ? items.length / ok.length : NaN,
@@ -122,54 +221,63 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
 
   return {
     phaseOf: (step: number) => phaseOf(step, c),
-    totalSteps: 2 * c.steps,
+    totalSteps: c.rubricSource === 'generator' ? 2 * c.steps : c.steps,
+    /** the last step's rollouts (the policy's or the generator's), each with its problem */
+    lastRollouts: () => last,
     step(step: number, rng: Rng): Record<string, number> {
       const problems = problemsFor(rng);
       if (phaseOf(step, c) === 'policy') {
-        // the policy's GRPO step on J under the (frozen) generator's rubric for each prompt
-        const prompts = problems.flatMap((p) => Array.from({ length: c.rollouts }, () => encode(promptTokens(p, 'reason'))));
-        const outs = answer(policy, prompts, rng);
-        const ps = problems.flatMap((p) => Array.from({ length: c.rollouts }, () => p));
-        const rubrics = rubricsFor(problems, problems.map((_, g) => outs[g * c.rollouts]), rng).map((w) => w.parsed);
+        // the policy's GRPO step on J (no labels) under the (frozen) rubric source's rubric for each prompt, written
+        // after reading an answer outside the group
+        const { layout, prompts, outs: all, read } = answerAndRead(problems, c.rollouts, rng);
+        const idx = layout.scored.flat(), outs = idx.map((i) => all[i]);
+        const ps = idx.map((i) => problems[Math.floor(i / (c.rollouts + 1))]);
+        const rubrics = rubricsFor(problems, read, rng).sets;
         const J = judgeScores(ps.map((_, i) => rubrics[Math.floor(i / c.rollouts)]), ps, outs);
-        const rs: Rollout[] = outs.map((o, i) => ({ role: 'reason', group: Math.floor(i / c.rollouts), prompt: prompts[i], completion: encode(o), reward: J[i], components: { judge: J[i] } }));
-        const upd = grpoUpdate(policy, policyOpt, rs, c.grpo, rng);
+        last = outs.map((o, i) => ({ role: 'reason', group: Math.floor(i / c.rollouts), prompt: prompts[idx[i]],
+          completion: encode(o), reward: J[i], components: { judge: J[i] }, problem: ps[i] }));
+        const upd = grpoUpdate(policy, policyOpt, last, c.grpo, rng);
         policySteps++;
-        if (policySteps % 5 === 0) snap(policySteps);
+        if (policySteps % snapEvery === 0) snap(policySteps);
         const correct = outs.map((o, i) => +isCorrect(ps[i], parseTrace(o)));
         return { phase: 0, accuracy: mean(correct), judge_score: mean(J), response_length: mean(outs.map((o) => o.length)), ...rubricStats(rubrics),
           ...Object.fromEntries(Object.entries(upd).map(([k, v]) => [`policy/${k}`, v])) };
       }
-      // the generator's GRPO step: pairs built without labels, rollouts-many rubrics per prompt
-      const plain = answer(policy, reason(problems), rng);
+      // the generator's GRPO step: pairs of the policy's answers built without labels, rollouts-many rubrics per
+      // prompt, each written after reading an answer that is in no pair
+      const { layout, outs: all, read } = answerAndRead(problems, 1, rng);
       const weights = PAIR_SOURCES.map((s) => c.pairSources[s] ?? 0);
       const sources = problems.map(() => PAIR_SOURCES[rng.categorical(weights)]);
-      const neg: string[][] = plain.map(() => []), pos: string[][] = plain.slice();
+      const pairs = sources.map((s, g) => pairMembers(s, g, layout.scored.map((x) => x[0])));
+      const others: Record<'past' | 'hinted', string[][]> = { past: [], hinted: [] };
       // temporal contrast: the same problem answered by the policy as it was `gap` policy steps ago
-      const tIdx = problems.map((_, g) => g).filter((g) => sources[g] === 'temporal');
+      const tIdx = problems.map((_, g) => g).filter((g) => pairs[g].neg === 'past');
       if (tIdx.length) {
-        const [lo, hi] = c.temporalGap, gap = lo + rng.int(hi - lo + 1);
-        const old = [...snapshots].reverse().find((s) => s.step <= policySteps - gap) ?? snapshots[0];
+        const back = gap[0] + rng.int(gap[1] - gap[0] + 1);
+        const old = [...snapshots].reverse().find((s) => s.step <= policySteps - back) ?? snapshots[0];
         for (const [k, v] of Object.entries(past.weights)) v.assign(tf.tensor(old.weights[k], v.shape));
-        answer(past, reason(tIdx.map((g) => problems[g])), rng).forEach((o, j) => { neg[tIdx[j]] = o; });
+        answer(past, reason(tIdx.map((g) => problems[g])), rng).forEach((o, j) => { others.past[tIdx[j]] = o; });
       }
-      // question perturbation: the answer to another prompt of the batch
-      problems.forEach((_, g) => { if (sources[g] === 'perturbation') neg[g] = plain[(g + 1) % problems.length]; });
-      // rubric-conditioned: a+ written with a first rubric as a hint, a- without
-      const rIdx = problems.map((_, g) => g).filter((g) => sources[g] === 'rubric_conditioned');
+      // rubric-conditioned: the policy answers with a first rubric's positive criteria as a hint
+      const rIdx = problems.map((_, g) => g).filter((g) => pairs[g].pos === 'hinted');
       if (rIdx.length) {
-        const first = rubricsFor(rIdx.map((g) => problems[g]), rIdx.map((g) => plain[g]), rng);
-        const hinted = answer(policy, rIdx.map((g, j) => { const h = hintTokens(first[j].parsed, problems[g]); return encode(h.length ? promptTokens(problems[g], 'hint', h) : promptTokens(problems[g], 'reason')); }), rng);
-        rIdx.forEach((g, j) => { pos[g] = hinted[j]; neg[g] = plain[g]; });
+        const first = rubricsFor(rIdx.map((g) => problems[g]), rIdx.map((g) => read[g]), rng).sets;
+        const hinted = answer(policy, rIdx.map((g, j) => {
+          const h = hintTokens(first[j], problems[g]);
+          return encode(h.length ? promptTokens(problems[g], 'hint', h) : promptTokens(problems[g], 'reason'));
+        }), rng);
+        rIdx.forEach((g, j) => { others.hinted[g] = hinted[j]; });
       }
+      const member = (m: PairMember, g: number) => (typeof m === 'number' ? all[m] : others[m][g]);
+      const pos = pairs.map((p, g) => member(p.pos, g)), neg = pairs.map((p, g) => member(p.neg, g));
       const ps = problems.flatMap((p) => Array.from({ length: c.rollouts }, () => p));
-      const written = rubricsFor(ps, ps.map((_, i) => plain[Math.floor(i / c.rollouts)]), rng);
-      const parsed = written.map((w) => w.parsed);
+      const { written, sets: parsed } = rubricsFor(ps, ps.map((_, i) => read[Math.floor(i / c.rollouts)]), rng);
       const jPlus = judgeScores(parsed, ps, ps.map((_, i) => pos[Math.floor(i / c.rollouts)]));
       const jMinus = judgeScores(parsed, ps, ps.map((_, i) => neg[Math.floor(i / c.rollouts)]));
       const rewards = parsed.map((r, i) => generatorReward(r.ok, jPlus[i], jMinus[i], c.marginWeight, c.formatWeight));
-      const rs: Rollout[] = written.map((w, i) => ({ role: 'rubric', group: Math.floor(i / c.rollouts), prompt: w.prompt, completion: w.completion, reward: rewards[i], components: { margin: jPlus[i] - jMinus[i] } }));
-      const upd = grpoUpdate(policy, generatorOpt, rs, c.grpo, rng);
+      last = written!.map((w, i) => ({ role: 'rubric', group: Math.floor(i / c.rollouts), prompt: w.prompt,
+        completion: w.completion, reward: rewards[i], components: { margin: jPlus[i] - jMinus[i] }, problem: ps[i] }));
+      const upd = grpoUpdate(generator ?? policy, generatorOpt, last, c.grpo, rng);
       return { phase: 1, generator_reward: mean(rewards), margin: mean(parsed.map((r, i) => (r.ok ? jPlus[i] - jMinus[i] : 0))),
         pair_accuracy: mean(parsed.map((r, i) => (r.ok ? (jPlus[i] > jMinus[i] ? 1 : jPlus[i] === jMinus[i] ? 0.5 : 0) : 0.5))),
         ...Object.fromEntries(PAIR_SOURCES.map((s) => [`pairs/${s}`, sources.filter((x) => x === s).length / sources.length])),

@@ -7,7 +7,7 @@ import type { Policy } from '../models/policy.js';
 import { learnedJudge, oracleJudge } from '../models/verifier.js';
 import type { Rng } from '../util/random.js';
 import { decode } from '../world/vocab.js';
-import { domainOf } from '../world/problems.js';
+import { domainOf, type Problem } from '../world/problems.js';
 import { defaultWorld, type WorldConfig } from '../world/defaults.js';
 import { criterionText, type Criterion, criterionEnglish } from '../rubrics/criteria.js';
 import { referenceRubric, type Parsed, type RubricItem } from '../rubrics/rubric.js';
@@ -17,7 +17,7 @@ import { mean, type Rollout } from '../rl/rollout.js';
 import { classifyStyle } from '../rl/evaluate.js';
 import { ConfigError, requireInteger, requireNonNegative, requirePositive } from '../io/validate.js';
 import { outcomeReward, rollOutReasoner, type ReasonerRollout, type Trainer } from './rlvr.js';
-import { writeRubrics } from './rubricator.js';
+import { writeRubrics, type WrittenRubric } from './rubricator.js';
 
 export interface RlcerConfig {
   steps: number;
@@ -101,6 +101,17 @@ export interface RlcerModels {
   frozenRubricator?: Policy;
 }
 
+/**
+ * One rubric set per (problem, CoT): written by `writer`'s rubricator role after reading the CoT (the trained policy,
+ * or a frozen copy of the cold start), or the teacher's reference rubric when there is no writer. `written` (prompts
+ * and completions, for a rubricator update) is null for the teacher. Shared by RLCER and EvoLM.
+ */
+export function sourceRubrics(writer: Policy | undefined, problems: Problem[], cots: string[][], rng: Rng, temperature: number):
+  { sets: Parsed[]; written: WrittenRubric[] | null } {
+  const written = writer ? writeRubrics(writer, problems, cots, rng, temperature) : null;
+  return { written, sets: written ? written.map((w) => w.parsed) : problems.map((p) => ({ ok: true as const, rubric: referenceRubric(p) })) };
+}
+
 /** The settings that turn one prompt's satisfaction matrix and correctness into rewards. */
 export type RewardSettings = Pick<RlcerConfig, 'validity' | 'validityReading' | 'threshold' | 'constantCorrectness' | 'evolve' | 'cotNorm'
   | 'rubricatorSees' | 'outcomeWeight' | 'cotWeight'>;
@@ -165,9 +176,8 @@ export function makeRlcerTrainer(policy: Policy, c: RlcerConfig, models: RlcerMo
       // 2. rubric sets: one per rollout's CoT (or one per prompt), from the chosen source
       const readers = groups.flatMap((g) => (c.rubricatorSees === 'one' ? [g[0]] : g));
       const writer = c.rubricSource === 'self' ? policy : models.frozenRubricator;
-      const written = writer ? writeRubrics(writer, readers.map((r) => r.problem), readers.map((r) => text.get(r)!), rng, c.temperature) : null;
+      const { sets, written } = sourceRubrics(writer, readers.map((r) => r.problem), readers.map((r) => text.get(r)!), rng, c.temperature);
       const perGroup = c.rubricatorSees === 'one' ? 1 : c.rollouts;
-      const sets = readers.map((r, j) => written ? written[j].parsed : { ok: true as const, rubric: referenceRubric(r.problem) });
       const t2 = Date.now();
 
       // 3. satisfaction matrix: every distinct criterion of a prompt's sets, judged on each of its rollouts

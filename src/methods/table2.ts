@@ -15,9 +15,10 @@ export interface MethodSpec {
   evolm?: Partial<EvolmConfig>;
   /**
    * whose rubrics the rubric-quality column reads: a fixed external source where the row's reward comes from one
-   * (the cold-start rubricator, the teacher, the scalar RM), else the row's final policy in the rubricator role
+   * (the cold-start rubricator, the teacher, the scalar RM), the row's trained generator where it has its own
+   * weights (EvoLM's two-model control), else the row's final policy in the rubricator role
    */
-  quality: 'policy' | 'coldstart' | 'teacher' | 'scalar_rm';
+  quality: 'policy' | 'coldstart' | 'teacher' | 'scalar_rm' | 'generator';
   label: string;
 }
 
@@ -52,6 +53,15 @@ export const METHODS: Record<string, MethodSpec> = {
   evolm_rubric_conditioned: { kind: 'evolm', evolm: { pairSources: { temporal: 0, perturbation: 0, rubric_conditioned: 1 } }, quality: 'policy', label: 'EvoLM, rubric-conditioned pairs only' },
   // the paper's reading of what the generator sees (the question alone), against our default (question + own CoT)
   evolm_reads_question: { kind: 'evolm', evolm: { generatorReads: 'question' }, quality: 'policy', label: 'EvoLM, generator reads the question only' },
+  // EvoLM's controls. Judge-only rows, the prompted-rubric analogues: the policy trained with EvoLM's policy step on J
+  // alone (no labels, unlike fixed_teacher and fixed_untrained, which add the outcome and label-based validity) under
+  // the teacher's reference rubric or rubrics written by a frozen cold start; no generator phase. Their rubric quality
+  // reads the same fixed source as the labelled rows (teacher, coldstart): the rubrics that scored the policy.
+  judge_teacher: { kind: 'evolm', evolm: { rubricSource: 'teacher' }, quality: 'teacher', label: 'judge-only, teacher rubrics' },
+  judge_untrained: { kind: 'evolm', evolm: { rubricSource: 'frozen_coldstart' }, quality: 'coldstart', label: 'judge-only, untrained rubric writer' },
+  // the paper's two-model control: the generator has its own weights (a second copy of the cold start); rubric quality
+  // reads that trained generator, which wrote the row's rubrics (the policy's rubricator role is never trained here)
+  evolm_two_model: { kind: 'evolm', evolm: { generatorWeights: 'separate' }, quality: 'generator', label: 'EvoLM, separate generator weights' },
 };
 
 /** Table 2's rows in order. */
@@ -60,6 +70,8 @@ export const TABLE2_ROWS = ['sft', 'rlvr', 'scalar_rm', 'fixed_untrained', 'fixe
 export const RLCER_ABLATIONS = ['rlcer_rubric_only_random', 'rlcer_oracle'];
 /** EvoLM's ablations (`make reproduce-evolm`), compared with the `evolm` row of the same profile. */
 export const EVOLM_ABLATIONS = ['evolm_k_half', 'evolm_k_double', 'evolm_no_format', 'evolm_temporal', 'evolm_perturbation', 'evolm_rubric_conditioned', 'evolm_reads_question'];
+/** EvoLM's controls (`--methods evolm-controls`): judge-only rows with fixed rubric sources, and two models. */
+export const EVOLM_CONTROLS = ['judge_teacher', 'judge_untrained', 'evolm_two_model'];
 
 export interface Profile {
   steps: number;
