@@ -201,7 +201,9 @@ describe('PPO over two roles on shared weights', function () {
     const before = Object.fromEntries(Object.entries(policy.weights).map(([k, v]) => [k, v.clone()]));
     const rng = makeRng(2), prompt = [2, 15, 6, 17, 7, 18];
     const rs = Array.from({ length: 8 }, (_, i) => ({ role: (i < 4 ? 'reason' : 'rubric') as 'reason' | 'rubric', group: 0, prompt, completion: [5 + (i % 3), 1], reward: i % 2 ? 1 : -1, components: {} }));
-    ppoUpdate(policy, makeRoleOptimizers(defaultPpoConfig.lr), rs, { ...defaultPpoConfig, epochs: 1, minibatches: 1, roleMixing }, rng);
+    // the paper's rates (rubricator 10x), set explicitly: the defaults are the calibrated 1x
+    const lr = { reason: 1e-4, rubric: 1e-3, hint: 1e-4 };
+    ppoUpdate(policy, makeRoleOptimizers(lr), rs, { ...defaultPpoConfig, lr, epochs: 1, minibatches: 1, roleMixing }, rng);
     const d = Math.max(...Object.keys(before).map((k) => tf.tidy(() => policy.weights[k].sub(before[k]).abs().max().dataSync()[0])));
     tf.dispose(Object.values(before));
     return d;
