@@ -47,6 +47,7 @@ describe('CLI errors', function () {
 
   const badJson = file('bad.json', '{"lr": 1e-4,');
   const unknownKey = file('unknown.json', '{"lrr": 1}');
+  const badValue = file('bad-value.json', '{"rollouts": 0}');
   const checkpoint = fs.readFileSync(COLD_START, 'utf8');
   const truncated = file('truncated.json', checkpoint.slice(0, 1000));
   const noWeights = file('no-weights.json', JSON.stringify({ ...JSON.parse(checkpoint), weights: {} }));
@@ -63,6 +64,7 @@ describe('CLI errors', function () {
   run('missing config', [...t2run, '--config', path.join(d, 'nonexistent.json'), '--out', out('missing-config')]);
   run('invalid JSON config', [...t2run, '--config', badJson, '--out', out('bad-json')]);
   run('unknown config key', [...t2run, '--config', unknownKey, '--out', out('unknown-key')]);
+  run('bad config value', [...t2run, '--config', badValue, '--out', out('bad-value')]);
   run('unknown method', ['src/cli/table2-run.ts', '--method', 'nope', '--out', out('unknown-method')]);
   run('bad steps', [...t2run, '--steps', 'x', '--out', out('bad-steps')]);
   run('unknown size', [...t2run, '--size', 'X', '--out', out('unknown-size')]);
@@ -86,11 +88,12 @@ describe('CLI errors', function () {
 
   const noRunFolder = (name: string) => assert.ok(!fs.existsSync(out(name)), `${out(name)} left behind`);
 
-  it('a config file: missing, invalid JSON, an unknown key', () => {
+  it('a config file: missing, invalid JSON, an unknown key, a bad value', () => {
     assertUserError(results['missing config'], /config file .*nonexistent\.json does not exist/);
     assertUserError(results['invalid JSON config'], /config file .*bad\.json is not valid JSON/);
     assertUserError(results['unknown config key'], /unknown config key "lrr"/);
-    for (const n of ['missing-config', 'bad-json', 'unknown-key']) noRunFolder(n);
+    assertUserError(results['bad config value'], /rollouts must be an integer >= 1 \(got 0\)/);
+    for (const n of ['missing-config', 'bad-json', 'unknown-key', 'bad-value']) noRunFolder(n);
   });
 
   it('an argument: unknown method, --steps x, --size X, an unknown argument', () => {

@@ -17,9 +17,9 @@ import type { Family, Problem } from '../world/problems.js';
 import { isCorrect, parseTrace, promptTokens } from '../world/trace.js';
 import { decode, encode } from '../world/vocab.js';
 import { accuracyColumns, evalReport, familyAccuracy } from '../rl/evaluate.js';
-import { defaultRlvrConfig, makeRlvrTrainer, type RewardFn, type Trainer } from '../methods/rlvr.js';
-import { defaultRlcerConfig, makeRlcerTrainer } from '../methods/rlcer.js';
-import { defaultEvolmConfig, makeEvolmTrainer } from '../methods/evolm.js';
+import { checkRlvrConfig, defaultRlvrConfig, makeRlvrTrainer, type RewardFn, type Trainer } from '../methods/rlvr.js';
+import { checkRlcerConfig, defaultRlcerConfig, makeRlcerTrainer } from '../methods/rlcer.js';
+import { checkEvolmConfig, defaultEvolmConfig, makeEvolmTrainer } from '../methods/evolm.js';
 import type { Rng } from '../util/random.js';
 import { rmScores } from '../methods/scalar-rm.js';
 import { hintReport } from '../methods/rubricator.js';
@@ -51,7 +51,10 @@ runMain(async () => {
   const rlcerCfg = mergeConfig(defaultRlcerConfig, { ...spec.rlcer, ...(spec.kind === 'rlcer' ? user : {}), steps });
   const evolmCfg = mergeConfig(defaultEvolmConfig, { ...spec.evolm, ...(spec.kind === 'evolm' ? user : {}), steps });
   const ckpt = coldStartCheckpoint(size);
-  // every checkpoint the run reads, checked before its directory is made
+  // the config of the method's kind and every checkpoint the run reads, checked before its directory is made
+  if (spec.kind === 'rlvr' || spec.kind === 'scalar_rm') checkRlvrConfig(rlvrCfg);
+  if (spec.kind === 'rlcer') checkRlcerConfig(rlcerCfg);
+  if (spec.kind === 'evolm') checkEvolmConfig(evolmCfg);
   const needsRm = spec.kind === 'scalar_rm' || spec.quality === 'scalar_rm';
   checkCheckpoints(ckpt, VERIFIER_CHECKPOINT, ...(needsRm ? [scalarRmCheckpoint(size)] : []));
   const run = await openRun(out, {
