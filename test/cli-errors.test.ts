@@ -39,7 +39,10 @@ function assertUserError(r: Result, pattern: RegExp): string {
 describe('CLI errors', function () {
   this.timeout(120000);
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-cli-'));
-  const file = (name: string, text: string) => { fs.writeFileSync(path.join(d, name), text); return path.join(d, name); };
+  const file = (name: string, text: string) => {
+    fs.writeFileSync(path.join(d, name), text);
+    return path.join(d, name);
+  };
   const out = (name: string) => path.join(d, 'runs', name);
   const cases: Record<string, () => Promise<Result>> = {};
   const results: Record<string, Result> = {};
@@ -71,7 +74,8 @@ describe('CLI errors', function () {
   run('unknown argument', [...t2run, '--stepz', '3', '--out', out('unknown-arg')]);
   run('bad seeds', ['src/cli/table2.ts', '--seeds', 'a']);
   run('unknown sizes', ['src/cli/table2.ts', '--sizes', 'X']);
-  run('missing checkpoint', ['src/cli/rlvr.ts', '--checkpoint', path.join(d, 'nonexistent-ck.json'), '--out', out('missing-ck')]);
+  const missingCk = path.join(d, 'nonexistent-ck.json');
+  run('missing checkpoint', ['src/cli/rlvr.ts', '--checkpoint', missingCk, '--out', out('missing-ck')]);
   run('truncated checkpoint', ['src/cli/rlvr.ts', '--checkpoint', truncated, '--out', out('truncated-ck')]);
   // found wrong only after the run directory is opened (the backend is up): wasm prints nothing on stderr
   run('checkpoint that does not fit', ['src/cli/rlvr.ts', '--checkpoint', noWeights, '--out', out('nested/no-weights')],
@@ -123,7 +127,8 @@ describe('CLI errors', function () {
   });
 
   it('a failed resume keeps the interrupted run as it was', () => {
-    assertUserError(results['truncated checkpoint on resume'], /checkpoint .*resume\/checkpoint\.json is not valid JSON/);
+    const r = results['truncated checkpoint on resume'];
+    assertUserError(r, /checkpoint .*resume\/checkpoint\.json is not valid JSON/);
     assert.deepEqual(fs.readdirSync(resumeDir).sort(), ['checkpoint.json', 'config.json', 'metrics.jsonl']);
     assert.equal(fs.readFileSync(path.join(resumeDir, 'metrics.jsonl'), 'utf8'), '{"step":0,"loss":1}\n');
     assert.ok(!fs.existsSync(path.join(d, 'final.json')));
@@ -162,7 +167,8 @@ describe('CLI argument parsing', () => {
     assert.throws(() => choiceListArg('sizes', 'S,L', ['S', 'M']), /--sizes .*S, M \(got "S,L"\)/);
   });
   it('the failure line of a job log: the error line, else the exception message, else the last line', () => {
-    assert.equal(failureLine('step 1\nerror: TypeError: boom\n    at f (x.ts:1:1)\n    at g (x.ts:2:2)\n'), 'error: TypeError: boom');
+    const bugLog = 'step 1\nerror: TypeError: boom\n    at f (x.ts:1:1)\n    at g (x.ts:2:2)\n';
+    assert.equal(failureLine(bugLog), 'error: TypeError: boom');
     assert.equal(failureLine('x.ts:3\n  throw e;\n  ^\n\nRangeError: too far\n    at f (x.ts:1:1)\n\nNode.js v20\n'),
       'RangeError: too far');
     assert.equal(failureLine('killed\n\n'), 'killed');

@@ -27,16 +27,20 @@ function range(min: number, max: number): string {
 /** The integer value of argument --name, given as text (quoted as given when it is not an integer in range). */
 export function intArg(name: string, text: string, min = -Infinity, max = Infinity): number {
   const v = Number(text.trim());
-  if (!INTEGER.test(text.trim()) || v < min || v > max) throw new ConfigError(`--${name} must be an integer${range(min, max)} (got "${text}")`);
+  if (!INTEGER.test(text.trim()) || v < min || v > max) {
+    throw new ConfigError(`--${name} must be an integer${range(min, max)} (got "${text}")`);
+  }
   return v;
 }
 
 /** A comma-separated list of integers (argument --name), e.g. seeds "0,1,2". */
 export function intListArg(name: string, text: string, min = -Infinity, max = Infinity): number[] {
   const items = text.split(',').map((x) => x.trim());
-  if (items.some((x) => !INTEGER.test(x))) throw new ConfigError(`--${name} must be comma-separated integers (got "${text}")`);
   const v = items.map(Number);
-  if (v.some((x) => x < min || x > max)) throw new ConfigError(`--${name} must be comma-separated integers${range(min, max)} (got "${text}")`);
+  if (items.some((x) => !INTEGER.test(x)) || v.some((x) => x < min || x > max)) {
+    const bounds = items.every((x) => INTEGER.test(x)) ? range(min, max) : '';
+    throw new ConfigError(`--${name} must be comma-separated integers${bounds} (got "${text}")`);
+  }
   return v;
 }
 
@@ -51,7 +55,9 @@ export function choiceListArg<T extends string>(name: string, text: string, allo
 
 /** One value of argument --name, one of `allowed`. */
 export function choiceArg<T extends string>(name: string, text: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(text)) throw new ConfigError(`--${name} must be one of ${allowed.join(', ')} (got "${text}")`);
+  if (!(allowed as readonly string[]).includes(text)) {
+    throw new ConfigError(`--${name} must be one of ${allowed.join(', ')} (got "${text}")`);
+  }
   return text as T;
 }
 
@@ -66,7 +72,11 @@ export function parseSeeds(s: string): number[] {
  */
 export function runMain(main: () => Promise<void>): void {
   main().catch((e: unknown) => {
-    try { removeUnstartedRuns(); } catch (c) { console.error(`error: could not remove an unstarted run: ${(c as Error).message}`); }
+    try {
+      removeUnstartedRuns();
+    } catch (c) {
+      console.error(`error: could not remove an unstarted run: ${(c as Error).message}`);
+    }
     if (e instanceof ConfigError || e instanceof RunFailure) {
       console.error(`error: ${e.message.replace(/\s*\n\s*/g, ' ')}`);
       process.exit(e instanceof ConfigError ? 2 : 1);

@@ -60,7 +60,7 @@ runMain(async () => {
   // what resuming reads is read before openRun (which starts a fresh metrics.jsonl): a bad file loses nothing
   const ck = resume ? readCheckpoint(ckFile) : null, start = ck ? Number(ck.meta.step) : 0;
   if (resume && !fs.existsSync(path.join(out, 'metrics.jsonl'))) {
-    throw new ConfigError(`${out} has a checkpoint but no metrics.jsonl to resume: pass another --out, or remove the run directory`);
+    throw new ConfigError(`${out} has a checkpoint but no metrics.jsonl to resume: pass another --out, or remove it`);
   }
   // the finished steps' metrics, kept
   const prior = resume ? readMetrics(out).filter((m) => (m.step as number) < start) : [];

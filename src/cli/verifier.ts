@@ -15,7 +15,8 @@ runMain(async () => {
   const a = parseArgs(process.argv.slice(2), { checkpoint: 'cold-start policy', steps: 'training steps (default 1000)', seed: 'seed', out: 'run directory',
     prompts: 'training prompts (default 768; held out: a quarter)', results: 'accuracy CSV', save: 'verifier checkpoint' });
   const seed = intArg('seed', a.seed ?? '0', 0), steps = intArg('steps', a.steps ?? '1000', 0), batch = 64;
-  const P = intArg('prompts', a.prompts ?? '768', 1), policyFile = a.checkpoint ?? 'data/checkpoints/coldstart-transformer-S.json';
+  const P = intArg('prompts', a.prompts ?? '768', 1);
+  const policyFile = a.checkpoint ?? 'data/checkpoints/coldstart-transformer-S.json';
   checkCheckpoints(policyFile);
   const run = await openRun(a.out ?? 'runs/verifier', { experiment: 'verifier', seed, steps, batch, lr: 1e-3, policy: policyFile });
   const policy = loadPolicy(String(run.config.policy));

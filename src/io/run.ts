@@ -91,11 +91,17 @@ export function loadJsonConfig(file: string): Record<string, unknown> {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read (${(e as Error).message})`;
-    throw new ConfigError(`config file ${file} ${why}`);
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ConfigError(`config file ${file} does not exist`);
+    throw new ConfigError(`config file ${file} cannot be read: ${(e as Error).message}`);
   }
   let v: unknown;
-  try { v = JSON.parse(text); } catch (e) { throw new ConfigError(`config file ${file} is not valid JSON: ${(e as Error).message}`); }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigError(`config file ${file} must hold a JSON object`);
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(`config file ${file} is not valid JSON: ${(e as Error).message}`);
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    throw new ConfigError(`config file ${file} must hold a JSON object`);
+  }
   return v as Record<string, unknown>;
 }
