@@ -59,7 +59,7 @@ describe('theory pipeline, end to end', function () {
     fs.writeFileSync(path.join(d, 'bad.json'), JSON.stringify({ Ks: [4] }));
     const r = spawnSync(tsx, ['src/cli/theory.ts', '--config', path.join(d, 'bad.json'), '--out', path.join(d, 'x')], { encoding: 'utf8' });
     assert.equal(r.status, 2);
-    assert.match(r.stderr, /config error: Ks\[0\] must be an odd integer >= 1 \(got 4\)/);
+    assert.match(r.stderr, /^error: Ks\[0\] must be an odd integer >= 1 \(got 4\)/);
     assert.ok(!fs.existsSync(path.join(d, 'x', 'ode', 'basin_grid.csv')), 'no table from a bad config');
   });
 

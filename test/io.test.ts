@@ -86,7 +86,7 @@ describe('config errors name the parameter', () => {
     fs.writeFileSync(path.join(d, 'list.json'), '[1]');
     assert.throws(() => loadJsonConfig(path.join(d, 'bad.json')), /bad.json is not valid JSON/);
     assert.throws(() => loadJsonConfig(path.join(d, 'list.json')), /must hold a JSON object/);
-    assert.throws(() => loadJsonConfig(path.join(d, 'missing.json')), /cannot be read/);
+    assert.throws(() => loadJsonConfig(path.join(d, 'missing.json')), /missing.json does not exist/);
   });
   it('for a non-integer seed', () => {
     assert.throws(() => makeRng(1.5), /seed must be an integer/);

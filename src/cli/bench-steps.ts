@@ -3,8 +3,7 @@
 // one RLVR step and one RLCER step (both from the transformer-S cold start, 16 prompts x 8 rollouts, sampling,
 // rewards and the PPO update). Medians over the timed repetitions, after warm-up steps.
 import { spawnSync } from 'node:child_process';
-import { parseArgs, runMain } from './args.js';
-import { requireInteger } from '../io/validate.js';
+import { intArg, parseArgs, runMain } from './args.js';
 import { engineInfo, initBackend, tf } from '../models/backend.js';
 import { createPolicy, loadPolicy } from '../models/index.js';
 import { modelConfig } from '../models/policy.js';
@@ -44,7 +43,7 @@ async function worker(reps: number): Promise<void> {
 runMain(async () => {
   const argv = process.argv.slice(2), isWorker = argv.includes('--worker');
   const a = parseArgs(argv.filter((x) => x !== '--worker'), { reps: 'timed RL steps per backend (default 5; SFT: twice that)' });
-  const reps = requireInteger('reps', Number(a.reps ?? 5), 1);
+  const reps = intArg('reps', a.reps ?? '5', 1);
   if (isWorker) return worker(reps);
   const backends = ['tensorflow', 'wasm'];
   for (const backend of backends) {

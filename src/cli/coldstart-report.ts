@@ -3,8 +3,9 @@
 // each CoT style, and the rubricator's format validity rate.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs, runMain } from './args.js';
+import { intArg, parseArgs, runMain } from './args.js';
 import { initBackend } from '../models/backend.js';
+import { checkCheckpoints } from '../models/policy.js';
 import { loadPolicy } from '../models/index.js';
 import { evalReport } from '../rl/evaluate.js';
 import { rubricFormatValidity } from '../methods/rubricator.js';
@@ -17,10 +18,9 @@ import { makeRng } from '../util/random.js';
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), { problems: 'problems per cell (default 32)', samples: 'samples per problem (default 8)', out: 'output CSV',
     models: 'comma-separated models to (re-)evaluate, e.g. transformer-M; the others keep their rows in the output CSV (default: all)' });
-  const perCell = Number(a.problems ?? 32), n = Number(a.samples ?? 8), out = a.out ?? 'results/coldstart/report.csv';
-  await initBackend();
+  const perCell = intArg('problems', a.problems ?? '32', 1), n = intArg('samples', a.samples ?? '8', 1), out = a.out ?? 'results/coldstart/report.csv';
   const files = fs.readdirSync('data/checkpoints').filter((f) => /^coldstart-.*\.json$/.test(f)).sort();
-  if (files.length === 0) throw new Error('no cold-start checkpoints in data/checkpoints; run make coldstart first');
+  if (files.length === 0) throw new ConfigError('no cold-start checkpoints in data/checkpoints; run make coldstart first');
   const all = files.map((f) => f.replace(/^coldstart-|\.json$/g, ''));
   const only = a.models ? a.models.split(',') : all;
   const unknown = only.filter((m) => !all.includes(m));
@@ -29,6 +29,8 @@ runMain(async () => {
   const rows: Row[] = fs.existsSync(out) && a.models ? readCsv(out).filter((r) => all.includes(String(r.model)) && !only.includes(String(r.model))) : [];
   const mismatch = rows.find((r) => Number(r.problems) !== perCell || Number(r.samples) !== n);
   if (mismatch) throw new ConfigError(`${out} has ${mismatch.model} evaluated on ${mismatch.problems} problems x ${mismatch.samples} samples per cell, not ${perCell} x ${n}: use the same --problems and --samples, or re-evaluate every model`);
+  checkCheckpoints(...files.filter((_, i) => only.includes(all[i])).map((f) => path.join('data/checkpoints', f)));
+  await initBackend();
   for (const [i, f] of files.entries()) {
     const model = all[i];
     if (!only.includes(model)) continue;

@@ -7,8 +7,8 @@
 // Usage: tsx src/cli/coldstart.ts --arch transformer|gru --size S|M [--steps N] [--seed S] [--out DIR] [--resume yes] [--checkpoint-every N] [--save-partial yes] [--partial DIR]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs, runMain } from './args.js';
-import { openRun, loadJsonConfig } from '../io/run.js';
+import { intArg, parseArgs, runMain } from './args.js';
+import { openRun, loadJsonConfig, readMetrics } from '../io/run.js';
 import { tf } from '../models/backend.js';
 import { createPolicy } from '../models/index.js';
 import { loadWeights, modelConfig, readCheckpoint, saveCheckpoint, type Architecture, type Size } from '../models/policy.js';
@@ -16,7 +16,7 @@ import { checkColdStartData, checkSftConfig, defaultColdStartData, defaultSftCon
 import { mergeConfig } from '../io/config.js';
 import { makeRng } from '../util/random.js';
 import { optimizerState, restoreOptimizer, type OptimizerState } from '../rl/optim.js';
-import { ConfigError, requireInteger } from '../io/validate.js';
+import { ConfigError } from '../io/validate.js';
 
 /** Where unfinished cold starts keep their resumable state between machines (committed). */
 const PARTIAL_DIR = 'data/checkpoints/partial';
@@ -35,10 +35,10 @@ runMain(async () => {
     partial: 'the partial directory (default data/checkpoints/partial/<run directory name>)',
   });
   const arch = (a.arch ?? 'transformer') as Architecture, size = (a.size ?? 'S') as Size;
-  const seed = requireInteger('seed', Number(a.seed ?? 0), 0), every = requireInteger('checkpoint-every', Number(a['checkpoint-every'] ?? 250), 1);
+  const seed = intArg('seed', a.seed ?? '0', 0), every = intArg('checkpoint-every', a['checkpoint-every'] ?? '250', 1);
   const user = a.config ? loadJsonConfig(a.config) : {};
   const data = mergeConfig(defaultColdStartData, user.data, 'data');
-  const sft = mergeConfig(defaultSftConfig, { ...(user.sft as object), ...(a.steps ? { steps: Number(a.steps) } : {}) }, 'sft');
+  const sft = mergeConfig(defaultSftConfig, { ...(user.sft as object), ...(a.steps ? { steps: intArg('steps', a.steps, 0) } : {}) }, 'sft');
   checkColdStartData(data);
   checkSftConfig(sft);
   const mc = modelConfig(arch, size, seed);
@@ -57,11 +57,17 @@ runMain(async () => {
     copyFiles(partial, out, RESUME_FILES);
   }
   const resume = a.resume === 'yes' && fs.existsSync(ckFile);
-  const prior = resume ? fs.readFileSync(path.join(out, 'metrics.jsonl'), 'utf8') : '';
+  // what resuming reads is read before openRun (which starts a fresh metrics.jsonl): a bad file loses nothing
+  const ck = resume ? readCheckpoint(ckFile) : null, start = ck ? Number(ck.meta.step) : 0;
+  if (resume && !fs.existsSync(path.join(out, 'metrics.jsonl'))) {
+    throw new ConfigError(`${out} has a checkpoint but no metrics.jsonl to resume: pass another --out, or remove it`);
+  }
+  // the finished steps' metrics, kept
+  const prior = resume ? readMetrics(out).filter((m) => (m.step as number) < start) : [];
   if (resume) {
     // a run resumes only under the configuration it started with (its step count may grow: the rate schedule is
     // warm-up then constant, so more steps do not change the steps already taken)
-    const was = JSON.parse(fs.readFileSync(path.join(out, 'config.json'), 'utf8'));
+    const was = loadJsonConfig(path.join(out, 'config.json')) as { model?: unknown; data?: unknown; sft?: object };
     const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
     for (const [k, now, then] of [['model', mc, was.model], ['data', data, was.data], ['sft', { ...sft, steps: 0 }, { ...was.sft, steps: 0 }]] as const) {
       if (!same(now, then)) throw new ConfigError(`${out} was started with another ${k} configuration (${JSON.stringify(then)}, now ${JSON.stringify(now)}): pass another --out, or remove the run directory`);
@@ -69,16 +75,13 @@ runMain(async () => {
   }
 
   const run = await openRun(out, { experiment: 'coldstart', seed, model: mc, data, sft, resumed: resume });
+  for (const m of prior) run.log(m); // first, so that a failure from here on keeps them
   const policy = createPolicy(mc);
   const opt = tf.train.adam(sft.lr, 0.9, 0.98);
-  let start = 0;
-  if (resume) {
-    const ck = readCheckpoint(ckFile), state = ck.meta.optimizer as OptimizerState | undefined;
+  if (ck) {
+    const state = ck.meta.optimizer as OptimizerState | undefined;
     loadWeights(policy, ck, ckFile);
     if (state) await restoreOptimizer(opt, state, Object.values(policy.weights));
-    start = Number(ck.meta.step);
-    // keep the finished steps' metrics (openRun starts a fresh file)
-    for (const line of prior.split('\n')) if (line && JSON.parse(line).step < start) run.log(JSON.parse(line));
     console.log(`resuming ${out} at step ${start} (${state ? `Adam state restored at its step ${state.iterations}` : 'the checkpoint has no Adam state: moments restart'})`);
   }
   // run-directory checkpoints carry Adam's state for an exact resume; the final checkpoint carries the weights only

@@ -5,10 +5,9 @@
 // Usage: tsx src/cli/corl-ensemble.ts [--profile quick|full] [--samples 4] [--problems 16]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs, runMain } from './args.js';
+import { intArg, parseArgs, runMain } from './args.js';
 import { initBackend } from '../models/backend.js';
 import { loadPolicy } from '../models/index.js';
-import { requireInteger } from '../io/validate.js';
 import { writeCsv } from '../io/table.js';
 import { makeRng } from '../util/random.js';
 import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
@@ -20,7 +19,7 @@ import { corlProfile } from '../methods/table1.js';
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', samples: 'samples per agent and problem (default 4)', problems: 'problems per cell (default 16)' });
   const name = a.profile ?? 'quick', profile = corlProfile(name);
-  const k = requireInteger('samples', Number(a.samples ?? 4), 1), perCell = requireInteger('problems', Number(a.problems ?? 16), 1);
+  const k = intArg('samples', a.samples ?? '4', 1), perCell = intArg('problems', a.problems ?? '16', 1);
   await initBackend();
   const root = `runs/corl/${name}`, ck = (method: string, group: string, seed: number, n: number) => path.join(root, method, group, `seed-${seed}`, `agent-${n}.json`);
   const ensembles = (seed: number) => [

@@ -5,12 +5,12 @@
 // Usage: tsx src/cli/corl-run.ts --method corl_diff_family [--group 0] [--seed 0] [--steps N] [--out DIR] [--config F]
 //        [--agents transformer-S,gru-S]  (override the method's agents, e.g. for a smoke run)
 import * as fs from 'node:fs';
-import { parseArgs, runMain } from './args.js';
+import { intArg, parseArgs, runMain } from './args.js';
 import { openRun, loadJsonConfig } from '../io/run.js';
 import { mergeConfig } from '../io/config.js';
-import { ConfigError, requireInteger } from '../io/validate.js';
+import { ConfigError } from '../io/validate.js';
 import { loadPolicy } from '../models/index.js';
-import { saveCheckpoint } from '../models/policy.js';
+import { checkCheckpoints, saveCheckpoint } from '../models/policy.js';
 import { makeRng } from '../util/random.js';
 import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
 import type { Family } from '../world/problems.js';
@@ -25,15 +25,16 @@ runMain(async () => {
     out: 'run directory', config: 'JSON overriding defaultLabelFreeConfig', agents: 'comma-separated agent names (overrides the method\'s)',
     'eval-problems': 'problems per evaluation cell (default 16)', 'eval-samples': 'samples per problem (default 4)', 'theory-samples': 'samples per problem for p estimates (default 8)',
   });
-  const id = a.method ?? 'corl_diff_family', spec = corlMethodSpec(id), seed = requireInteger('seed', Number(a.seed ?? 0), 0);
-  const group = requireInteger('group', Number(a.group ?? 0), 0);
+  const id = a.method ?? 'corl_diff_family', spec = corlMethodSpec(id), seed = intArg('seed', a.seed ?? '0', 0);
+  const group = intArg('group', a.group ?? '0', 0);
   if (group >= spec.agents.length) throw new ConfigError(`method ${id} has ${spec.agents.length} agent group(s); --group ${group} does not exist`);
   const names = a.agents ? a.agents.split(',') : spec.agents[group];
-  const cfg = mergeConfig(defaultLabelFreeConfig, { ...spec.labelFree, ...(a.config ? loadJsonConfig(a.config) : {}), ...(a.steps ? { steps: Number(a.steps) } : {}),
+  const cfg = mergeConfig(defaultLabelFreeConfig, { ...spec.labelFree, ...(a.config ? loadJsonConfig(a.config) : {}), ...(a.steps ? { steps: intArg('steps', a.steps, 0) } : {}),
     ...(spec.method === 'base' ? { steps: 0 } : { method: spec.method }) });
-  const perCell = requireInteger('eval-problems', Number(a['eval-problems'] ?? 16), 1), evalN = requireInteger('eval-samples', Number(a['eval-samples'] ?? 4), 1);
-  const thN = requireInteger('theory-samples', Number(a['theory-samples'] ?? 8), 1);
+  const perCell = intArg('eval-problems', a['eval-problems'] ?? '16', 1), evalN = intArg('eval-samples', a['eval-samples'] ?? '4', 1);
+  const thN = intArg('theory-samples', a['theory-samples'] ?? '8', 1);
   const out = a.out ?? `runs/corl/${id}/${names.join('+')}/seed-${seed}`;
+  checkCheckpoints(...names.map(agentCheckpoint));
   const run = await openRun(out, { experiment: 'corl', method: id, agents: names, checkpoints: names.map(agentCheckpoint), seed, labelFree: cfg, eval: { perCell, evalN, thN } });
   const agents = names.map((n) => loadPolicy(agentCheckpoint(n)));
 

@@ -2,14 +2,14 @@
 // finished runs kept; then the tidy Table 1 analogue, the error-overlap table and the theory-vs-experiment table.
 // Usage: tsx src/cli/corl.ts [--profile quick|full] [--jobs 2] [--methods a,b] [--available yes]
 import * as fs from 'node:fs';
-import { parseArgs, runMain } from './args.js';
-import { ConfigError, requireInteger } from '../io/validate.js';
+import { intArg, parseArgs, runMain } from './args.js';
+import { ConfigError, RunFailure } from '../io/validate.js';
 import { runJobs } from '../io/jobs.js';
 import { agentCheckpoint, CORL_METHODS, corlMethodSpec, corlProfile } from '../methods/table1.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids', available: '"yes": run the agent groups whose cold starts exist, skip the others' });
-  const name = a.profile ?? 'quick', profile = corlProfile(name), jobs = requireInteger('jobs', Number(a.jobs ?? 2), 1);
+  const name = a.profile ?? 'quick', profile = corlProfile(name), jobs = intArg('jobs', a.jobs ?? '2', 1);
   const methods = a.methods ? a.methods.split(',') : Object.keys(CORL_METHODS);
   let groups = methods.flatMap((m) => corlMethodSpec(m).agents.map((agents, group) => ({ method: m, group, agents })));
   const missing = [...new Set(groups.flatMap((g) => g.agents))].filter((n) => !fs.existsSync(agentCheckpoint(n)));
@@ -24,5 +24,5 @@ runMain(async () => {
   const failed = await runJobs('corl', queue.map((j) => ({ label: `${j.method} ${j.agents.join('+')} seed ${j.seed}`, dir: j.dir,
     args: ['src/cli/corl-run.ts', '--method', j.method, '--group', String(j.group), '--seed', String(j.seed), '--steps', String(profile.steps), '--out', j.dir,
       '--eval-problems', String(profile.evalPerCell), '--eval-samples', String(profile.evalSamples), '--theory-samples', String(profile.theorySamples)] })), jobs);
-  if (failed) throw new Error(`${failed} runs failed; rerun to retry them (finished runs are kept)`);
+  if (failed) throw new RunFailure(`${failed} runs failed; rerun to retry them (finished runs are kept)`);
 });

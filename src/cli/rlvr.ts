@@ -2,29 +2,29 @@
 // evaluations on the fixed sets, periodic checkpoints, and cold-start vs final accuracy per family.
 // Usage: tsx src/cli/rlvr.ts [--checkpoint data/checkpoints/coldstart-transformer-S.json] [--seed 0] [--steps N] [--out DIR] [--config F]
 import * as path from 'node:path';
-import { parseArgs, runMain } from './args.js';
+import { intArg, parseArgs, runMain } from './args.js';
 import { openRun, loadJsonConfig } from '../io/run.js';
 import { loadPolicy } from '../models/index.js';
-import { saveCheckpoint } from '../models/policy.js';
+import { checkCheckpoints, saveCheckpoint } from '../models/policy.js';
 import { checkRlvrConfig, defaultRlvrConfig, makeRlvrTrainer } from '../methods/rlvr.js';
 import { evalReport, familyAccuracy } from '../rl/evaluate.js';
 import { mergeConfig } from '../io/config.js';
 import { makeRng } from '../util/random.js';
-import { requireInteger } from '../io/validate.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
     checkpoint: 'cold-start checkpoint', seed: 'seed', steps: 'RL steps', out: 'run directory', config: 'JSON overriding defaultRlvrConfig',
     'eval-problems': 'problems per evaluation cell (default 16)', 'eval-samples': 'samples per problem (default 4)', 'eval-every': 'steps between evaluations (default 50)',
   });
-  const seed = requireInteger('seed', Number(a.seed ?? 0), 0);
+  const seed = intArg('seed', a.seed ?? '0', 0);
   const ckpt = a.checkpoint ?? 'data/checkpoints/coldstart-transformer-S.json';
-  const cfg = mergeConfig(defaultRlvrConfig, { ...(a.config ? loadJsonConfig(a.config) : {}), ...(a.steps ? { steps: Number(a.steps) } : {}) });
+  const cfg = mergeConfig(defaultRlvrConfig, { ...(a.config ? loadJsonConfig(a.config) : {}), ...(a.steps ? { steps: intArg('steps', a.steps, 0) } : {}) });
   checkRlvrConfig(cfg);
-  const evalProblems = requireInteger('eval-problems', Number(a['eval-problems'] ?? 16), 1);
-  const evalSamples = requireInteger('eval-samples', Number(a['eval-samples'] ?? 4), 1);
-  const evalEvery = requireInteger('eval-every', Number(a['eval-every'] ?? 50), 1);
+  const evalProblems = intArg('eval-problems', a['eval-problems'] ?? '16', 1);
+  const evalSamples = intArg('eval-samples', a['eval-samples'] ?? '4', 1);
+  const evalEvery = intArg('eval-every', a['eval-every'] ?? '50', 1);
   const out = a.out ?? `runs/rlvr/seed-${seed}`;
+  checkCheckpoints(ckpt);
   const run = await openRun(out, { experiment: 'rlvr', seed, checkpoint: ckpt, rlvr: cfg, eval: { evalProblems, evalSamples, evalEvery } });
   const policy = loadPolicy(ckpt);
   const trainer = makeRlvrTrainer(policy, cfg);

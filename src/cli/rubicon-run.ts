@@ -3,12 +3,11 @@
 // task families' prompts of the held-out evaluation problems, accuracy per family, the hack rate.
 // Usage: tsx src/cli/rubicon-run.ts --aggregator veto --schedule stagewise [--filter yes] [--seed 0] [--steps N] [--out DIR]
 // (--steps 0 evaluates the cold start: the `base` row)
-import { parseArgs, runMain } from './args.js';
+import { intArg, parseArgs, runMain } from './args.js';
 import { openRun, loadJsonConfig } from '../io/run.js';
 import { mergeConfig } from '../io/config.js';
-import { requireInteger } from '../io/validate.js';
 import { loadPolicy } from '../models/index.js';
-import { sample } from '../models/policy.js';
+import { checkCheckpoints, sample } from '../models/policy.js';
 import { learnedJudge, loadVerifier } from '../models/verifier.js';
 import { makeRng } from '../util/random.js';
 import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
@@ -26,13 +25,14 @@ runMain(async () => {
     filter: '"yes" for central-quantile filtering (25-75%)', seed: 'seed', steps: 'RL steps', out: 'run directory', config: 'JSON overriding defaultRubiconConfig',
     'eval-problems': 'problems per evaluation cell (default 8)', 'eval-samples': 'samples per problem (default 2)',
   });
-  const seed = requireInteger('seed', Number(a.seed ?? 0), 0);
-  const cfg = mergeConfig(defaultRubiconConfig, { ...(a.config ? loadJsonConfig(a.config) : {}), ...(a.steps ? { steps: Number(a.steps) } : {}),
+  const seed = intArg('seed', a.seed ?? '0', 0);
+  const cfg = mergeConfig(defaultRubiconConfig, { ...(a.config ? loadJsonConfig(a.config) : {}), ...(a.steps ? { steps: intArg('steps', a.steps, 0) } : {}),
     ...(a.aggregator ? { aggregator: a.aggregator } : {}), ...(a.schedule ? { schedule: a.schedule } : {}), ...(a.filter === 'yes' ? { filterQuantiles: [0.25, 0.75] } : {}) });
-  const perCell = requireInteger('eval-problems', Number(a['eval-problems'] ?? 8), 1), n = requireInteger('eval-samples', Number(a['eval-samples'] ?? 2), 1);
+  const perCell = intArg('eval-problems', a['eval-problems'] ?? '8', 1), n = intArg('eval-samples', a['eval-samples'] ?? '2', 1);
   const filtered = cfg.filterQuantiles !== null;
   const out = a.out ?? `runs/rubicon/${cfg.aggregator}/${cfg.schedule}${filtered ? '-filtered' : ''}/seed-${seed}`;
   const ckpt = coldStartCheckpoint('S');
+  checkCheckpoints(ckpt, VERIFIER_CHECKPOINT);
   const run = await openRun(out, { experiment: 'rubicon', seed, checkpoint: ckpt, verifier: VERIFIER_CHECKPOINT, rubicon: cfg, eval: { perCell, n } });
   const policy = loadPolicy(ckpt), verifier = loadVerifier(VERIFIER_CHECKPOINT);
   const trainer = makeRubiconTrainer(policy, cfg, verifier, loadPolicy(ckpt));

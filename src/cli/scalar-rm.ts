@@ -1,20 +1,21 @@
 // `make scalar-rm`: train the static scalar reward model once on the cold-start model's rollouts, then freeze it
 // (data/checkpoints/scalar-rm-<size>.json); its held-out accuracy goes to results/scalar_rm/accuracy.csv.
-import { parseArgs, runMain } from './args.js';
+import { choiceArg, intArg, parseArgs, runMain } from './args.js';
 import { openRun } from '../io/run.js';
 import { writeCsv } from '../io/table.js';
 import { mergeConfig } from '../io/config.js';
 import { loadPolicy } from '../models/index.js';
-import { saveCheckpoint } from '../models/policy.js';
+import { checkCheckpoints, saveCheckpoint, SIZE_NAMES } from '../models/policy.js';
 import { defaultScalarRmConfig, trainScalarRm } from '../methods/scalar-rm.js';
 import { makeRng } from '../util/random.js';
 import { coldStartCheckpoint, scalarRmCheckpoint } from '../methods/table2.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), { size: 'cold-start size S or M', steps: 'training steps', seed: 'seed', out: 'run directory' });
-  const size = a.size ?? 'S', seed = Number(a.seed ?? 0);
-  const cfg = mergeConfig(defaultScalarRmConfig, a.steps ? { steps: Number(a.steps) } : {});
+  const size = choiceArg('size', a.size ?? 'S', SIZE_NAMES), seed = intArg('seed', a.seed ?? '0', 0);
+  const cfg = mergeConfig(defaultScalarRmConfig, a.steps ? { steps: intArg('steps', a.steps, 0) } : {});
   const ckpt = coldStartCheckpoint(size);
+  checkCheckpoints(ckpt);
   const run = await openRun(a.out ?? `runs/scalar-rm/${size}`, { experiment: 'scalar_rm', seed, size, checkpoint: ckpt, scalarRm: cfg });
   const t0 = Date.now();
   const { model, accuracy, positiveRate } = trainScalarRm(loadPolicy(ckpt), cfg, makeRng(seed), (m) => {

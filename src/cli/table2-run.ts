@@ -5,12 +5,11 @@
 import * as fs from 'node:fs';
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import { parseArgs, runMain } from './args.js';
+import { choiceArg, intArg, parseArgs, runMain } from './args.js';
 import { openRun, loadJsonConfig } from '../io/run.js';
 import { mergeConfig } from '../io/config.js';
-import { requireInteger } from '../io/validate.js';
 import { loadPolicy } from '../models/index.js';
-import { sample, saveCheckpoint, type Policy } from '../models/policy.js';
+import { checkCheckpoints, sample, saveCheckpoint, SIZE_NAMES, type Policy } from '../models/policy.js';
 import { learnedJudge, loadVerifier } from '../models/verifier.js';
 import { makeRng } from '../util/random.js';
 import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
@@ -18,9 +17,9 @@ import type { Family, Problem } from '../world/problems.js';
 import { isCorrect, parseTrace, promptTokens } from '../world/trace.js';
 import { decode, encode } from '../world/vocab.js';
 import { accuracyColumns, evalReport, familyAccuracy } from '../rl/evaluate.js';
-import { defaultRlvrConfig, makeRlvrTrainer, type RewardFn, type Trainer } from '../methods/rlvr.js';
-import { defaultRlcerConfig, makeRlcerTrainer } from '../methods/rlcer.js';
-import { defaultEvolmConfig, makeEvolmTrainer, needsGeneratorPolicy } from '../methods/evolm.js';
+import { checkRlvrConfig, defaultRlvrConfig, makeRlvrTrainer, type RewardFn, type Trainer } from '../methods/rlvr.js';
+import { checkRlcerConfig, defaultRlcerConfig, makeRlcerTrainer } from '../methods/rlcer.js';
+import { checkEvolmConfig, defaultEvolmConfig, makeEvolmTrainer, needsGeneratorPolicy } from '../methods/evolm.js';
 import type { Rng } from '../util/random.js';
 import { rmScores } from '../methods/scalar-rm.js';
 import { hintReport } from '../methods/rubricator.js';
@@ -43,8 +42,8 @@ runMain(async () => {
     out: 'run directory', config: 'JSON overriding the method\'s RL config',
   });
   const method = a.method ?? 'rlcer', spec = methodSpec(method), profile = profileSpec(a.profile ?? 'quick');
-  const size = a.size ?? 'S', seed = requireInteger('seed', Number(a.seed ?? 0), 0);
-  const steps = spec.kind === 'sft' ? 0 : requireInteger('steps', Number(a.steps ?? profile.steps), 0);
+  const size = choiceArg('size', a.size ?? 'S', SIZE_NAMES), seed = intArg('seed', a.seed ?? '0', 0);
+  const steps = spec.kind === 'sft' ? 0 : intArg('steps', a.steps ?? String(profile.steps), 0);
   const user = a.config ? loadJsonConfig(a.config) : {};
   const out = a.out ?? `runs/table2/${a.profile ?? 'quick'}/${size}/${method}/seed-${seed}`;
   // the user's overrides apply to the config of the method's kind only
@@ -52,6 +51,12 @@ runMain(async () => {
   const rlcerCfg = mergeConfig(defaultRlcerConfig, { ...spec.rlcer, ...(spec.kind === 'rlcer' ? user : {}), steps });
   const evolmCfg = mergeConfig(defaultEvolmConfig, { ...spec.evolm, ...(spec.kind === 'evolm' ? user : {}), steps });
   const ckpt = coldStartCheckpoint(size);
+  // the config of the method's kind and every checkpoint the run reads, checked before its directory is made
+  if (spec.kind === 'rlvr' || spec.kind === 'scalar_rm') checkRlvrConfig(rlvrCfg);
+  if (spec.kind === 'rlcer') checkRlcerConfig(rlcerCfg);
+  if (spec.kind === 'evolm') checkEvolmConfig(evolmCfg);
+  const needsRm = spec.kind === 'scalar_rm' || spec.quality === 'scalar_rm';
+  checkCheckpoints(ckpt, VERIFIER_CHECKPOINT, ...(needsRm ? [scalarRmCheckpoint(size)] : []));
   const run = await openRun(out, {
     experiment: 'table2', method, spec, size, seed, profile: a.profile ?? 'quick', profileSpec: profile, checkpoint: ckpt,
     ...(spec.kind === 'rlcer' ? { rlcer: rlcerCfg, verifier: VERIFIER_CHECKPOINT } : spec.kind === 'evolm' ? { evolm: evolmCfg, verifier: VERIFIER_CHECKPOINT } : { rlvr: rlvrCfg }),

@@ -5,27 +5,28 @@
 // Usage: tsx src/cli/table2.ts [--profile quick|full] [--jobs 2] [--methods a,b|evolm-ablations|evolm-controls] [--sizes S,M] [--seeds 0,1] [--archive no]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs, runMain } from './args.js';
-import { ConfigError, requireInteger } from '../io/validate.js';
+import { choiceListArg, intArg, intListArg, parseArgs, runMain } from './args.js';
+import { ConfigError, RunFailure } from '../io/validate.js';
+import { SIZE_NAMES } from '../models/policy.js';
 import { runJobs, runLogged } from '../io/jobs.js';
 import { coldStartCheckpoint, EVOLM_ABLATIONS, EVOLM_CONTROLS, TABLE2_ARCHIVE, methodSpec, profileSpec, RLCER_ABLATIONS, scalarRmCheckpoint, TABLE2_ROWS, VERIFIER_CHECKPOINT } from '../methods/table2.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids, or evolm-ablations, or evolm-controls', sizes: 'comma-separated sizes', seeds: 'comma-separated seeds (default: the profile\'s)', archive: '"no" to ignore and not write the committed run archive' });
-  const name = a.profile ?? 'quick', profile = profileSpec(name), jobs = requireInteger('jobs', Number(a.jobs ?? 2), 1);
+  const name = a.profile ?? 'quick', profile = profileSpec(name), jobs = intArg('jobs', a.jobs ?? '2', 1);
   const methods = a.methods === 'evolm-ablations' ? ['evolm', ...EVOLM_ABLATIONS]
     : a.methods === 'evolm-controls' ? ['evolm', ...EVOLM_CONTROLS]
     : a.methods ? a.methods.split(',') : [...TABLE2_ROWS, ...(profile.ablations ? RLCER_ABLATIONS : [])];
   methods.forEach(methodSpec);
-  const sizes = a.sizes ? a.sizes.split(',') : profile.sizes;
-  const seeds = a.seeds ? a.seeds.split(',').map((s) => requireInteger('seeds', Number(s), 0)) : profile.seeds;
+  const sizes = a.sizes ? choiceListArg('sizes', a.sizes, SIZE_NAMES) : profile.sizes;
+  const seeds = a.seeds ? intListArg('seeds', a.seeds, 0) : profile.seeds;
   for (const size of sizes) if (!fs.existsSync(coldStartCheckpoint(size))) throw new ConfigError(`no cold start for size ${size}: run "make coldstart COLDSTART_MODELS=transformer-${size}"`);
   if (!fs.existsSync(VERIFIER_CHECKPOINT)) throw new ConfigError('no verifier checkpoint: run "make verifier"');
   // the static scalar RM is trained once per size, before any run that needs it
   for (const size of sizes) {
     if (methods.some((m) => methodSpec(m).kind === 'scalar_rm') && !fs.existsSync(scalarRmCheckpoint(size))) {
       console.log(`[table2] training the scalar RM for size ${size}`);
-      if (await runLogged(['src/cli/scalar-rm.ts', '--size', size], `runs/scalar-rm/${size}.log`) !== 0) throw new Error(`scalar RM training failed: see runs/scalar-rm/${size}.log`);
+      if (await runLogged(['src/cli/scalar-rm.ts', '--size', size], `runs/scalar-rm/${size}.log`) !== 0) throw new RunFailure(`scalar RM training failed: see runs/scalar-rm/${size}.log`);
     }
   }
   // seed-major order: an interrupted profile has every method at its first seeds
@@ -36,5 +37,5 @@ runMain(async () => {
   const failed = await runJobs('table2', queue.map((j) => ({ label: `${j.size} ${j.method} seed ${j.seed}`, dir: j.dir,
     archive: j.archive,
     args: ['src/cli/table2-run.ts', '--method', j.method, '--size', j.size, '--seed', String(j.seed), '--profile', name, '--out', j.dir] })), jobs);
-  if (failed) throw new Error(`${failed} runs failed; rerun to retry them (finished runs are kept)`);
+  if (failed) throw new RunFailure(`${failed} runs failed; rerun to retry them (finished runs are kept)`);
 });

@@ -1,11 +1,11 @@
 // `make verifier`: distil the verifier from the teacher's judgements on cold-start rollouts; report its accuracy
 // per criterion kind on held-out rollouts (results/verifier/accuracy.csv); save data/checkpoints/verifier-S.json.
-import { parseArgs, runMain } from './args.js';
+import { intArg, parseArgs, runMain } from './args.js';
 import { openRun } from '../io/run.js';
 import { tf } from '../models/backend.js';
 import { loadPolicy } from '../models/index.js';
 import { createTransformer } from '../models/transformer.js';
-import { saveCheckpoint } from '../models/policy.js';
+import { checkCheckpoints, saveCheckpoint } from '../models/policy.js';
 import { verifierConfig } from '../models/verifier.js';
 import { distillationData, verifierAccuracy, verifierStep } from '../methods/verifier.js';
 import { writeCsv } from '../io/table.js';
@@ -14,12 +14,14 @@ import { makeRng } from '../util/random.js';
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), { checkpoint: 'cold-start policy', steps: 'training steps (default 1000)', seed: 'seed', out: 'run directory',
     prompts: 'training prompts (default 768; held out: a quarter)', results: 'accuracy CSV', save: 'verifier checkpoint' });
-  const seed = Number(a.seed ?? 0), steps = Number(a.steps ?? 1000), batch = 64;
-  const run = await openRun(a.out ?? 'runs/verifier', { experiment: 'verifier', seed, steps, batch, lr: 1e-3, policy: a.checkpoint ?? 'data/checkpoints/coldstart-transformer-S.json' });
+  const seed = intArg('seed', a.seed ?? '0', 0), steps = intArg('steps', a.steps ?? '1000', 0), batch = 64;
+  const P = intArg('prompts', a.prompts ?? '768', 1);
+  const policyFile = a.checkpoint ?? 'data/checkpoints/coldstart-transformer-S.json';
+  checkCheckpoints(policyFile);
+  const run = await openRun(a.out ?? 'runs/verifier', { experiment: 'verifier', seed, steps, batch, lr: 1e-3, policy: policyFile });
   const policy = loadPolicy(String(run.config.policy));
   const rng = makeRng(seed);
   const t0 = Date.now();
-  const P = Number(a.prompts ?? 768);
   const train = distillationData(policy, P, 4, 6, rng), held = distillationData(policy, Math.ceil(P / 4), 4, 6, makeRng(seed + 1_000_000));
   console.log(`[verifier] ${train.length} training and ${held.length} held-out examples in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   const model = createTransformer(verifierConfig(seed));

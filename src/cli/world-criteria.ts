@@ -2,8 +2,9 @@
 // model and RLVR only (no rubric method), written to results/world/criteria.csv with their thresholds.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs, runMain } from './args.js';
+import { intArg, parseArgs, runMain } from './args.js';
 import { initBackend } from '../models/backend.js';
+import { checkCheckpoints } from '../models/policy.js';
 import { loadPolicy } from '../models/index.js';
 import { defaultRlvrConfig, rollOutReasoner } from '../methods/rlvr.js';
 import { defaultWorld, drawTrainingProblem } from '../world/defaults.js';
@@ -30,7 +31,8 @@ export const THRESHOLDS = {
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), { checkpoint: 'cold-start checkpoint', prompts: 'training prompts (default 96)', rlvr: 'RLVR runs folder (default runs/rlvr)' });
-  const ckpt = a.checkpoint ?? 'data/checkpoints/coldstart-transformer-S.json', P = Number(a.prompts ?? 96), rlvrDir = a.rlvr ?? 'runs/rlvr';
+  const ckpt = a.checkpoint ?? 'data/checkpoints/coldstart-transformer-S.json', P = intArg('prompts', a.prompts ?? '96', 1), rlvrDir = a.rlvr ?? 'runs/rlvr';
+  checkCheckpoints(ckpt);
   await initBackend();
   const rows: Row[] = [];
   const add = (criterion: keyof typeof THRESHOLDS, value: number, source: string, detail = '') => {

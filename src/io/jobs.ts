@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
+import { ConfigError } from './validate.js';
 
 const TSX = './node_modules/.bin/tsx';
 
@@ -37,6 +38,15 @@ export function runLogged(args: string[], log: string): Promise<number> {
   });
 }
 
+/**
+ * What a failed job's log says went wrong: its last `error: ...` line (runMain's one line, or the first line of a
+ * bug's stack trace), else the message line of an uncaught exception (`TypeError: ...`), else its last line.
+ */
+export function failureLine(log: string): string {
+  const lines = log.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '').reverse();
+  return lines.find((l) => l.startsWith('error: ')) ?? lines.find((l) => /^[A-Za-z]*Error\b/.test(l)) ?? lines[0] ?? '';
+}
+
 const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
 
 /** Claim a job's directory for this process; false when it is finished or another live process holds it. */
@@ -63,7 +73,7 @@ export async function runJobs(name: string, jobs: Job[], parallel: number): Prom
   console.log(`[${name}] ${jobs.length} runs (${jobs.length - total} already done), ${parallel} at a time; logs in <run>/log.txt`);
   let finished = 0, failed = 0;
   const deadline = process.env.JOBS_DEADLINE ? Date.parse(process.env.JOBS_DEADLINE) : null;
-  if (deadline !== null && Number.isNaN(deadline)) throw new Error(`JOBS_DEADLINE must be a date such as 2026-11-29T20:40 (got "${process.env.JOBS_DEADLINE}")`);
+  if (deadline !== null && Number.isNaN(deadline)) throw new ConfigError(`JOBS_DEADLINE must be a date such as 2026-11-29T20:40 (got "${process.env.JOBS_DEADLINE}")`);
   const worker = async () => {
     for (let j = todo.shift(); j; j = todo.shift()) {
       if (deadline !== null && Date.now() > deadline) { console.log(`[${name}] JOBS_DEADLINE passed: not starting ${j.label} or the ${todo.length} after it`); todo.length = 0; break; }
@@ -72,8 +82,8 @@ export async function runJobs(name: string, jobs: Job[], parallel: number): Prom
       fs.rmSync(path.join(j.dir, 'running.pid'), { force: true });
       finished++; if (code !== 0) failed++;
       if (code === 0 && j.archive) archiveRun(j.dir, j.archive);
-      const last = code === 0 ? '' : fs.readFileSync(path.join(j.dir, 'log.txt'), 'utf8').trim().split('\n').pop();
-      console.log(`[${name}] ${finished}/${total} ${code === 0 ? 'done' : `FAILED (exit ${code})`}: ${j.label} (${((Date.now() - t0) / 60000).toFixed(1)} min)  ${last ?? ''}`);
+      const last = code === 0 ? '' : failureLine(fs.readFileSync(path.join(j.dir, 'log.txt'), 'utf8'));
+      console.log(`[${name}] ${finished}/${total} ${code === 0 ? 'done' : `FAILED (exit ${code})`}: ${j.label} (${((Date.now() - t0) / 60000).toFixed(1)} min)  ${last}`);
     }
   };
   await Promise.all(Array.from({ length: parallel }, worker));

@@ -5,6 +5,8 @@ import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { writeFileAtomic, writeCsv, type Row } from './table.js';
 import { engineInfo, initBackend } from '../models/backend.js';
+import { ConfigError } from './validate.js';
+import { markStarted, noteRunFile, trackUnstarted } from './unstarted.js';
 
 /** git commit of the working tree, with "-dirty" when it has uncommitted changes. */
 export function codeVersion(): string {
@@ -30,21 +32,30 @@ export interface Run {
 
 /**
  * Open a run directory. The config is recorded with the seed it must contain, the tensor backend
- * chosen for this process, the code version, the Node version and the start time.
+ * chosen for this process, the code version, the Node version and the start time. Until its first step is
+ * logged (or it finishes), a failing CLI removes it again (src/io/unstarted.ts): check the input before.
  */
 export async function openRun(dir: string, config: Record<string, unknown> & { seed: number }): Promise<Run> {
   const backend = await initBackend();
-  fs.mkdirSync(dir, { recursive: true });
+  const createdRoot = fs.mkdirSync(dir, { recursive: true });
   for (const f of ['metrics.jsonl', 'done.json']) fs.rmSync(path.join(dir, f), { force: true });
   const full = { ...config, backend, engine: engineInfo(), codeVersion: codeVersion(), node: process.version, startedAt: new Date().toISOString() };
   writeFileAtomic(path.join(dir, 'config.json'), JSON.stringify(full, null, 2) + '\n');
+  trackUnstarted(dir, createdRoot, ['config.json']);
   const metricsFile = path.join(dir, 'metrics.jsonl');
   return {
     dir,
     config: full,
-    log(record) { fs.appendFileSync(metricsFile, JSON.stringify(record) + '\n'); },
-    table(name, rows, columns) { writeCsv(path.join(dir, `${name}.csv`), rows, columns); },
+    log(record) {
+      fs.appendFileSync(metricsFile, JSON.stringify(record) + '\n');
+      markStarted(dir);
+    },
+    table(name, rows, columns) {
+      noteRunFile(dir, `${name}.csv`);
+      writeCsv(path.join(dir, `${name}.csv`), rows, columns);
+    },
     finish(summary = {}) {
+      markStarted(dir);
       writeFileAtomic(path.join(dir, 'done.json'), JSON.stringify({ ...summary, finishedAt: new Date().toISOString() }, null, 2) + '\n');
     },
   };
@@ -74,12 +85,23 @@ export function readMetrics(dir: string): Record<string, unknown>[] {
   return out;
 }
 
-/** Load and parse a JSON config file, naming the file in every error. */
+/** Load and parse a JSON config file, naming the file in every error (a ConfigError: one line, exit 2). */
 export function loadJsonConfig(file: string): Record<string, unknown> {
   let text: string;
-  try { text = fs.readFileSync(file, 'utf8'); } catch (e) { throw new Error(`config file ${file} cannot be read: ${(e as Error).message}`); }
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ConfigError(`config file ${file} does not exist`);
+    throw new ConfigError(`config file ${file} cannot be read: ${(e as Error).message}`);
+  }
   let v: unknown;
-  try { v = JSON.parse(text); } catch (e) { throw new Error(`config file ${file} is not valid JSON: ${(e as Error).message}`); }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`config file ${file} must hold a JSON object`);
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(`config file ${file} is not valid JSON: ${(e as Error).message}`);
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    throw new ConfigError(`config file ${file} must hold a JSON object`);
+  }
   return v as Record<string, unknown>;
 }

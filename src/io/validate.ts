@@ -1,9 +1,21 @@
 // Argument checks that fail loudly and name the parameter, so that bad input never becomes a NaN table.
 
+/**
+ * Bad input from the user: an argument, a config file, a checkpoint or data file that is missing or malformed.
+ * The CLIs (runMain) print its message as one line `error: <message>` and exit 2, without a stack trace.
+ */
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ConfigError';
+  }
+}
+
+/** An expected failure that is not a bug (some runs of a job pool failed): one line, exit 1, no stack trace. */
+export class RunFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RunFailure';
   }
 }
 

@@ -9,6 +9,7 @@ import { ConfigError } from '../io/validate.js';
 export const ARCHITECTURES = ['transformer', 'gru'] as const;
 export type Architecture = (typeof ARCHITECTURES)[number];
 export type Size = 'S' | 'M';
+export const SIZE_NAMES: readonly Size[] = ['S', 'M'];
 export const ROLE_INDEX = { reason: 0, rubric: 1, hint: 2 } as const;
 
 export interface ModelConfig {
@@ -184,19 +185,34 @@ export function saveCheckpoint(policy: Policy, file: string, meta: Record<string
 
 export interface Checkpoint { config: ModelConfig; meta: Record<string, unknown>; weights: Record<string, { shape: number[]; data: string }> }
 
+/** Read a checkpoint file; a missing, truncated or malformed file is a ConfigError naming it (one line, exit 2). */
 export function readCheckpoint(file: string): Checkpoint {
-  if (!fs.existsSync(file)) throw new Error(`checkpoint ${file} does not exist`);
-  try { return JSON.parse(fs.readFileSync(file, 'utf8')) as Checkpoint; } catch (e) { throw new Error(`checkpoint ${file} is not valid JSON: ${(e as Error).message}`); }
+  if (!fs.existsSync(file)) throw new ConfigError(`checkpoint ${file} does not exist`);
+  let ck: Partial<Checkpoint> | null;
+  try {
+    ck = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new ConfigError(`checkpoint ${file} is not valid JSON (truncated?): ${(e as Error).message}`);
+  }
+  if (typeof ck?.config !== 'object' || typeof ck.weights !== 'object' || ck.config === null || ck.weights === null) {
+    throw new ConfigError(`checkpoint ${file} is not a checkpoint (it needs "config" and "weights")`);
+  }
+  return { meta: {}, ...ck } as Checkpoint;
+}
+
+/** Check that checkpoint files exist and parse, before a run directory is opened (so bad input leaves none). */
+export function checkCheckpoints(...files: string[]): void {
+  for (const f of files) readCheckpoint(f);
 }
 
 /** Copy checkpoint weights into a policy, checking that every name and shape matches. */
 export function loadWeights(policy: Policy, ck: Checkpoint, file = 'checkpoint'): void {
   const want = Object.keys(policy.weights).sort(), have = Object.keys(ck.weights).sort();
   const missing = want.filter((n) => !have.includes(n)), extra = have.filter((n) => !want.includes(n));
-  if (missing.length || extra.length) throw new Error(`${file} does not fit the model: missing [${missing.join(', ')}], unexpected [${extra.join(', ')}]`);
+  if (missing.length || extra.length) throw new ConfigError(`${file} does not fit the model: missing [${missing.join(', ')}], unexpected [${extra.join(', ')}]`);
   for (const name of want) {
     const w = ck.weights[name], v = policy.weights[name];
-    if (w.shape.join('x') !== v.shape.join('x')) throw new Error(`${file}: weight ${name} has shape [${w.shape}], the model expects [${v.shape}]`);
+    if (w.shape.join('x') !== v.shape.join('x')) throw new ConfigError(`${file}: weight ${name} has shape [${w.shape}], the model expects [${v.shape}]`);
     const t = decodeTensor(w);
     v.assign(t);
     t.dispose();
