@@ -41,8 +41,17 @@ export function chromiumPath(): string {
   return p;
 }
 
-// Runs in the page. A string, not a function, so that no transpiler helper leaks into the browser.
+// Runs in the page. A string, not a function, so that no transpiler helper leaks into the browser. Plotly names
+// its SVG definitions and traces from Math.random: a seeded generator (mulberry32), reset for every figure, makes
+// the files of unchanged inputs byte-identical, so regenerating figures leaves git clean.
 const RENDER = `async ({ data, layout, width, height, formats }) => {
+  let s = 20261201;
+  Math.random = () => {
+    s = (s + 0x6D2B79F5) | 0;
+    let t = Math.imul(s ^ (s >>> 15), 1 | s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
   await Plotly.newPlot('fig', data, { ...layout, width, height }, { staticPlot: true });
   const out = {};
   for (const format of formats) out[format] = await Plotly.toImage('fig', { format, width, height, scale: format === 'png' ? 2 : 1 });

@@ -75,9 +75,11 @@ describe('theory pipeline, end to end', function () {
     assert.ok(figureHtml(figs[0]).includes('Plotly.newPlot'));
   });
 
-  it('exports SVG and PNG through Chromium (structure, not bytes)', async () => {
+  it('exports SVG and PNG through Chromium, the same bytes for the same figure', async () => {
     const figs = theoryFigures(results).slice(0, 1);
-    const [img] = await renderFigures(figs);
+    const [img, again] = await renderFigures([...figs, ...figs]);
+    assert.ok(img.svg === again.svg, 'the SVG of an unchanged figure changed between renders (random ids?)');
+    assert.ok(img.png!.equals(again.png!), 'the PNG of an unchanged figure changed between renders');
     assert.ok(img.svg!.startsWith('<svg'));
     assert.equal((img.svg!.match(/class="trace scatter/g) ?? []).length, 2, 'one scatter trace per K');
     assert.equal(img.png!.subarray(1, 4).toString(), 'PNG');
