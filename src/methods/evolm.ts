@@ -255,7 +255,11 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
       if (tIdx.length) {
         const back = gap[0] + rng.int(gap[1] - gap[0] + 1);
         const old = [...snapshots].reverse().find((s) => s.step <= policySteps - back) ?? snapshots[0];
-        for (const [k, v] of Object.entries(past.weights)) v.assign(tf.tensor(old.weights[k], v.shape));
+        for (const [k, v] of Object.entries(past.weights)) {
+          const t = tf.tensor(old.weights[k], v.shape);
+          v.assign(t);
+          t.dispose(); // the variable keeps its own reference to the data
+        }
         answer(past, reason(tIdx.map((g) => problems[g])), rng).forEach((o, j) => { others.past[tIdx[j]] = o; });
       }
       // rubric-conditioned: the policy answers with a first rubric's positive criteria as a hint
