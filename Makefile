@@ -9,7 +9,7 @@ PROFILE ?= quick
 
 .PHONY: corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon table2-report
 
-.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart bench-steps rate-calibration coldstart-save-partial coldstart-report rlvr world-criteria bench verifier
+.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart bench-steps rate-calibration quick-reference coldstart-save-partial coldstart-report rlvr world-criteria bench verifier
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
 RLVR_SEEDS ?= 0 1
 
@@ -87,10 +87,19 @@ reproduce-table2:
 	$(TSX) src/cli/table2.ts --profile $(PROFILE)
 	$(MAKE) table2-report
 
-# the tables and figures of a Table 2 profile from its finished runs
+# the tables and figures of a Table 2 profile from its finished runs. The full profile writes the committed results/;
+# the others write under runs/results/<profile> (untracked) and are compared with the committed results/<profile>
+# (tables byte for byte; `make quick-reference` adopts a new reference after an intended change)
+T2_OUT = $(if $(filter full,$(PROFILE)),results,runs/results/$(PROFILE))
+T2_OTHERS := corl/,rubicon/,figures/corl_,figures/rubicon_
 table2-report:
-	$(TSX) analysis/table2.ts $(PROFILE)
-	RESULTS=$(if $(filter full,$(PROFILE)),results,results/$(PROFILE)) FIGURES=$(if $(filter full,$(PROFILE)),results/figures,results/$(PROFILE)/figures) $(TSX) analysis/make-figures.ts rlcer
+	$(TSX) analysis/table2.ts $(PROFILE) runs/table2 $(T2_OUT)
+	RESULTS=$(T2_OUT) FIGURES=$(T2_OUT)/figures $(TSX) analysis/make-figures.ts rlcer
+	$(if $(filter full,$(PROFILE)),,$(if $(wildcard results/$(PROFILE)),$(TSX) analysis/compare-results.ts $(T2_OUT) results/$(PROFILE) --ignore $(T2_OTHERS)))
+
+# adopt the last quick Table 2 outputs (runs/results/quick) as the committed reference results/quick
+quick-reference:
+	cp -r runs/results/quick/. results/quick/
 
 # CO-RL's Table 1 analogue (needs make corl-agents first); same profiles and resumption as Table 2
 reproduce-corl:
