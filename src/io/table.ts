@@ -73,7 +73,9 @@ export function readCsv(file: string): Row[] {
   if (records.length === 0) throw new ConfigError(`${file} is empty (no header)`);
   const header = records[0];
   return records.slice(1).map((cells, i) => {
-    if (cells.length !== header.length) throw new ConfigError(`${file}: row ${i + 1} has ${cells.length} cells, header has ${header.length}`);
+    if (cells.length !== header.length) {
+      throw new ConfigError(`${file}: row ${i + 1} has ${cells.length} cells, header has ${header.length}`);
+    }
     const r: Row = {};
     header.forEach((h, j) => {
       const s = cells[j];

@@ -201,9 +201,11 @@ export function readCheckpoint(file: string): Checkpoint {
     throw new ConfigError(`checkpoint ${file} has a "meta" that is not an object`);
   }
   const c = ck.config as unknown as Record<string, unknown>;
-  const bad = ['vocab', 'context', 'dModel', 'layers', 'heads', 'roles'].find((k) => !Number.isSafeInteger(c[k]) || (c[k] as number) < 1);
+  const sizes = ['vocab', 'context', 'dModel', 'layers', 'heads', 'roles'];
+  const bad = sizes.find((k) => !Number.isSafeInteger(c[k]) || (c[k] as number) < 1);
   if (!ARCHITECTURES.includes(c.arch as Architecture) || bad) {
-    throw new ConfigError(`checkpoint ${file} has an invalid model config (${bad ? `${bad}: ${c[bad]}` : `arch: ${c.arch}`})`);
+    const what = bad ? `${bad}: ${c[bad]}` : `arch: ${c.arch}`;
+    throw new ConfigError(`checkpoint ${file} has an invalid model config (${what})`);
   }
   return { meta: {}, ...ck } as Checkpoint;
 }
@@ -220,10 +222,14 @@ export function loadWeights(policy: Policy, ck: Checkpoint, file = 'checkpoint')
   if (missing.length || extra.length) throw new ConfigError(`${file} does not fit the model: missing [${missing.join(', ')}], unexpected [${extra.join(', ')}]`);
   for (const name of want) {
     const w = ck.weights[name] as Partial<Checkpoint['weights'][string]> | null, v = policy.weights[name];
-    if (typeof w !== 'object' || w === null || !Array.isArray(w.shape) || typeof w.data !== 'string') throw new ConfigError(`${file}: weight ${name} needs a shape and data`);
+    if (typeof w !== 'object' || w === null || !Array.isArray(w.shape) || typeof w.data !== 'string') {
+      throw new ConfigError(`${file}: weight ${name} needs a shape and data`);
+    }
     if (w.shape.join('x') !== v.shape.join('x')) throw new ConfigError(`${file}: weight ${name} has shape [${w.shape}], the model expects [${v.shape}]`);
     // base64 decoding skips stray characters, so a damaged string decodes to the wrong number of bytes
-    if (Buffer.from(w.data, 'base64').byteLength !== 4 * v.size) throw new ConfigError(`${file}: weight ${name} has data of the wrong length`);
+    if (Buffer.from(w.data, 'base64').byteLength !== 4 * v.size) {
+      throw new ConfigError(`${file}: weight ${name} has data of the wrong length`);
+    }
     const t = decodeTensor(w as Checkpoint['weights'][string]);
     v.assign(t);
     t.dispose();

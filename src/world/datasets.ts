@@ -42,7 +42,11 @@ export function loadEvalSet(family: Family, digits: number, dir = EVAL_DIR): Pro
       && String(v).length <= digits && (j > 0 || String(v).length === digits));
     if (o?.family !== family || !fits) throw new ConfigError(`${file}:${i + 1} is no ${family} problem of ${digits} digits`);
     let p: Problem;
-    try { p = solve(family, ops as number[]); } catch (e) { throw new ConfigError(`${file}:${i + 1}: ${(e as Error).message}`); }
+    try {
+      p = solve(family, ops as number[]);
+    } catch (e) {
+      throw new ConfigError(`${file}:${i + 1}: ${(e as Error).message}`);
+    }
     if (p.answer.join('') !== o.answer) {
       throw new ConfigError(`${file}:${i + 1}: stored answer ${o.answer} differs from the solution ${p.answer.join('')}`);
     }
