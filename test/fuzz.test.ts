@@ -61,8 +61,8 @@ const token = fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...VOCAB) },
 const tokens = fc.array(token, { maxLength: 80 });
 /** 10^4 to 10^5 tokens: a short pattern repeated (deeply repeated tokens), with a random head and tail. */
 const pattern = fc.array(token, { minLength: 1, maxLength: 12 });
-const hugeTokens = fc.tuple(tokens, pattern, fc.integer({ min: 10_000, max: 100_000 }), tokens).map(([head, pattern, n, tail]) =>
-  [...head, ...Array.from({ length: n }, (_, i) => pattern[i % pattern.length]), ...tail]);
+const hugeTokens = fc.tuple(tokens, pattern, fc.integer({ min: 10_000, max: 100_000 }), tokens).map(([head, rep, n, tail]) =>
+  [...head, ...Array.from({ length: n }, (_, i) => rep[i % rep.length]), ...tail]);
 
 const rubrics: RubricSet[] = problems.flatMap((p, i) => {
   const rng = makeRng(100 + i);
