@@ -11,7 +11,7 @@ export function parseArgs(argv: string[], known: Record<string, string>): Record
       console.log(Object.entries(known).map(([k, d]) => `  --${k.padEnd(10)} ${d}`).join('\n'));
       process.exit(0);
     }
-    if (!a.startsWith('--') || !(a.slice(2) in known)) throw new ConfigError(`unknown argument "${a}" (known: ${Object.keys(known).map((k) => `--${k}`).join(', ')})`);
+    if (!a.startsWith('--') || !Object.hasOwn(known, a.slice(2))) throw new ConfigError(`unknown argument "${a}" (known: ${Object.keys(known).map((k) => `--${k}`).join(', ')})`);
     if (i + 1 >= argv.length) throw new ConfigError(`argument ${a} needs a value`);
     out[a.slice(2)] = argv[++i];
   }

@@ -8,7 +8,7 @@ export function mergeConfig<T>(base: T, over: unknown, where = 'config'): T {
   if (typeof over !== 'object' || over === null || Array.isArray(over)) throw new ConfigError(`${where} must be an object`);
   const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
   for (const [k, v] of Object.entries(over as Record<string, unknown>)) {
-    if (!(k in out)) throw new ConfigError(`unknown config key "${where === 'config' ? k : `${where}.${k}`}"`);
+    if (!Object.hasOwn(out, k)) throw new ConfigError(`unknown config key "${where === 'config' ? k : `${where}.${k}`}"`);
     out[k] = mergeConfig(out[k], v, where === 'config' ? k : `${where}.${k}`);
   }
   return out as T;

@@ -73,14 +73,16 @@ export function findFinishedRuns(root: string): string[] {
   return out.sort();
 }
 
-/** Read metrics.jsonl, ignoring a torn last line left by an interrupted write. */
+/** Read metrics.jsonl, ignoring a torn last line left by an interrupted write (and any line that is no object). */
 export function readMetrics(dir: string): Record<string, unknown>[] {
   const file = path.join(dir, 'metrics.jsonl');
   if (!fs.existsSync(file)) return [];
   const out: Record<string, unknown>[] = [];
   for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
     if (!line) continue;
-    try { out.push(JSON.parse(line)); } catch { /* torn final line of an interrupted run */ }
+    let v: unknown;
+    try { v = JSON.parse(line); } catch { continue; /* torn final line of an interrupted run */ }
+    if (typeof v === 'object' && v !== null && !Array.isArray(v)) out.push(v as Record<string, unknown>);
   }
   return out;
 }

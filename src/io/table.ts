@@ -1,6 +1,7 @@
 // Tidy tables as CSV, written atomically (temp file + rename): an interrupted run never leaves half a table.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { ConfigError } from './validate.js';
 
 export type Cell = number | string | boolean;
 export type Row = Record<string, Cell>;
@@ -23,7 +24,7 @@ function formatCell(v: Cell): string {
 }
 
 export function toCsv(rows: Row[], columns: string[] = rows.length ? Object.keys(rows[0]) : []): string {
-  const lines = [columns.join(',')];
+  const lines = [columns.map(formatCell).join(',')];
   for (const r of rows) {
     lines.push(columns.map((c) => {
       if (!(c in r)) throw new Error(`row is missing column "${c}": ${JSON.stringify(r)}`);
@@ -37,32 +38,44 @@ export function writeCsv(file: string, rows: Row[], columns?: string[]): void {
   writeFileAtomic(file, toCsv(rows, columns));
 }
 
-/** Split one CSV line, honouring double quotes. */
-function splitLine(line: string): string[] {
-  const out: string[] = [];
-  let cur = '', quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i];
+/** Split CSV text into records of cells, honouring double quotes (a quoted cell may hold commas and newlines). */
+function splitRecords(text: string): string[][] {
+  const records: string[][] = [];
+  let cells: string[] = [], cur = '', quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
     if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') { cur += '"'; i++; }
+      if (ch === '"' && text[i + 1] === '"') { cur += '"'; i++; }
       else if (ch === '"') quoted = false;
       else cur += ch;
     } else if (ch === '"') quoted = true;
-    else if (ch === ',') { out.push(cur); cur = ''; }
+    else if (ch === ',') { cells.push(cur); cur = ''; }
+    else if (ch === '\n') { cells.push(cur); records.push(cells); cells = []; cur = ''; }
     else cur += ch;
   }
-  out.push(cur);
-  return out;
+  if (cur !== '' || cells.length) { cells.push(cur); records.push(cells); }
+  // an empty line is no record (a trailing newline, a blank line)
+  return records.filter((r) => r.length > 1 || r[0] !== '');
 }
 
-/** Read a CSV written by writeCsv; numeric-looking cells become numbers. */
+/**
+ * Read a CSV written by writeCsv; numeric-looking cells become numbers. A missing, empty or ragged file is a
+ * ConfigError naming it (one line, exit 2).
+ */
 export function readCsv(file: string): Row[] {
-  const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.length > 0);
-  if (lines.length === 0) throw new Error(`${file} is empty (no header)`);
-  const header = splitLine(lines[0]);
-  return lines.slice(1).map((l, i) => {
-    const cells = splitLine(l);
-    if (cells.length !== header.length) throw new Error(`${file}:${i + 2} has ${cells.length} cells, header has ${header.length}`);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`${file} cannot be read: ${(e as Error).message}`);
+  }
+  const records = splitRecords(text);
+  if (records.length === 0) throw new ConfigError(`${file} is empty (no header)`);
+  const header = records[0];
+  return records.slice(1).map((cells, i) => {
+    if (cells.length !== header.length) {
+      throw new ConfigError(`${file}: row ${i + 1} has ${cells.length} cells, header has ${header.length}`);
+    }
     const r: Row = {};
     header.forEach((h, j) => {
       const s = cells[j];

@@ -6,7 +6,8 @@
  */
 export class ConfigError extends Error {
   constructor(message: string) {
-    super(message);
+    // one line, even where it quotes a user's text (JSON.parse's message quotes the file around the error)
+    super(message.replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' '));
     this.name = 'ConfigError';
   }
 }

@@ -197,6 +197,16 @@ export function readCheckpoint(file: string): Checkpoint {
   if (typeof ck?.config !== 'object' || typeof ck.weights !== 'object' || ck.config === null || ck.weights === null) {
     throw new ConfigError(`checkpoint ${file} is not a checkpoint (it needs "config" and "weights")`);
   }
+  if (ck.meta !== undefined && (typeof ck.meta !== 'object' || ck.meta === null)) {
+    throw new ConfigError(`checkpoint ${file} has a "meta" that is not an object`);
+  }
+  const c = ck.config as unknown as Record<string, unknown>;
+  const sizes = ['vocab', 'context', 'dModel', 'layers', 'heads', 'roles'];
+  const bad = sizes.find((k) => !Number.isSafeInteger(c[k]) || (c[k] as number) < 1);
+  if (!ARCHITECTURES.includes(c.arch as Architecture) || bad) {
+    const what = bad ? `${bad}: ${c[bad]}` : `arch: ${c.arch}`;
+    throw new ConfigError(`checkpoint ${file} has an invalid model config (${what})`);
+  }
   return { meta: {}, ...ck } as Checkpoint;
 }
 
@@ -211,9 +221,16 @@ export function loadWeights(policy: Policy, ck: Checkpoint, file = 'checkpoint')
   const missing = want.filter((n) => !have.includes(n)), extra = have.filter((n) => !want.includes(n));
   if (missing.length || extra.length) throw new ConfigError(`${file} does not fit the model: missing [${missing.join(', ')}], unexpected [${extra.join(', ')}]`);
   for (const name of want) {
-    const w = ck.weights[name], v = policy.weights[name];
+    const w = ck.weights[name] as Partial<Checkpoint['weights'][string]> | null, v = policy.weights[name];
+    if (typeof w !== 'object' || w === null || !Array.isArray(w.shape) || typeof w.data !== 'string') {
+      throw new ConfigError(`${file}: weight ${name} needs a shape and data`);
+    }
     if (w.shape.join('x') !== v.shape.join('x')) throw new ConfigError(`${file}: weight ${name} has shape [${w.shape}], the model expects [${v.shape}]`);
-    const t = decodeTensor(w);
+    // base64 decoding skips stray characters, so a damaged string decodes to the wrong number of bytes
+    if (Buffer.from(w.data, 'base64').byteLength !== 4 * v.size) {
+      throw new ConfigError(`${file}: weight ${name} has data of the wrong length`);
+    }
+    const t = decodeTensor(w as Checkpoint['weights'][string]);
     v.assign(t);
     t.dispose();
   }

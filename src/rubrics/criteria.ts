@@ -95,7 +95,7 @@ export function judge(c: Criterion, t: ParsedTrace, p: Problem): boolean {
 export function parseCriterion(s: string): Criterion | null {
   const parts = s.trim().split(/\s+/);
   const name = parts[0] as CriterionName;
-  if (!(name in CRITERIA)) return null;
+  if (!Object.hasOwn(CRITERIA, name)) return null; // not `in`: "toString" or "__proto__" are no criteria
   const spec = CRITERIA[name] as CriterionSpec, args = parts.slice(1).map(Number);
   if (args.length !== spec.args.length || args.some((a, i) => !Number.isInteger(a) || a < spec.args[i][0] || a > spec.args[i][1])) return null;
   return { name, args };

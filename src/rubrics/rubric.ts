@@ -40,6 +40,11 @@ export function toJson(r: RubricSet, currentScore?: number): RubricJson {
 // both members name both fields, so code type-checked without strictNullChecks (tslab notebooks) can read them
 export type Parsed = { ok: true; rubric: RubricSet; reason?: undefined } | { ok: false; reason: string; rubric?: undefined };
 
+/** A value for a reason: its JSON, or its type where it has none (a BigInt, a cycle). */
+function show(v: unknown): string {
+  try { return String(JSON.stringify(v)); } catch { return `(a ${typeof v})`; }
+}
+
 /** Validate and convert RLCER JSON into a rubric set; never throws. */
 export function fromJson(j: unknown): Parsed {
   if (typeof j !== 'object' || j === null) return { ok: false, reason: 'not an object' };
@@ -51,8 +56,8 @@ export function fromJson(j: unknown): Parsed {
     const it = r as Record<string, unknown>;
     const category = CATEGORIES.find((c) => CATEGORY_NAMES[c] === it?.category);
     const criterion = typeof it?.criterion === 'string' ? parseCriterion(it.criterion) : null;
-    if (!category) return { ok: false, reason: `rubrics[${n}]: unknown category ${JSON.stringify(it?.category)}` };
-    if (!criterion) return { ok: false, reason: `rubrics[${n}]: invalid criterion ${JSON.stringify(it?.criterion)}` };
+    if (!category) return { ok: false, reason: `rubrics[${n}]: unknown category ${show(it?.category)}` };
+    if (!criterion) return { ok: false, reason: `rubrics[${n}]: invalid criterion ${show(it?.criterion)}` };
     if (!POINTS.includes(it.points as number)) return { ok: false, reason: `rubrics[${n}]: points must be one of ${POINTS.join(', ')}` };
     items.push({ category, criterion, points: it.points as number });
   }

@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { makeRng } from '../util/random.js';
-import { sampleProblem, solve, checkFamily, type Family, type Problem } from './problems.js';
+import { sampleProblem, solve, checkFamily, FAMILY_OPS, type Family, type Problem } from './problems.js';
+import { ConfigError } from '../io/validate.js';
 
 /** Difficulties (operand digits) per family: the evaluation grid. */
 export const EVAL_GRID: Record<Family, number[]> = { add: [2, 3, 4, 5], sub: [2, 3, 4, 5], chain: [2, 3, 4], chain_ood: [2, 3, 4] };
@@ -31,11 +32,24 @@ export function serialise(problems: Problem[]): string {
 export function loadEvalSet(family: Family, digits: number, dir = EVAL_DIR): Problem[] {
   checkFamily(family);
   const file = evalFile(family, digits, dir);
-  if (!fs.existsSync(file)) throw new Error(`no evaluation set ${file}; run "make data"`);
+  if (!fs.existsSync(file)) throw new ConfigError(`no evaluation set ${file}; run "make data"`);
   return fs.readFileSync(file, 'utf8').trim().split('\n').map((line, i) => {
-    const o = JSON.parse(line) as { family: Family; operands: number[]; answer: string };
-    const p = solve(o.family, o.operands);
-    if (p.answer.join('') !== o.answer) throw new Error(`${file}:${i + 1}: stored answer ${o.answer} differs from the solution ${p.answer.join('')}`);
+    let o: { family?: unknown; operands?: unknown; answer?: unknown };
+    try { o = JSON.parse(line); } catch { throw new ConfigError(`${file}:${i + 1} is not valid JSON`); }
+    const n = FAMILY_OPS[family].length + 1, ops = o?.operands;
+    // operands of `digits` digits (the first one) and at most that many (the others), as the sampler draws them
+    const fits = Array.isArray(ops) && ops.length === n && ops.every((v, j) => Number.isSafeInteger(v) && v >= 0
+      && String(v).length <= digits && (j > 0 || String(v).length === digits));
+    if (o?.family !== family || !fits) throw new ConfigError(`${file}:${i + 1} is no ${family} problem of ${digits} digits`);
+    let p: Problem;
+    try {
+      p = solve(family, ops as number[]);
+    } catch (e) {
+      throw new ConfigError(`${file}:${i + 1}: ${(e as Error).message}`);
+    }
+    if (p.answer.join('') !== o.answer) {
+      throw new ConfigError(`${file}:${i + 1}: stored answer ${o.answer} differs from the solution ${p.answer.join('')}`);
+    }
     return p;
   });
 }
