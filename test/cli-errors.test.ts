@@ -141,12 +141,9 @@ describe('CLI errors', function () {
   });
 
   it('the job pool quotes the error line of a failed job, not a stack frame', async () => {
-    const dir = path.join(d, 'pool', 'r'), lines: string[] = [], log = console.log;
-    console.log = (...a: unknown[]) => { lines.push(a.join(' ')); };
-    try {
-      const job = { label: 'bad', dir, args: [...t2run, '--config', badJson, '--out', dir] };
-      assert.equal(await runJobs('test', [job], 1), 1);
-    } finally { console.log = log; }
+    const dir = path.join(d, 'pool', 'r'), lines: string[] = [];
+    const job = { label: 'bad', dir, args: [...t2run, '--config', badJson, '--out', dir] };
+    assert.equal(await runJobs('test', [job], 1, (l) => lines.push(l)), 1);
     const failed = lines.find((l) => l.includes('FAILED'));
     assert.match(failed ?? '', /FAILED \(exit 2\): bad .*error: config file .*bad\.json is not valid JSON/);
     // the pool's folder keeps the log only: the run's config.json went with the failed run

@@ -127,28 +127,31 @@ describe('job pool locks', () => {
   });
 });
 
+/** The pool's progress lines, kept out of the test output (a pool test's "1 failed" line reads like a failure). */
+const quiet = () => {};
+
 describe('job pool archive', function () {
   this.timeout(60000);
   it('archives a finished run without its weights or log, then counts the archived run as done', async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-arch-')), dir = path.join(root, 'runs', 'r'), archive = path.join(root, 'archive', 'r');
     const write = `const fs=require('fs'),p=require('path'),d=${JSON.stringify(dir)};for(const f of ['final.csv','checkpoint.json','done.json'])fs.writeFileSync(p.join(d,f),f);`;
     const job = { label: 'r', args: ['-e', write], dir, archive };
-    assert.equal(await runJobs('test', [job], 1), 0);
+    assert.equal(await runJobs('test', [job], 1, quiet), 0);
     assert.deepEqual(fs.readdirSync(archive).sort(), ['done.json', 'final.csv']);
     // runs/ lost (a new machine): the archived run is not run again
     fs.rmSync(path.join(root, 'runs'), { recursive: true });
-    assert.equal(await runJobs('test', [job], 1), 0);
+    assert.equal(await runJobs('test', [job], 1, quiet), 0);
     assert.equal(fs.existsSync(dir), false);
     // a run finished before it had an archive is archived when a pool with one sees it
     const dir2 = path.join(root, 'runs', 'old'), archive2 = path.join(root, 'archive', 'old');
     fs.mkdirSync(dir2, { recursive: true });
     for (const f of ['final.csv', 'done.json', 'log.txt']) fs.writeFileSync(path.join(dir2, f), f);
-    assert.equal(await runJobs('test', [{ label: 'old', args: ['-e', 'process.exit(3)'], dir: dir2, archive: archive2 }], 1), 0);
+    assert.equal(await runJobs('test', [{ label: 'old', args: ['-e', 'process.exit(3)'], dir: dir2, archive: archive2 }], 1, quiet), 0);
     assert.deepEqual(fs.readdirSync(archive2).sort(), ['done.json', 'final.csv']);
   });
   it('does not archive a failed run', async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-arch-')), dir = path.join(root, 'r'), archive = path.join(root, 'a');
-    assert.equal(await runJobs('test', [{ label: 'bad', args: ['-e', 'process.exit(2)'], dir, archive }], 1), 1);
+    assert.equal(await runJobs('test', [{ label: 'bad', args: ['-e', 'process.exit(2)'], dir, archive }], 1, quiet), 1);
     assert.equal(fs.existsSync(archive), false);
   });
 });
@@ -158,7 +161,7 @@ describe('job pool deadline', () => {
     const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wb-dl-')), 'run');
     process.env.JOBS_DEADLINE = '2000-01-01T00:00';
     try {
-      assert.equal(await runJobs('test', [{ label: 'late', args: ['-e', '0'], dir }], 1), 0);
+      assert.equal(await runJobs('test', [{ label: 'late', args: ['-e', '0'], dir }], 1, quiet), 0);
       assert.equal(fs.existsSync(path.join(dir, 'log.txt')), false);
     } finally { delete process.env.JOBS_DEADLINE; }
   });

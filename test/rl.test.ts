@@ -203,9 +203,11 @@ describe('evaluation on hand-made traces and tables (golden)', () => {
 });
 
 describe('optimizer state (exact resume)', () => {
-  before(async () => { await initBackend(); });
+  // the targets are made after the picker chose the backend (a tensor made while mocha loads the files lands on
+  // tfjs's cpu backend, which prints a hint to install tfjs-node)
+  let target: tf.Tensor[] = [];
+  before(async () => { await initBackend(); target = [tf.tensor([[1, -2, 3], [0.5, 0, -1]]), tf.tensor([2, -1, 0, 4])]; });
   // four Adam steps straight through against two steps, a save, and two steps in fresh variables and a fresh Adam
-  const target = [tf.tensor([[1, -2, 3], [0.5, 0, -1]]), tf.tensor([2, -1, 0, 4])];
   const stepN = (vars: tf.Variable[], opt: tf.Optimizer, n: number) => {
     for (let i = 0; i < n; i++) opt.minimize(() => tf.addN(vars.map((v, j) => v.sub(target[j]).square().mul(j + 1).sum())) as tf.Scalar, false, vars);
   };

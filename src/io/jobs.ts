@@ -65,28 +65,31 @@ export function claimJob(dir: string): boolean {
   }
 }
 
-/** Run the unfinished jobs, `parallel` at a time, printing one progress line per finished job; returns the failures. */
-export async function runJobs(name: string, jobs: Job[], parallel: number): Promise<number> {
+/**
+ * Run the unfinished jobs, `parallel` at a time, printing one progress line per finished job through `log`;
+ * returns the failures.
+ */
+export async function runJobs(name: string, jobs: Job[], parallel: number, log: (line: string) => void = console.log): Promise<number> {
   // runs finished before they had an archive (or by a pool without one) are archived now
   for (const j of jobs) if (j.archive && fs.existsSync(path.join(j.dir, 'done.json')) && !fs.existsSync(path.join(j.archive, 'done.json'))) archiveRun(j.dir, j.archive);
   const t0 = Date.now(), todo = jobs.filter((j) => !isDone(j)), total = todo.length;
-  console.log(`[${name}] ${jobs.length} runs (${jobs.length - total} already done), ${parallel} at a time; logs in <run>/log.txt`);
+  log(`[${name}] ${jobs.length} runs (${jobs.length - total} already done), ${parallel} at a time; logs in <run>/log.txt`);
   let finished = 0, failed = 0;
   const deadline = process.env.JOBS_DEADLINE ? Date.parse(process.env.JOBS_DEADLINE) : null;
   if (deadline !== null && Number.isNaN(deadline)) throw new ConfigError(`JOBS_DEADLINE must be a date such as 2026-11-29T20:40 (got "${process.env.JOBS_DEADLINE}")`);
   const worker = async () => {
     for (let j = todo.shift(); j; j = todo.shift()) {
-      if (deadline !== null && Date.now() > deadline) { console.log(`[${name}] JOBS_DEADLINE passed: not starting ${j.label} or the ${todo.length} after it`); todo.length = 0; break; }
-      if (!claimJob(j.dir)) { finished++; console.log(`[${name}] ${finished}/${total} skipped: ${j.label} (finished or running in another pool)`); continue; }
+      if (deadline !== null && Date.now() > deadline) { log(`[${name}] JOBS_DEADLINE passed: not starting ${j.label} or the ${todo.length} after it`); todo.length = 0; break; }
+      if (!claimJob(j.dir)) { finished++; log(`[${name}] ${finished}/${total} skipped: ${j.label} (finished or running in another pool)`); continue; }
       const code = await runLogged(j.args, path.join(j.dir, 'log.txt'));
       fs.rmSync(path.join(j.dir, 'running.pid'), { force: true });
       finished++; if (code !== 0) failed++;
       if (code === 0 && j.archive) archiveRun(j.dir, j.archive);
       const last = code === 0 ? '' : failureLine(fs.readFileSync(path.join(j.dir, 'log.txt'), 'utf8'));
-      console.log(`[${name}] ${finished}/${total} ${code === 0 ? 'done' : `FAILED (exit ${code})`}: ${j.label} (${((Date.now() - t0) / 60000).toFixed(1)} min)  ${last}`);
+      log(`[${name}] ${finished}/${total} ${code === 0 ? 'done' : `FAILED (exit ${code})`}: ${j.label} (${((Date.now() - t0) / 60000).toFixed(1)} min)  ${last}`);
     }
   };
   await Promise.all(Array.from({ length: parallel }, worker));
-  console.log(`[${name}] finished in ${((Date.now() - t0) / 60000).toFixed(1)} min${failed ? `, ${failed} failed (rerun to retry them)` : ''}`);
+  log(`[${name}] finished in ${((Date.now() - t0) / 60000).toFixed(1)} min${failed ? `, ${failed} failed (rerun to retry them)` : ''}`);
   return failed;
 }
