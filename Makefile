@@ -9,7 +9,7 @@ PROFILE ?= quick
 
 .PHONY: corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon table2-report
 
-.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart bench-steps rate-calibration quick-reference coldstart-save-partial coldstart-report rlvr world-criteria bench verifier
+.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick coldstart-save-partial coldstart-report rlvr world-criteria bench verifier
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
 RLVR_SEEDS ?= 0 1
 
@@ -23,6 +23,7 @@ help:
 	@echo "make rlvr       RLVR from the transformer-S cold start, seeds $(RLVR_SEEDS) in parallel -> results/rlvr/"
 	@echo "make reproduce-table2  Table 2 (PROFILE=quick|full; quick -> results/quick/, full -> results/table2.csv) and RLCER figures"
 	@echo "make table2-report  tables and figures of a Table 2 profile from its finished runs (quick: compared with results/quick)"
+	@echo "make verify-quick  recompute the committed quick tables from the committed run records (results/runs/table2/quick)"
 	@echo "make quick-reference  adopt the last quick Table 2 outputs (runs/results/quick) as the committed results/quick"
 	@echo "make reproduce-corl  CO-RL Table 1 analogue, error overlap, theory vs experiment (PROFILE=quick|full)"
 	@echo "make reproduce-evolm  EvoLM ablations (K, no format reward, each pair source alone) -> ablations.csv"
@@ -101,9 +102,17 @@ table2-report:
 	RESULTS=$(T2_OUT) FIGURES=$(T2_OUT)/figures $(TSX) analysis/make-figures.ts rlcer
 	$(if $(filter full,$(PROFILE)),,$(if $(wildcard results/$(PROFILE)),$(TSX) analysis/compare-results.ts $(T2_OUT) results/$(PROFILE) --ignore $(T2_OTHERS)))
 
-# adopt the last quick Table 2 outputs (runs/results/quick) as the committed reference results/quick
+# adopt the last quick Table 2 outputs (runs/results/quick) as the committed reference results/quick, with the
+# records of the runs they come from (results/runs/table2/quick: `make verify-quick` recomputes the tables from them)
 quick-reference:
 	cp -r runs/results/quick/. results/quick/
+	$(TSX) src/cli/archive-runs.ts runs/table2/quick results/runs/table2/quick
+
+# recompute the committed quick tables from the committed run records and compare them byte for byte
+verify-quick:
+	rm -rf runs/verify/quick
+	$(TSX) analysis/table2.ts quick results/runs/table2 runs/verify/quick
+	$(TSX) analysis/compare-results.ts runs/verify/quick results/quick --ignore $(T2_OTHERS),figures/
 
 # CO-RL's Table 1 analogue (needs make corl-agents first); same profiles and resumption as Table 2
 reproduce-corl:

@@ -31,3 +31,17 @@ describe('comparing produced results with the committed reference', () => {
     assert.deepEqual(compareResults(path.join(root, 'same'), path.join(root, 'ref')).missing, ['corl/table1.csv']);
   });
 });
+
+describe('the committed quick reference', function () {
+  this.timeout(120000);
+  // every committed quick table is recomputed from the committed run records (what `make verify-quick` does)
+  it('equals the tables recomputed from the committed run records, byte for byte', async () => {
+    const { aggregateTable2 } = await import('../analysis/table2.js');
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-verify-quick-'));
+    aggregateTable2('quick', 'results/runs/table2', out);
+    const c = compareResults(out, 'results/quick', ['corl/', 'rubicon/', 'figures/']);
+    assert.deepEqual(c.differ, [], 'tables that differ from their records');
+    assert.deepEqual(c.missing, [], 'committed tables not recomputed');
+    assert.ok(c.same.length >= 7, `only ${c.same.length} tables compared`);
+  });
+});
