@@ -1,9 +1,9 @@
 // Backend choice and the startup self-test of the gradient kernels the models need.
 import { strict as assert } from 'node:assert';
-import { initBackend, REQUIRED_KERNELS, selfTest, tf } from '../src/models/backend.js';
+import { initBackend, nativeEnvironment, REQUIRED_KERNELS, selfTest, tf } from '../src/models/backend.js';
 
 describe('tensor backend', () => {
-  it('picks a working backend (wasm here) and passes the self-test', async () => {
+  it('picks a working backend (native TensorFlow where setup built it, else wasm) and passes the self-test', async () => {
     const name = await initBackend();
     assert.ok(['tensorflow', 'wasm', 'cpu'].includes(name));
     assert.equal(tf.getBackend(), name);
@@ -95,5 +95,18 @@ describe('wasm slicing and identity kernels (heap views, shared data)', () => {
     const x = tf.tensor([[1, 2, 3], [4, 5, 6]]);
     const g = tf.grad((t: tf.Tensor) => tf.unstack(t.slice([0, 1], [2, 2]), 1)[1].mul(tf.tensor([10, 20])).sum() as tf.Scalar)(x);
     assert.deepEqual(Array.from(g.dataSync()), [0, 0, 10, 0, 0, 20]);
+  });
+});
+
+describe('native backend environment', () => {
+  // the thread pins and determinism settings applied before TensorFlow loads (an explicit setting wins)
+  it('pins WORKBENCH_THREADS intra- and inter-op threads, keeps oneDNN and deterministic ops, names a bad value', () => {
+    assert.deepEqual(nativeEnvironment({}), { TF_NUM_INTRAOP_THREADS: '1', TF_NUM_INTEROP_THREADS: '1',
+      TF_ENABLE_ONEDNN_OPTS: '1', TF_DETERMINISTIC_OPS: '1', TF_CPP_MIN_LOG_LEVEL: '2' });
+    const e = nativeEnvironment({ WORKBENCH_THREADS: '3', TF_NUM_INTEROP_THREADS: '1', TF_ENABLE_ONEDNN_OPTS: '0' });
+    assert.equal(e.TF_NUM_INTRAOP_THREADS, '3');
+    assert.equal(e.TF_NUM_INTEROP_THREADS, '1');
+    assert.equal(e.TF_ENABLE_ONEDNN_OPTS, '0');
+    assert.throws(() => nativeEnvironment({ WORKBENCH_THREADS: 'two' }), /WORKBENCH_THREADS must be a positive integer \(got "two"\)/);
   });
 });
