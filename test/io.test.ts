@@ -10,6 +10,7 @@ import { requireOddK, requireProbability } from '../src/io/validate.js';
 import { meanCi, tQuantile95 } from '../analysis/aggregate.js';
 import { checkTheoryConfig, defaultTheoryConfig } from '../src/theory/experiments.js';
 import { mergeConfig } from '../src/io/config.js';
+import { median } from '../src/util/stats.js';
 import { selfRewardRate, q, F } from '../src/theory/dynamics.js';
 import { makeRng } from '../src/util/random.js';
 
@@ -164,5 +165,13 @@ describe('job pool deadline', () => {
       assert.equal(await runJobs('test', [{ label: 'late', args: ['-e', '0'], dir }], 1, quiet), 0);
       assert.equal(fs.existsSync(path.join(dir, 'log.txt')), false);
     } finally { delete process.env.JOBS_DEADLINE; }
+  });
+});
+
+describe('median', () => {
+  it('is the middle value, or the mean of the two middle values, of an unsorted list', () => {
+    assert.equal(median([5, 1, 3]), 3);
+    assert.equal(median([4, 1, 3, 2]), 2.5);
+    assert.equal(median([7]), 7);
   });
 });

@@ -13,8 +13,7 @@ import { defaultRlvrConfig, makeRlvrTrainer } from '../methods/rlvr.js';
 import { defaultRlcerConfig, makeRlcerTrainer } from '../methods/rlcer.js';
 import { VERIFIER_CHECKPOINT } from '../methods/table2.js';
 import { makeRng } from '../util/random.js';
-
-const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+import { median } from '../util/stats.js';
 
 /** Time `reps` calls of f after `warm` untimed ones; the median in ms. */
 function time(warm: number, reps: number, f: (i: number) => void): number {

@@ -17,6 +17,7 @@ import { defaultPpoConfig, makeRoleOptimizers, ppoGradientStep } from '../rl/ppo
 import { defaultRlvrConfig, makeRlvrTrainer } from '../methods/rlvr.js';
 import { makeRng } from '../util/random.js';
 import { V } from '../world/vocab.js';
+import { median } from '../util/stats.js';
 
 const Tp = 16, Tc = 64;
 /** One run of one contender, as its worker prints it (one JSON line). */
@@ -25,10 +26,6 @@ type Figures = {
   engine?: Record<string, string | number>; torch?: string; threads?: number; interop_threads?: number; blas?: string;
 };
 
-const median = (xs: number[]) => {
-  const s = xs.slice().sort((a, b) => a - b), m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const fmtLoad = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
 const ckpt = (size: Size) => `data/checkpoints/coldstart-transformer-${size}.json`;
 
