@@ -32,6 +32,8 @@ describe('EvoLM (hand-computed)', () => {
   it('the generator reads an answer outside the scored group and outside every pair', () => {
     // policy step: 3 prompts x (4 scored + 1 read), prompt g's samples at 5g .. 5g + 4
     assert.deepEqual(sampleLayout(3, 4), { scored: [[0, 1, 2, 3], [5, 6, 7, 8], [10, 11, 12, 13]], read: [4, 9, 14] });
+    // where nothing reads an answer (teacher rubrics, rubrics from the question alone) no extra one is drawn
+    assert.deepEqual(sampleLayout(2, 3, false), { scored: [[0, 1, 2], [3, 4, 5]], read: [] });
     for (const [P, n] of [[3, 4], [16, 8], [2, 1], [5, 1]]) {
       const { scored, read } = sampleLayout(P, n), all = scored.flat();
       assert.equal(new Set([...all, ...read]).size, P * (n + 1), 'every sample has one use');

@@ -133,11 +133,13 @@ export function temporalGapSteps(c: Pick<EvolmConfig, 'steps' | 'temporalGapFrac
 /**
  * Where a step's answers sit in its batch of prompts x (n + 1) samples (prompt g's at g (n + 1) ...): per prompt, n
  * answers the step scores or pairs (the policy's GRPO group; the plain answer of a generator step, n = 1) and one more,
- * `read`, that only the generator reads, so that it never reads an answer it scores or one of a pair.
+ * `read`, that only the generator reads, so that it never reads an answer it scores or one of a pair. Without
+ * `withRead` (nothing reads an answer) the batch is prompts x n and `read` is empty.
  */
-export function sampleLayout(prompts: number, n: number): { scored: number[][]; read: number[] } {
-  const scored = Array.from({ length: prompts }, (_, g) => Array.from({ length: n }, (_, i) => g * (n + 1) + i));
-  return { scored, read: scored.map((_, g) => g * (n + 1) + n) };
+export function sampleLayout(prompts: number, n: number, withRead = true): { scored: number[][]; read: number[] } {
+  const stride = n + (withRead ? 1 : 0);
+  const scored = Array.from({ length: prompts }, (_, g) => Array.from({ length: n }, (_, i) => g * stride + i));
+  return { scored, read: withRead ? scored.map((_, g) => g * stride + n) : [] };
 }
 
 /** A pair member: a plain answer of the step (its index in the batch), the past policy's answer, or the hinted one. */
@@ -197,9 +199,14 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
   const problemsFor = (rng: Rng) => Array.from({ length: c.prompts }, () => drawTrainingProblem(c.world, rng));
   const answer = (who: Policy, prompts: number[][], rng: Rng) => sample(who, prompts, { maxNew: 96, temperature: c.temperature, topP: 1 }, rng).map(decode);
   const reason = (ps: Problem[]) => ps.map((p) => encode(promptTokens(p, 'reason')));
-  /** n answers per problem that the step scores or pairs, and one more that only the generator reads (sampleLayout). */
+  /**
+   * n answers per problem that the step scores or pairs, and one more that only the generator reads (sampleLayout),
+   * drawn only where a rubric is written from an answer (not from the teacher, not from the question alone)
+   */
+  const readsAnswer = c.generatorReads === 'own_cot' && c.rubricSource !== 'teacher';
   const answerAndRead = (ps: Problem[], n: number, rng: Rng) => {
-    const layout = sampleLayout(ps.length, n), prompts = reason(ps.flatMap((p) => Array.from({ length: n + 1 }, () => p)));
+    const per = n + (readsAnswer ? 1 : 0), layout = sampleLayout(ps.length, n, readsAnswer);
+    const prompts = reason(ps.flatMap((p) => Array.from({ length: per }, () => p)));
     const outs = answer(policy, prompts, rng);
     return { layout, prompts, outs, read: layout.read.map((i) => outs[i]) };
   };
@@ -231,7 +238,7 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
         // after reading an answer outside the group
         const { layout, prompts, outs: all, read } = answerAndRead(problems, c.rollouts, rng);
         const idx = layout.scored.flat(), outs = idx.map((i) => all[i]);
-        const ps = idx.map((i) => problems[Math.floor(i / (c.rollouts + 1))]);
+        const ps = layout.scored.flatMap((ids, g) => ids.map(() => problems[g]));
         const rubrics = rubricsFor(problems, read, rng).sets;
         const J = judgeScores(ps.map((_, i) => rubrics[Math.floor(i / c.rollouts)]), ps, outs);
         last = outs.map((o, i) => ({ role: 'reason', group: Math.floor(i / c.rollouts), prompt: prompts[idx[i]],
