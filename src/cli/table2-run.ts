@@ -57,8 +57,12 @@ runMain(async () => {
   if (spec.kind === 'evolm') checkEvolmConfig(evolmCfg);
   const needsRm = spec.kind === 'scalar_rm' || spec.quality === 'scalar_rm';
   checkCheckpoints(ckpt, VERIFIER_CHECKPOINT, ...(needsRm ? [scalarRmCheckpoint(size)] : []));
+  // the files the run's numbers depend on, by content: a record is only comparable with records of the same inputs
+  const fileHash = (f: string) => createHash('sha256').update(fs.readFileSync(f)).digest('hex').slice(0, 12);
+  const inputs = { coldstart: fileHash(ckpt), verifier: fileHash(VERIFIER_CHECKPOINT),
+    ...(needsRm ? { scalar_rm: fileHash(scalarRmCheckpoint(size)) } : {}) };
   const run = await openRun(out, {
-    experiment: 'table2', method, spec, size, seed, profile: a.profile ?? 'quick', profileSpec: profile, checkpoint: ckpt,
+    experiment: 'table2', method, spec, size, seed, profile: a.profile ?? 'quick', profileSpec: profile, checkpoint: ckpt, inputs,
     ...(spec.kind === 'rlcer' ? { rlcer: rlcerCfg, verifier: VERIFIER_CHECKPOINT } : spec.kind === 'evolm' ? { evolm: evolmCfg, verifier: VERIFIER_CHECKPOINT } : { rlvr: rlvrCfg }),
     ...(spec.kind === 'scalar_rm' ? { scalarRm: scalarRmCheckpoint(size) } : {}),
   });
@@ -102,8 +106,7 @@ runMain(async () => {
   const rows = evalReport(policy, profile.evalPerCell, profile.evalSamples, makeRng(1_000_000 + seed));
   run.table('eval', rows);
   // the same held-out pairs for every row and seed (deterministic; cached per profile, size and cold-start checkpoint)
-  const ckHash = createHash('sha256').update(fs.readFileSync(ckpt)).digest('hex').slice(0, 12);
-  const pairsFile = `runs/table2/pairs-${a.profile ?? 'quick'}-${size}-${ckHash}.json`;
+  const pairsFile = `runs/table2/pairs-${a.profile ?? 'quick'}-${size}-${inputs.coldstart}.json`;
   const pairs: PreferencePair[] = fs.existsSync(pairsFile) ? JSON.parse(fs.readFileSync(pairsFile, 'utf8'))
     : preferencePairs(loadPolicy(ckpt), profile.pairsPerCell, 8, makeRng(4_000_000));
   writeFileAtomic(pairsFile, JSON.stringify(pairs));

@@ -9,14 +9,14 @@ import { choiceListArg, intArg, intListArg, parseArgs, runMain } from './args.js
 import { ConfigError, RunFailure } from '../io/validate.js';
 import { SIZE_NAMES } from '../models/policy.js';
 import { runJobs, runLogged } from '../io/jobs.js';
-import { coldStartCheckpoint, EVOLM_ABLATIONS, EVOLM_CONTROLS, TABLE2_ARCHIVE, methodSpec, profileSpec, RLCER_ABLATIONS, scalarRmCheckpoint, TABLE2_ROWS, VERIFIER_CHECKPOINT } from '../methods/table2.js';
+import { coldStartCheckpoint, EVOLM_ABLATIONS, EVOLM_CONTROLS, TABLE2_ARCHIVE, methodSpec, profileSpec, scalarRmCheckpoint, VERIFIER_CHECKPOINT } from '../methods/table2.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids, or evolm-ablations, or evolm-controls', sizes: 'comma-separated sizes', seeds: 'comma-separated seeds (default: the profile\'s)', archive: '"no" to ignore and not write the committed run archive' });
   const name = a.profile ?? 'quick', profile = profileSpec(name), jobs = intArg('jobs', a.jobs ?? '2', 1);
   const methods = a.methods === 'evolm-ablations' ? ['evolm', ...EVOLM_ABLATIONS]
     : a.methods === 'evolm-controls' ? ['evolm', ...EVOLM_CONTROLS]
-    : a.methods ? a.methods.split(',') : [...TABLE2_ROWS, ...(profile.ablations ? RLCER_ABLATIONS : [])];
+    : a.methods ? a.methods.split(',') : profile.methods;
   methods.forEach(methodSpec);
   const sizes = a.sizes ? choiceListArg('sizes', a.sizes, SIZE_NAMES) : profile.sizes;
   const seeds = a.seeds ? intListArg('seeds', a.seeds, 0) : profile.seeds;

@@ -64,8 +64,15 @@ export const METHODS: Record<string, MethodSpec> = {
   evolm_two_model: { kind: 'evolm', evolm: { generatorWeights: 'separate' }, quality: 'generator', label: 'EvoLM, separate generator weights' },
 };
 
-/** Table 2's rows in order. */
-export const TABLE2_ROWS = ['sft', 'rlvr', 'scalar_rm', 'fixed_untrained', 'fixed_teacher', 'rlcer_no_evolve', 'rlcer', 'rlcer_rubric_only', 'evolm_sequential', 'evolm'];
+/** The paper's rows of Table 2, in order (the quick profile runs these). */
+export const TABLE2_CORE_ROWS = ['sft', 'rlvr', 'scalar_rm', 'fixed_untrained', 'fixed_teacher', 'rlcer_no_evolve', 'rlcer',
+  'rlcer_rubric_only', 'evolm_sequential', 'evolm'];
+/**
+ * Table 2's rows in order: the paper's, then the fairness controls (issue 17): the paper's literal RLCER settings
+ * (one Adam over the weighted sum at 10x; validity read literally), EvoLM's judge-only rows and its two-model control.
+ */
+export const TABLE2_ROWS = [...TABLE2_CORE_ROWS, 'rlcer_paper_rate', 'rlcer_literal_validity', 'judge_teacher',
+  'judge_untrained', 'evolm_two_model'];
 /** Ablation runs that feed the RLCER figures (same profile, not table rows). */
 export const RLCER_ABLATIONS = ['rlcer_rubric_only_random', 'rlcer_oracle'];
 /** EvoLM's ablations (`make reproduce-evolm`), compared with the `evolm` row of the same profile. */
@@ -74,6 +81,8 @@ export const EVOLM_ABLATIONS = ['evolm_k_half', 'evolm_k_double', 'evolm_no_form
 export const EVOLM_CONTROLS = ['judge_teacher', 'judge_untrained', 'evolm_two_model'];
 
 export interface Profile {
+  /** the rows (method ids) a profile runs when no --methods is given */
+  methods: string[];
   steps: number;
   seeds: number[];
   sizes: ('S' | 'M')[];
@@ -84,8 +93,6 @@ export interface Profile {
   curveEvery: number;
   /** problems per cell from which held-out preference pairs are drawn */
   pairsPerCell: number;
-  /** also run the ablations */
-  ablations: boolean;
   /** keep each finished run's record (config, metrics, tables; not the weights) under TABLE2_ARCHIVE, committed */
   archived: boolean;
 }
@@ -94,10 +101,13 @@ export interface Profile {
 export const TABLE2_ARCHIVE = 'results/runs/table2';
 
 export const PROFILES: Record<string, Profile> = {
-  quick: { steps: 10, seeds: [0, 1], sizes: ['S'], evalPerCell: 8, evalSamples: 4, curveEvery: 5, pairsPerCell: 8, ablations: false, archived: false },
+  quick: { methods: TABLE2_CORE_ROWS, steps: 10, seeds: [0, 1], sizes: ['S'], evalPerCell: 8, evalSamples: 4, curveEvery: 5,
+    pairsPerCell: 8, archived: false },
   // a pipeline check (tests, a new machine): one step, tiny evaluations
-  smoke: { steps: 1, seeds: [0], sizes: ['S'], evalPerCell: 1, evalSamples: 1, curveEvery: 1, pairsPerCell: 2, ablations: false, archived: false },
-  full: { steps: 60, seeds: [0, 1, 2], sizes: ['S', 'M'], evalPerCell: 24, evalSamples: 8, curveEvery: 20, pairsPerCell: 24, ablations: true, archived: true },
+  smoke: { methods: TABLE2_CORE_ROWS, steps: 1, seeds: [0], sizes: ['S'], evalPerCell: 1, evalSamples: 1, curveEvery: 1,
+    pairsPerCell: 2, archived: false },
+  full: { methods: [...TABLE2_ROWS, ...RLCER_ABLATIONS], steps: 60, seeds: [0, 1, 2], sizes: ['S', 'M'], evalPerCell: 24,
+    evalSamples: 8, curveEvery: 20, pairsPerCell: 24, archived: true },
 };
 
 export function methodSpec(id: string): MethodSpec {

@@ -49,7 +49,7 @@ export function grpoUpdate(policy: Policy, opt: tf.Optimizer, rs: Rollout[], c: 
   const adv = grpoAdvantages(rs, c.norm);
   const old = scoreRollouts(policy, rs, role);
   const refLp = ref && c.klCoef > 0 ? scoreRollouts(ref, rs, role).logp : null;
-  const acc = { pg: [] as number[], kl: [] as number[], clipfrac: [] as number[], gradNorm: [] as number[] };
+  const acc = { pg: [] as number[], kl: [] as number[], clipfrac: [] as number[], approxKl: [] as number[], gradNorm: [] as number[] };
   for (let e = 0; e < c.epochs; e++) {
     for (const mb of minibatches(rs.length, c.minibatches, rng)) {
       // rows sorted by length and cut into padded parts; each part's token means weighted by its share of tokens
@@ -63,12 +63,12 @@ export function grpoUpdate(policy: Policy, opt: tf.Optimizer, rs: Rollout[], c: 
       const total = parts.reduce((a, p) => a + p.tokens, 0);
       let kept: tf.Scalar[] = [];
       const { value, grads } = tf.variableGrads(() => {
-        const sums = [0, 0, 0].map(() => tf.scalar(0) as tf.Tensor);
+        const sums = [0, 0, 0, 0].map(() => tf.scalar(0) as tf.Tensor);
         for (const p of parts) {
           const o = tokenLogProbs(policy, p.sb, 0, false);
           const s = clippedSurrogate(o.logp, p.oldLp, p.A, p.sb.mask, c.clip);
           const kl = p.ref ? tokenMean(klK3(o.logp, p.ref), p.sb.mask) : tf.scalar(0);
-          [s.loss, kl, s.clipfrac].forEach((t, j) => { sums[j] = sums[j].add(t.mul(p.tokens / Math.max(1, total))); });
+          [s.loss, kl, s.clipfrac, s.approxKl].forEach((t, j) => { sums[j] = sums[j].add(t.mul(p.tokens / Math.max(1, total))); });
         }
         kept = sums.map((t) => tf.keep(t.clone()) as tf.Scalar);
         return sums[0].add(sums[1].mul(c.klCoef)) as tf.Scalar;
@@ -78,8 +78,8 @@ export function grpoUpdate(policy: Policy, opt: tf.Optimizer, rs: Rollout[], c: 
         if (!Number.isFinite(loss)) throw new Error(`GRPO loss is ${loss}: stopping before it reaches the weights`);
         acc.gradNorm.push(clipByGlobalNorm(grads, c.maxGradNorm));
         opt.applyGradients(grads as tf.NamedTensorMap);
-        const [pg, kl, cf] = kept.map((t) => t.dataSync()[0]);
-        acc.pg.push(pg); acc.kl.push(kl); acc.clipfrac.push(cf);
+        const [pg, kl, cf, ak] = kept.map((t) => t.dataSync()[0]);
+        acc.pg.push(pg); acc.kl.push(kl); acc.clipfrac.push(cf); acc.approxKl.push(ak);
       } finally {
         tf.dispose([value, ...Object.values(grads), ...kept]);
         for (const p of parts) { tf.dispose([p.oldLp, p.A, ...(p.ref ? [p.ref] : [])]); disposeSequenceBatch(p.sb); }
@@ -87,6 +87,8 @@ export function grpoUpdate(policy: Policy, opt: tf.Optimizer, rs: Rollout[], c: 
     }
   }
   const zeroStd = [...new Set(rs.map((r) => r.group))].filter((g) => new Set(rs.filter((r) => r.group === g).map((r) => r.reward)).size === 1).length;
-  return { pg_loss: mean(acc.pg), kl_ref: mean(acc.kl), clipfrac: mean(acc.clipfrac), grad_norm: mean(acc.gradNorm),
+  // approx_kl: the k1 estimate of KL(old || new) per update, as PPO logs it (the update-size parity check)
+  return { pg_loss: mean(acc.pg), kl_ref: mean(acc.kl), clipfrac: mean(acc.clipfrac), approx_kl: mean(acc.approxKl),
+    grad_norm: mean(acc.gradNorm),
     frac_reward_zero_std: zeroStd / new Set(rs.map((r) => r.group)).size };
 }
