@@ -49,7 +49,7 @@ typecheck:
 	./node_modules/.bin/tsc --noEmit
 
 test: typecheck
-	./node_modules/.bin/mocha
+	./node_modules/.bin/mocha 'test/**/*.test.ts'
 
 theory:
 	$(TSX) src/cli/theory.ts --seeds $(SEEDS) --out runs/theory

@@ -2,8 +2,8 @@
 // (profile,size,method,column,mean,ci_low,ci_high,seeds), the training curves behind the RLCER figures, and the
 // papers' reported numbers in their own table (labelled as reported), and the papers' claims as paired differences
 // with verdicts (table2_claims.csv).
-// For an archived profile (full) the committed run records in TABLE2_ARCHIVE count beside runs/, and a size with no
-// runs at all keeps the rows the tables already hold.
+// For an archived profile (full) the committed run records in TABLE2_ARCHIVE count beside runs/. Every table is written
+// whole from the runs found (a size with no runs has no rows), and runs of one size must share their inputs.
 // Usage: tsx analysis/table2.ts <profile> [runs/table2] [out dir]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -11,6 +11,8 @@ import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { findFinishedRuns, readMetrics } from '../src/io/run.js';
 import { CLAIM_COLUMNS, claimRows, interval, meanCi, scoresBySeed, type Claim, type Scores } from './aggregate.js';
 import { runMain } from '../src/cli/args.js';
+import { ConfigError } from '../src/io/validate.js';
+import { PARITY_COLUMNS, updateParity } from './parity.js';
 import { mean } from '../src/util/stats.js';
 import { REPORTED, TABLE2_ROWS, METHODS, TABLE2_ARCHIVE, profileSpec } from '../src/methods/table2.js';
 
@@ -29,14 +31,34 @@ export function runsWithArchive(root: string, archive: string | null, profile: s
   return [...fresh, ...(archive ? finishedRuns(archive, profile).filter((r) => !have.has(key(r))) : [])];
 }
 
+/** Write a table whole from the runs found now (no row is carried forward without its records). */
+function writeTable(file: string, rows: Row[], columns?: string[]): void {
+  if (rows.length) writeCsv(file, rows, columns);
+  else fs.rmSync(file, { force: true });
+}
+
 /**
- * Write `rows` to a table, keeping the rows it already holds for sizes that have no runs now (a size whose runs are
- * gone, or not rerun, keeps its committed results; a size with runs is replaced whole).
+ * The inputs a run recorded (content hashes of its cold start, verifier, scalar RM), as one string; runs made before
+ * inputs were recorded read "unrecorded". Runs of one size with different inputs are not comparable.
  */
-function writeKeepingSizes(file: string, rows: Row[], sizes: string[], sizeOf: (r: Row) => string, columns?: string[]): void {
-  const kept = fs.existsSync(file) ? readCsv(file).filter((r) => !sizes.includes(sizeOf(r))) : [];
-  if (kept.length) console.log(`${file}: keeping ${kept.length} rows of size ${[...new Set(kept.map(sizeOf))].join(', ')} (no runs of that size now)`);
-  if (rows.length + kept.length) writeCsv(file, [...kept, ...rows], columns);
+export function recordedInputs(dir: string): string {
+  const file = path.join(dir, 'config.json');
+  const inputs = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { inputs?: Record<string, string> }).inputs : undefined;
+  if (!inputs) return 'unrecorded';
+  return ['coldstart', 'verifier'].map((k) => `${k}=${inputs[k] ?? '?'}`).join(' ');
+}
+
+/** Refuse to aggregate runs of one size that read different cold starts or verifiers (one line naming two runs). */
+export function checkSameInputs(runs: { size: string; dir: string }[]): void {
+  const first = new Map<string, { dir: string; inputs: string }>();
+  for (const r of runs) {
+    const inputs = recordedInputs(r.dir), seen = first.get(r.size);
+    if (!seen) { first.set(r.size, { dir: r.dir, inputs }); continue; }
+    if (seen.inputs !== inputs) {
+      throw new ConfigError(`runs of size ${r.size} have different inputs: ${seen.dir} (${seen.inputs}) and ${r.dir} (${inputs}); ` +
+        'rerun or move aside the stale ones');
+    }
+  }
 }
 
 /** Metrics logged per step that the RLCER figures draw. */
@@ -106,8 +128,8 @@ export function aggregateTable2(profile: string, root = 'runs/table2', out = pro
   archive: string | null = profileSpec(profile).archived ? TABLE2_ARCHIVE : null): void {
   const runs = runsWithArchive(root, archive, profile);
   if (runs.length === 0) throw new Error(`no finished Table 2 runs under ${path.join(root, profile)}${archive ? ` or ${path.join(archive, profile)}` : ''}`);
+  checkSameInputs(runs);
   const sizes = [...new Set(runs.map((r) => r.size))];
-  const bySize = (r: Row) => String(r.size), byRunSize = (r: Row) => String(r.run).split('|')[0];
   const finals = runs.flatMap((r) => readCsv(path.join(r.dir, 'final.csv')));
   const order = (m: string) => { const i = TABLE2_ROWS.indexOf(m); return i < 0 ? 100 + Object.keys(METHODS).indexOf(m) : i; };
   const table = meanCi(finals, ['size', 'method', 'column'], ['value']).map((r) => {
@@ -116,11 +138,11 @@ export function aggregateTable2(profile: string, root = 'runs/table2', out = pro
   }).sort((a, b) => String(b.size).localeCompare(String(a.size)) || order(String(a.method)) - order(String(b.method)) || String(a.column).localeCompare(String(b.column)));
   // the table's rows, and the ablations (RLCER's and EvoLM's) in their own table
   const columns = ['profile', 'size', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds'];
-  writeKeepingSizes(path.join(out, 'table2.csv'), table.filter((r) => TABLE2_ROWS.includes(String(r.method))), sizes, bySize, columns);
-  writeKeepingSizes(path.join(out, 'ablations.csv'), table.filter((r) => !TABLE2_ROWS.includes(String(r.method))), sizes, bySize, columns);
+  writeTable(path.join(out, 'table2.csv'), table.filter((r) => TABLE2_ROWS.includes(String(r.method))), columns);
+  writeTable(path.join(out, 'ablations.csv'), table.filter((r) => !TABLE2_ROWS.includes(String(r.method))), columns);
   const scores = runScores(finals, runs);
-  writeKeepingSizes(path.join(out, 'table2_claims.csv'), sizes.flatMap((size) => claimRows(scores, TABLE2_CLAIMS.map((c) => ({ ...c, a: `${size}|${c.a}`, b: `${size}|${c.b}` })), profile)),
-    sizes, byRunSize, CLAIM_COLUMNS);
+  writeTable(path.join(out, 'table2_claims.csv'), sizes.flatMap((size) => claimRows(scores, TABLE2_CLAIMS.map((c) => ({ ...c, a: `${size}|${c.a}`, b: `${size}|${c.b}` })), profile)),
+    CLAIM_COLUMNS);
   writeCsv(path.join(out, 'table2_reported.csv'), REPORTED.map((r) => ({ ...r, rubric_quality: r.rubric_quality ?? '', policy_average: r.policy_average ?? '', note: 'reported by the paper, not measured here' })));
 
   // per-step curves (mean and CI over seeds) and the evaluation curves, for the figures
@@ -133,18 +155,20 @@ export function aggregateTable2(profile: string, root = 'runs/table2', out = pro
     const rows = steps.filter((s) => Number.isFinite(Number(s[k]))).map((s) => ({ size: s.size, method: s.method, step: s.step, value: Number(s[k]) }));
     return meanCi(rows, ['size', 'method', 'step'], ['value']).map((r) => ({ size: r.size, method: r.method, step: r.step, metric: k, mean: r.value_mean, ci95: r.value_ci95, n: r.n }));
   });
-  writeKeepingSizes(path.join(curveDir, 'curves.csv'), curves, sizes, bySize);
+  writeTable(path.join(curveDir, 'curves.csv'), curves);
   const evalCurves = runs.filter((r) => fs.existsSync(path.join(r.dir, 'curve.csv'))).flatMap((r) => readCsv(path.join(r.dir, 'curve.csv')).map((c) => ({ size: r.size, method: r.method, seed: r.seed, ...c })));
-  writeKeepingSizes(path.join(curveDir, 'eval_curves.csv'), meanCi(evalCurves, ['size', 'method', 'step', 'family'], ['accuracy']), sizes, bySize);
+  writeTable(path.join(curveDir, 'eval_curves.csv'), meanCi(evalCurves, ['size', 'method', 'step', 'family'], ['accuracy']));
   // EvoLM's rubric evolution (co-evolving row): per size and global step, means over seeds
   const evo = curves.filter((r) => r.method === 'evolm');
   const evoRows = [...new Set(evo.map((r) => `${r.size}|${r.step}`))].map((k) => {
     const [size, step] = k.split('|'), at = (metric: string) => evo.find((r) => String(r.size) === size && String(r.step) === step && r.metric === metric)?.mean ?? '';
     return { size, step: Number(step), concrete_share: at('concrete_share'), criteria_per_rubric: at('criteria_per_rubric'), mean_length: at('mean_length'), format_rate: at('format_rate') };
   }).sort((a, b) => a.size.localeCompare(b.size) || a.step - b.step);
-  writeKeepingSizes(path.join(out, 'evolm', 'rubric_evolution.csv'), evoRows, sizes, bySize, ['size', 'step', 'concrete_share', 'criteria_per_rubric', 'mean_length', 'format_rate']);
+  writeTable(path.join(out, 'evolm', 'rubric_evolution.csv'), evoRows, ['size', 'step', 'concrete_share', 'criteria_per_rubric', 'mean_length', 'format_rate']);
   const hints = runs.filter((r) => fs.existsSync(path.join(r.dir, 'hints.csv'))).flatMap((r) => readCsv(path.join(r.dir, 'hints.csv')));
-  writeKeepingSizes(path.join(curveDir, 'hints.csv'), meanCi(hints, ['size', 'method', 'family'], ['plain', 'hinted', 'hint_rate']), sizes, bySize);
+  writeTable(path.join(curveDir, 'hints.csv'), meanCi(hints, ['size', 'method', 'family'], ['plain', 'hinted', 'hint_rate']));
+  // each role's update size against RLVR's at the same size and seed (the parity check of the comparison)
+  writeTable(path.join(curveDir, 'update_parity.csv'), updateParity(runs.map((r) => ({ ...r, metrics: readMetrics(r.dir) }))), PARITY_COLUMNS);
   console.log(`Table 2 (${profile}): ${runs.length} runs (sizes ${sizes.join(', ')}) -> ${path.join(out, 'table2.csv')}; curves -> ${curveDir}`);
   printTable(readCsv(path.join(out, 'table2.csv')));
 }

@@ -5,7 +5,8 @@ import * as fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { aggregateTable2, dynamicsMeasures, DYNAMICS_WINDOW } from '../analysis/table2.js';
+import { aggregateTable2, dynamicsMeasures, DYNAMICS_WINDOW, recordedInputs } from '../analysis/table2.js';
+import { PARITY_BAND, PARITY_COLUMNS, PARITY_EARLY, updateParity } from '../analysis/parity.js';
 import { rlcerFigures, table2Figure } from '../analysis/rlcer-figures.js';
 import { readCsv, writeCsv } from '../src/io/table.js';
 import { methodSpec, profileSpec, TABLE2_ARCHIVE, TABLE2_ROWS, METHODS } from '../src/methods/table2.js';
@@ -48,7 +49,7 @@ describe('Table 2 aggregation', () => {
     assert.ok(Math.abs(Number(claim.delta)) < 1e-12);
     assert.equal(claim.verdict, 'inconclusive');
   });
-  it('counts archived runs that runs/ lacks, prefers runs/, and keeps the rows of sizes with no runs', () => {
+  it('counts archived runs that runs/ lacks, prefers runs/, and carries no row forward without its records', () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-t2a-')), runs = path.join(root, 'runs'), archive = path.join(root, 'archive'), out = path.join(root, 'out');
     const finished = (base: string, size: string, method: string, seed: number, v: number) => {
       const dir = path.join(base, 'quick', size, method, `seed-${seed}`);
@@ -57,7 +58,7 @@ describe('Table 2 aggregation', () => {
       fs.writeFileSync(path.join(dir, 'metrics.jsonl'), JSON.stringify({ step: 0, probe_accuracy: v }) + '\n');
       fs.writeFileSync(path.join(dir, 'done.json'), '{}');
     };
-    // size S: the committed tables only (its runs are gone)
+    // size S: the committed tables only (its runs are gone): its rows must not survive the aggregation
     writeCsv(path.join(out, 'table2.csv'), [{ profile: 'quick', size: 'S', method: 'rlvr', column: 'average', mean: 0.42, ci_low: 0.4, ci_high: 0.44, seeds: 3 }]);
     writeCsv(path.join(out, 'rlcer', 'curves.csv'), [{ size: 'S', method: 'rlvr', step: 0, metric: 'probe_accuracy', mean: 0.42, ci95: 0, n: 3 }]);
     // size M: seed 0 archived and rerun (runs/ wins), seed 1 archived only
@@ -66,8 +67,8 @@ describe('Table 2 aggregation', () => {
     finished(archive, 'M', 'rlvr', 1, 0.7);
     aggregateTable2('quick', runs, out, archive);
     const t = readCsv(path.join(out, 'table2.csv'));
-    assert.deepEqual(t.map((r) => `${r.size} ${r.method} ${r.mean} ${r.seeds}`), ['S rlvr 0.42 3', 'M rlvr 0.6 2']);
-    assert.deepEqual([...new Set(readCsv(path.join(out, 'rlcer', 'curves.csv')).map((r) => r.size))], ['S', 'M']);
+    assert.deepEqual(t.map((r) => `${r.size} ${r.method} ${r.mean} ${r.seeds}`), ['M rlvr 0.6 2']);
+    assert.deepEqual([...new Set(readCsv(path.join(out, 'rlcer', 'curves.csv')).map((r) => r.size))], ['M']);
     // without the archive only runs/ counts
     aggregateTable2('quick', runs, out, null);
     assert.equal(readCsv(path.join(out, 'table2.csv')).find((r) => r.size === 'M')!.seeds, 1);
@@ -133,6 +134,68 @@ describe('Table 2 aggregation', () => {
     const errors = fig.data.map((t) => (t.error_y as { array: number[] }).array);
     errors[0].forEach((e, i) => close(e, 0.02, `CI half-width of ${TABLE2_ROWS[i]}`));
     assert.deepEqual(errors[1], TABLE2_ROWS.map(() => 0));
+  });
+  it('refuses to mix runs of one size made from different inputs', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-t2i-')), out = path.join(root, 'out');
+    const finished = (method: string, seed: number, coldstart: string | null) => {
+      const dir = path.join(root, 'quick', 'S', method, `seed-${seed}`);
+      fs.mkdirSync(dir, { recursive: true });
+      writeCsv(path.join(dir, 'final.csv'), [{ method, size: 'S', seed, column: 'average', value: 0.5 }]);
+      fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(coldstart ? { inputs: { coldstart, verifier: 'v1' } } : {}));
+      fs.writeFileSync(path.join(dir, 'done.json'), '{}');
+    };
+    finished('rlvr', 0, 'aaa');
+    finished('rlcer', 0, 'aaa');
+    aggregateTable2('quick', root, out);
+    assert.equal(recordedInputs(path.join(root, 'quick', 'S', 'rlvr', 'seed-0')), 'coldstart=aaa verifier=v1');
+    finished('rlcer', 1, 'bbb');
+    assert.throws(() => aggregateTable2('quick', root, out), (e: Error) => e instanceof ConfigError && /size S have different inputs/.test(e.message));
+    // a record made before inputs were recorded does not match a recorded one either
+    fs.rmSync(path.join(root, 'quick', 'S', 'rlcer', 'seed-1'), { recursive: true });
+    finished('rlcer', 2, null);
+    assert.throws(() => aggregateTable2('quick', root, out), /unrecorded/);
+  });
+  it('reads each role\'s update size against RLVR\'s at the same size and seed (hand-computed parity)', () => {
+    assert.deepEqual(PARITY_BAND, [0.5, 2]);
+    assert.equal(PARITY_EARLY, 10);
+    // RLVR seed 0: approx. KL 1e-3 for 10 updates then 0 for 10 (mean 5e-4); seed 1: 2e-3 throughout.
+    // RLCER seed 0: reasoner 1.2e-3 then 6e-4 (mean 9e-4: ratio 1.8 -> yes; first 10 updates 1.2), rubricator 4e-3.
+    // RLCER seed 1: reasoner 6e-3 (ratio 3 -> no). EvoLM seed 0: policy 3e-4 (ratio 0.6 -> yes), generator 1e-4.
+    const steps = (f: (i: number) => Record<string, unknown>) => Array.from({ length: 20 }, (_, i) => ({ step: i, ...f(i) }));
+    const rows = updateParity([
+      { size: 'S', method: 'rlvr', seed: 0, metrics: steps((i) => ({ 'reason/approx_kl': i < 10 ? 1e-3 : 0, mixed_groups: i < 10 ? 1 : 0.5 })) },
+      { size: 'S', method: 'rlvr', seed: 1, metrics: steps(() => ({ 'reason/approx_kl': 2e-3 })) },
+      { size: 'S', method: 'rlcer', seed: 0, metrics: steps((i) => ({ 'reason/approx_kl': i < 10 ? 1.2e-3 : 6e-4, 'rubric/approx_kl': 4e-3, mixed_groups: 0.5 })) },
+      { size: 'S', method: 'rlcer', seed: 1, metrics: steps(() => ({ 'reason/approx_kl': 6e-3 })) },
+      // EvoLM's generator steps do not log the policy's KL (null there)
+      { size: 'S', method: 'evolm', seed: 0, metrics: steps((i) => (i % 2 ? { 'generator/approx_kl': 1e-4 } : { 'policy/approx_kl': 3e-4, 'generator/approx_kl': null })) },
+      { size: 'M', method: 'rlcer', seed: 0, metrics: steps(() => ({ 'reason/approx_kl': 1e-3 })) },
+    ]);
+    const get = (size: string, method: string, seed: number, role: string) => rows.find((r) => r.size === size && r.method === method && r.seed === seed && r.role === role)!;
+    assert.deepEqual(Object.keys(rows[0]), PARITY_COLUMNS);
+    const r0 = get('S', 'rlcer', 0, 'reasoner');
+    close(Number(r0.approx_kl_per_update), 9e-4, 'rlcer kl');
+    close(Number(r0.rlvr_approx_kl_per_update), 5e-4, 'rlvr kl');
+    close(Number(r0.ratio_to_rlvr), 1.8, 'ratio', 1e-9);
+    close(Number(r0.ratio_to_rlvr_first_updates), 1.2, 'early ratio', 1e-9);
+    assert.equal(r0.within_band, 'yes');
+    assert.equal(r0.mixed_groups, 0.5);
+    assert.equal(r0.updates, 20);
+    assert.equal(get('S', 'rlcer', 1, 'reasoner').within_band, 'no');
+    close(Number(get('S', 'rlcer', 1, 'reasoner').ratio_to_rlvr), 3, 'ratio seed 1', 1e-9);
+    const rub = get('S', 'rlcer', 0, 'rubricator');
+    close(Number(rub.ratio_to_rlvr), 8, 'rubricator ratio', 1e-9);
+    assert.equal(rub.within_band, '');
+    const evo = get('S', 'evolm', 0, 'reasoner');
+    assert.equal(evo.updates, 10);
+    close(Number(evo.ratio_to_rlvr), 0.6, 'evolm ratio', 1e-9);
+    assert.equal(evo.within_band, 'yes');
+    assert.equal(get('S', 'evolm', 0, 'rubricator').updates, 10);
+    close(Number(get('S', 'rlvr', 0, 'reasoner').ratio_to_rlvr), 1, 'rlvr against itself', 1e-12);
+    assert.equal(get('S', 'rlvr', 0, 'reasoner').mixed_groups, 0.75);
+    // no RLVR run at M: no ratio, no verdict
+    assert.equal(get('M', 'rlcer', 0, 'reasoner').ratio_to_rlvr, '');
+    assert.equal(get('M', 'rlcer', 0, 'reasoner').within_band, '');
   });
   it('knows its rows and rejects unknown methods and profiles', () => {
     for (const m of ['sft', 'rlvr', 'scalar_rm', 'fixed_untrained', 'fixed_teacher', 'rlcer_no_evolve', 'rlcer', 'rlcer_rubric_only']) assert.ok(TABLE2_ROWS.includes(m) && METHODS[m]);

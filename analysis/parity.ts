@@ -1,0 +1,54 @@
+// Update parity (issue 17): the size of each role's policy update, read from the runs' metrics, against RLVR's at the
+// same size and seed. The reasoner of a multi-role method should move as far per update as RLVR's policy does on
+// the same kind of batch; a ratio outside PARITY_BAND says the comparison gave the shared role another budget.
+import type { Row } from '../src/io/table.js';
+import { mean } from '../src/util/stats.js';
+
+/** The band the reasoner's approx. KL per update must keep to, as a ratio to RLVR's (same size and seed). */
+export const PARITY_BAND: [number, number] = [0.5, 2];
+/** Updates over which the early ratio is read: all runs start from the same cold start, before rewards diverge. */
+export const PARITY_EARLY = 10;
+
+/** Logged metric (approx. KL per update, k1) -> role. RLCER/RLVR log PPO roles; EvoLM logs its two GRPO phases. */
+export const ROLE_METRICS: Record<string, string> = {
+  'reason/approx_kl': 'reasoner', 'policy/approx_kl': 'reasoner',
+  'rubric/approx_kl': 'rubricator', 'generator/approx_kl': 'rubricator', 'hint/approx_kl': 'hint',
+};
+
+export const PARITY_COLUMNS = ['size', 'method', 'seed', 'role', 'updates', 'approx_kl_per_update', 'rlvr_approx_kl_per_update',
+  'ratio_to_rlvr', 'ratio_to_rlvr_first_updates', 'within_band', 'mixed_groups'];
+
+export interface RunMetrics { size: string; method: string; seed: number; metrics: Record<string, unknown>[] }
+
+/** The finite values of one metric over a run's steps, in step order. */
+function series(metrics: Record<string, unknown>[], key: string): number[] {
+  return [...metrics].sort((a, b) => Number(a.step) - Number(b.step)).map((m) => m[key])
+    .filter((v) => v !== null && v !== undefined && Number.isFinite(Number(v))).map(Number);
+}
+
+/**
+ * One row per (run, role that logged an update): the mean approx. KL per update over the run and over its first
+ * PARITY_EARLY updates, their ratios to RLVR's at the same size and seed, whether the reasoner's whole-run ratio lies
+ * in PARITY_BAND (yes/no; empty for other roles or without an RLVR run), and the run's mean share of mixed-outcome
+ * groups (a uniform group gives RLVR zero advantages, so fewer mixed groups mean smaller RLVR updates).
+ */
+export function updateParity(runs: RunMetrics[]): Row[] {
+  const rlvr = new Map(runs.filter((r) => r.method === 'rlvr').map((r) => [`${r.size}|${r.seed}`, series(r.metrics, 'reason/approx_kl')]));
+  const out: Row[] = [];
+  for (const r of [...runs].sort((a, b) => a.size.localeCompare(b.size) || a.method.localeCompare(b.method) || a.seed - b.seed)) {
+    for (const [key, role] of Object.entries(ROLE_METRICS)) {
+      const kl = series(r.metrics, key);
+      if (kl.length === 0) continue;
+      const ref = rlvr.get(`${r.size}|${r.seed}`);
+      const all = mean(kl), refAll = ref?.length ? mean(ref) : NaN;
+      const early = mean(kl.slice(0, PARITY_EARLY)), refEarly = ref?.length ? mean(ref.slice(0, PARITY_EARLY)) : NaN;
+      const ratio = all / refAll, mixed = series(r.metrics, 'mixed_groups');
+      out.push({ size: r.size, method: r.method, seed: r.seed, role, updates: kl.length, approx_kl_per_update: all,
+        rlvr_approx_kl_per_update: Number.isFinite(refAll) ? refAll : '', ratio_to_rlvr: Number.isFinite(ratio) ? ratio : '',
+        ratio_to_rlvr_first_updates: Number.isFinite(early / refEarly) ? early / refEarly : '',
+        within_band: role !== 'reasoner' || !Number.isFinite(ratio) ? '' : ratio >= PARITY_BAND[0] && ratio <= PARITY_BAND[1] ? 'yes' : 'no',
+        mixed_groups: mixed.length ? mean(mixed) : '' });
+    }
+  }
+  return out;
+}
