@@ -7,7 +7,7 @@ JUPYTER := JUPYTER_PATH="$(CURDIR)/.jupyter/share/jupyter" PYDEVD_DISABLE_FILE_V
 
 PROFILE ?= quick
 
-.PHONY: corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon table2-report
+.PHONY: reproduce-long corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon table2-report
 
 .PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick coldstart-save-partial coldstart-report rlvr world-criteria bench verifier
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
@@ -22,6 +22,7 @@ help:
 	@echo "make coldstart-save-partial  keep unfinished cold starts' resumable state in data/checkpoints/partial/ (commit it; make coldstart resumes from it)"
 	@echo "make rlvr       RLVR from the transformer-S cold start, seeds $(RLVR_SEEDS) in parallel -> results/rlvr/"
 	@echo "make reproduce-table2  Table 2 (PROFILE=quick|full; quick -> results/quick/, full -> results/table2.csv) and RLCER figures"
+	@echo "make reproduce-long  RLVR vs RLCER over 300 steps, 3 seeds (PROFILE long) -> results/rlcer/long.csv, figure rlcer_long"
 	@echo "make table2-report  tables and figures of a Table 2 profile from its finished runs (quick: compared with results/quick)"
 	@echo "make verify-quick  recompute the committed quick tables from the committed run records (results/runs/table2/quick)"
 	@echo "make quick-reference  adopt the last quick Table 2 outputs (runs/results/quick) as the committed results/quick"
@@ -101,6 +102,13 @@ table2-report:
 	$(TSX) analysis/table2.ts $(PROFILE) runs/table2 $(T2_OUT)
 	RESULTS=$(T2_OUT) FIGURES=$(T2_OUT)/figures $(TSX) analysis/make-figures.ts rlcer
 	$(if $(filter full,$(PROFILE)),,$(if $(wildcard results/$(PROFILE)),$(TSX) analysis/compare-results.ts $(T2_OUT) results/$(PROFILE) --ignore $(T2_OTHERS)))
+
+# the long horizon: RLVR, RLCER, RLCER w/o evolving, fixed teacher rubrics, 300 steps x 3 seeds at S (one run per core;
+# finished runs are kept and archived) -> results/rlcer/long.csv and the rlcer_long figure
+reproduce-long:
+	$(TSX) src/cli/table2.ts --profile long
+	$(TSX) analysis/long.ts runs/table2 results
+	$(TSX) analysis/make-figures.ts rlcer
 
 # adopt the last quick Table 2 outputs (runs/results/quick) as the committed reference results/quick, with the
 # records of the runs they come from (results/runs/table2/quick: `make verify-quick` recomputes the tables from them)

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { readCsv, type Row } from '../src/io/table.js';
 import { METHODS, TABLE2_ROWS } from '../src/methods/table2.js';
 import type { Figure } from './figures.js';
+import { longFigure } from './long.js';
 
 const COLORS: Record<string, string> = {
   rlvr: '#7f7f7f', rlcer: '#1f77b4', rlcer_no_evolve: '#9ecae1', rlcer_rubric_only: '#2ca02c', rlcer_rubric_only_random: '#d62728',
@@ -101,5 +102,7 @@ export function rlcerFigures(dir = 'results'): Figure[] {
     const table = readCsv(t);
     for (const size of sizesOf(table)) figs.push(table2Figure(table, size));
   }
+  const long = path.join(dir, 'rlcer', 'long.csv');
+  if (fs.existsSync(long)) figs.push(longFigure(readCsv(long)));
   return figs.filter((g) => g.data.length > 0);
 }

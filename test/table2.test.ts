@@ -9,7 +9,8 @@ import { aggregateTable2, dynamicsMeasures, DYNAMICS_WINDOW, recordedInputs } fr
 import { PARITY_BAND, PARITY_COLUMNS, PARITY_EARLY, updateParity } from '../analysis/parity.js';
 import { rlcerFigures, table2Figure } from '../analysis/rlcer-figures.js';
 import { readCsv, writeCsv } from '../src/io/table.js';
-import { methodSpec, profileSpec, TABLE2_ARCHIVE, TABLE2_ROWS, METHODS } from '../src/methods/table2.js';
+import { LONG_ROWS, methodSpec, profileSpec, TABLE2_ARCHIVE, TABLE2_ROWS, METHODS } from '../src/methods/table2.js';
+import { LONG_COLUMNS, longFigure, longTable } from '../analysis/long.js';
 import { ConfigError } from '../src/io/validate.js';
 
 const close = (a: number, b: number, what: string, tol = 1e-12) => assert.ok(Math.abs(a - b) <= tol, `${what}: ${a} != ${b}`);
@@ -232,4 +233,42 @@ describe('Table 2 runs end to end (smoke profile)', function () {
       }
     });
   }
+});
+
+describe('Long-horizon table and figure (hand-computed)', () => {
+  it('averages the families per seed and step, then takes mean and t interval over seeds', () => {
+    // rlvr seed 0: step 0 add 0.2 sub 0.4 (average 0.3), step 20 add 0.6 sub 0.8 (0.7); seed 1: step 0 0.4/0.6 (0.5),
+    // step 20 0.6/1.0 (0.8). rlcer seed 0 only: step 0 add 0.5 sub 0.5.
+    const rows = (xs: [number, string, number][]) => xs.map(([step, family, accuracy]) => ({ step, family, accuracy }));
+    const t = longTable([
+      { method: 'rlvr', seed: 0, rows: rows([[0, 'add', 0.2], [0, 'sub', 0.4], [20, 'add', 0.6], [20, 'sub', 0.8]]) },
+      { method: 'rlvr', seed: 1, rows: rows([[0, 'add', 0.4], [0, 'sub', 0.6], [20, 'add', 0.6], [20, 'sub', 1.0]]) },
+      { method: 'rlcer', seed: 0, rows: rows([[0, 'add', 0.5], [0, 'sub', 0.5]]) },
+    ]);
+    assert.deepEqual(Object.keys(t[0]), LONG_COLUMNS);
+    const at = (m: string, step: number, c: string) => t.find((r) => r.method === m && Number(r.step) === step && r.column === c)!;
+    close(Number(at('rlvr', 0, 'average').mean), 0.4, 'rlvr average at 0', 1e-12);
+    close(Number(at('rlvr', 20, 'average').mean), 0.75, 'rlvr average at 20', 1e-12);
+    // averages 0.7 and 0.8: sd 0.0707107, half-width 12.706 * 0.0707107 / sqrt(2) = 0.6353
+    close(Number(at('rlvr', 20, 'average').ci_high), 0.75 + 0.6353, 'ci_high', 1e-4);
+    close(Number(at('rlvr', 20, 'sub').mean), 0.9, 'sub at 20', 1e-12);
+    assert.equal(Number(at('rlvr', 20, 'average').seeds), 2);
+    assert.equal(at('rlcer', 0, 'average').ci_low, '');
+    const fig = longFigure(t);
+    assert.equal(fig.name, 'rlcer_long');
+    // rlcer (one seed) has no band; rlvr has one band trace before its line
+    assert.deepEqual(fig.data.map((d) => d.name), ['RLCER', 'rlvr 95% CI', 'RLVR (outcome only)']);
+    const band = fig.data[1] as { x: number[]; y: number[] };
+    assert.deepEqual(band.x, [0, 20, 20, 0]);
+    close(band.y[1], Number(at('rlvr', 20, 'average').ci_high), 'band top at 20', 1e-12);
+    close(band.y[2], Number(at('rlvr', 20, 'average').ci_low), 'band bottom at 20', 1e-12);
+    assert.deepEqual((fig.data[2] as { y: number[] }).y.map((v) => Math.round(v * 1e9) / 1e9), [0.4, 0.75]);
+  });
+  it('runs the four long rows for 300 steps, 3 seeds, size S', () => {
+    const p = profileSpec('long');
+    assert.deepEqual(p.methods, LONG_ROWS);
+    assert.deepEqual(LONG_ROWS, ['rlvr', 'rlcer', 'rlcer_no_evolve', 'fixed_teacher']);
+    assert.ok(p.steps >= 300 && p.seeds.length === 3 && p.curveEvery === 20 && p.archived);
+    assert.deepEqual(p.sizes, ['S']);
+  });
 });

@@ -97,6 +97,9 @@ export interface Profile {
   archived: boolean;
 }
 
+/** The long profile's rows: RLVR against RLCER with and without evolving, and fixed teacher rubrics. */
+export const LONG_ROWS = ['rlvr', 'rlcer', 'rlcer_no_evolve', 'fixed_teacher'];
+
 /** Where archived profiles keep their finished runs' records: <archive>/<profile>/<size>/<method>/seed-<n>. */
 export const TABLE2_ARCHIVE = 'results/runs/table2';
 
@@ -106,6 +109,10 @@ export const PROFILES: Record<string, Profile> = {
   // a pipeline check (tests, a new machine): one step, tiny evaluations
   smoke: { methods: TABLE2_CORE_ROWS, steps: 1, seeds: [0], sizes: ['S'], evalPerCell: 1, evalSamples: 1, curveEvery: 1,
     pairsPerCell: 2, archived: false },
+  // the long horizon (issue 17): does RLCER catch up with RLVR, as its paper's curve suggests? Held-out evaluation
+  // every 20 steps (the curve), the full final evaluation at the end
+  long: { methods: LONG_ROWS, steps: 300, seeds: [0, 1, 2], sizes: ['S'], evalPerCell: 24, evalSamples: 8, curveEvery: 20,
+    pairsPerCell: 24, archived: true },
   full: { methods: [...TABLE2_ROWS, ...RLCER_ABLATIONS], steps: 60, seeds: [0, 1, 2], sizes: ['S', 'M'], evalPerCell: 24,
     evalSamples: 8, curveEvery: 20, pairsPerCell: 24, archived: true },
 };

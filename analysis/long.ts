@@ -1,0 +1,67 @@
+// The long-horizon RLCER comparison (issue 17): held-out accuracy every 20 steps over 300+ steps, per method, as mean
+// and 95% interval over seeds (results/rlcer/long.csv), and its figure with bands. Reads each run's curve.csv (the
+// small held-out evaluation of table2-run: 8 problems per cell, 2 samples, the same problems for every run).
+// Usage: tsx analysis/long.ts [runs/table2] [results]
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { readCsv, writeCsv, type Row } from '../src/io/table.js';
+import { runMain } from '../src/cli/args.js';
+import { interval, meanCi } from './aggregate.js';
+import { METHODS, TABLE2_ARCHIVE } from '../src/methods/table2.js';
+import { mean } from '../src/util/stats.js';
+import { checkSameInputs, runsWithArchive } from './table2.js';
+import type { Figure } from './figures.js';
+
+export const LONG_COLUMNS = ['method', 'step', 'column', 'mean', 'ci_low', 'ci_high', 'seeds'];
+
+/**
+ * Per (method, step, column) mean and 95% interval over seeds, where column is each family's accuracy and
+ * `average`, the per-seed mean over the families evaluated at that step.
+ */
+export function longTable(curves: { method: string; seed: number; rows: Row[] }[]): Row[] {
+  const perSeed = curves.flatMap((c) => {
+    const steps = [...new Set(c.rows.map((r) => Number(r.step)))].sort((a, b) => a - b);
+    return steps.flatMap((step) => {
+      const at = c.rows.filter((r) => Number(r.step) === step);
+      return [...at.map((r) => ({ method: c.method, seed: c.seed, step, column: String(r.family), value: Number(r.accuracy) })),
+        { method: c.method, seed: c.seed, step, column: 'average', value: mean(at.map((r) => Number(r.accuracy))) }];
+    });
+  });
+  return meanCi(perSeed, ['method', 'step', 'column'], ['value']).map((r) => ({ method: r.method, step: r.step, column: r.column,
+    mean: r.value_mean, ...interval(Number(r.value_mean), r.value_ci95), seeds: r.n }))
+    .sort((a, b) => String(a.method).localeCompare(String(b.method)) || Number(a.step) - Number(b.step) || String(a.column).localeCompare(String(b.column)));
+}
+
+const COLORS: Record<string, string> = { rlvr: '#7f7f7f', rlcer: '#1f77b4', rlcer_no_evolve: '#9ecae1', fixed_teacher: '#ff7f0e' };
+
+/** Average held-out accuracy against RL steps, one line per method with its 95% band (no smoothing). */
+export function longFigure(table: Row[]): Figure {
+  const methods = [...new Set(table.map((r) => String(r.method)))];
+  const data = methods.flatMap((m) => {
+    const rs = table.filter((r) => r.method === m && r.column === 'average').sort((a, b) => Number(a.step) - Number(b.step));
+    const x = rs.map((r) => Number(r.step)), color = COLORS[m] ?? '#333333';
+    const hasBand = rs.every((r) => r.ci_low !== '');
+    const band = hasBand ? [{ type: 'scatter', mode: 'lines', x: [...x, ...[...x].reverse()], showlegend: false, hoverinfo: 'skip',
+      y: [...rs.map((r) => Number(r.ci_high)), ...[...rs].reverse().map((r) => Number(r.ci_low))], fill: 'toself',
+      fillcolor: `${color}33`, line: { width: 0 }, name: `${m} 95% CI` }] : [];
+    return [...band, { type: 'scatter', mode: 'lines+markers', name: METHODS[m]?.label ?? m, x, y: rs.map((r) => Number(r.mean)), line: { color } }];
+  });
+  return { name: 'rlcer_long', data, layout: { title: { text: 'Held-out accuracy over a long horizon (size S): mean and 95% band over seeds, unsmoothed' },
+    xaxis: { title: { text: 'RL step' } }, yaxis: { title: { text: 'accuracy, average of 4 families' }, range: [0, 1] } } };
+}
+
+/** Runs of the long profile (runs/ and the committed archive) -> results/rlcer/long.csv. */
+export function aggregateLong(root = 'runs/table2', out = 'results'): Row[] {
+  const runs = runsWithArchive(root, TABLE2_ARCHIVE, 'long');
+  if (runs.length === 0) throw new Error(`no finished long-profile runs under ${path.join(root, 'long')} or ${path.join(TABLE2_ARCHIVE, 'long')}`);
+  checkSameInputs(runs);
+  const table = longTable(runs.filter((r) => fs.existsSync(path.join(r.dir, 'curve.csv')))
+    .map((r) => ({ method: r.method, seed: r.seed, rows: readCsv(path.join(r.dir, 'curve.csv')) })));
+  writeCsv(path.join(out, 'rlcer', 'long.csv'), table, LONG_COLUMNS);
+  console.log(`long profile: ${runs.length} runs -> ${path.join(out, 'rlcer', 'long.csv')}`);
+  return table;
+}
+
+if (process.argv[1]?.endsWith('long.ts') && process.argv[1].includes('analysis')) {
+  runMain(async () => { aggregateLong(process.argv[2], process.argv[3]); });
+}
