@@ -4,9 +4,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { readCsv, toCsv, writeCsv } from '../src/io/table.js';
-import { claimJob, runJobs } from '../src/io/jobs.js';
-import { loadJsonConfig, openRun, readMetrics } from '../src/io/run.js';
-import { requireOddK, requireProbability } from '../src/io/validate.js';
+import { archiveRun, claimJob, runJobs } from '../src/io/jobs.js';
+import { findFinishedRuns, loadJsonConfig, openRun, readMetrics } from '../src/io/run.js';
+import { sha256Hex, SUMS_FILE, verifySums } from '../src/io/checksums.js';
+import { initBackend } from '../src/models/backend.js';
+import { createPolicy } from '../src/models/index.js';
+import { readCheckpoint, saveCheckpoint, type ModelConfig } from '../src/models/policy.js';
+import { VOCAB } from '../src/world/vocab.js';
+import { ConfigError, requireOddK, requireProbability } from '../src/io/validate.js';
 import { meanCi, tQuantile95 } from '../analysis/aggregate.js';
 import { checkTheoryConfig, defaultTheoryConfig } from '../src/theory/experiments.js';
 import { mergeConfig } from '../src/io/config.js';
@@ -138,7 +143,7 @@ describe('job pool archive', function () {
     const write = `const fs=require('fs'),p=require('path'),d=${JSON.stringify(dir)};for(const f of ['final.csv','checkpoint.json','done.json'])fs.writeFileSync(p.join(d,f),f);`;
     const job = { label: 'r', args: ['-e', write], dir, archive };
     assert.equal(await runJobs('test', [job], 1, quiet), 0);
-    assert.deepEqual(fs.readdirSync(archive).sort(), ['done.json', 'final.csv']);
+    assert.deepEqual(fs.readdirSync(archive).sort(), ['SHA256SUMS', 'done.json', 'final.csv']);
     // runs/ lost (a new machine): the archived run is not run again
     fs.rmSync(path.join(root, 'runs'), { recursive: true });
     assert.equal(await runJobs('test', [job], 1, quiet), 0);
@@ -148,7 +153,7 @@ describe('job pool archive', function () {
     fs.mkdirSync(dir2, { recursive: true });
     for (const f of ['final.csv', 'done.json', 'log.txt']) fs.writeFileSync(path.join(dir2, f), f);
     assert.equal(await runJobs('test', [{ label: 'old', args: ['-e', 'process.exit(3)'], dir: dir2, archive: archive2 }], 1, quiet), 0);
-    assert.deepEqual(fs.readdirSync(archive2).sort(), ['done.json', 'final.csv']);
+    assert.deepEqual(fs.readdirSync(archive2).sort(), ['SHA256SUMS', 'done.json', 'final.csv']);
   });
   it('does not archive a failed run', async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-arch-')), dir = path.join(root, 'r'), archive = path.join(root, 'a');
@@ -173,5 +178,53 @@ describe('median', () => {
     assert.equal(median([5, 1, 3]), 3);
     assert.equal(median([4, 1, 3, 2]), 2.5);
     assert.equal(median([7]), 7);
+  });
+});
+
+describe('checksums of archived records and checkpoints', () => {
+  it('an archived record carries SHA256SUMS; a damaged or truncated file is named in one line, never read', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-sums-')), run = path.join(root, 'run'), arch = path.join(root, 'arch', 'r');
+    fs.mkdirSync(run, { recursive: true });
+    writeCsv(path.join(run, 'final.csv'), [{ column: 'average', value: 0.5 }]);
+    fs.writeFileSync(path.join(run, 'metrics.jsonl'), '{"step":0}\n');
+    fs.writeFileSync(path.join(run, 'checkpoint.json'), '{}');
+    fs.writeFileSync(path.join(run, 'done.json'), '{"seconds":1}');
+    archiveRun(run, arch);
+    const sums = fs.readFileSync(path.join(arch, SUMS_FILE), 'utf8');
+    // sha256sum's format over every archived file, done.json included, sorted by name; no weights
+    assert.deepEqual(sums.trim().split('\n').map((l) => l.slice(66)), ['done.json', 'final.csv', 'metrics.jsonl']);
+    assert.equal(sums.split('\n')[0].slice(0, 64), sha256Hex('{"seconds":1}'));
+    assert.deepEqual(findFinishedRuns(path.join(root, 'arch')), [arch]);
+    // re-archiving an archive rewrites its sums (they are not copied as data)
+    archiveRun(arch, path.join(root, 'arch2', 'r'));
+    assert.equal(fs.readFileSync(path.join(root, 'arch2', 'r', SUMS_FILE), 'utf8'), sums);
+    fs.writeFileSync(path.join(arch, 'final.csv'), 'column,value\naverage,0.9\n');
+    assert.throws(() => findFinishedRuns(path.join(root, 'arch')), (e: Error) => e instanceof ConfigError && /final\.csv does not match its checksum/.test(e.message));
+    fs.rmSync(path.join(arch, 'final.csv'));
+    assert.throws(() => verifySums(arch), /final\.csv is missing/);
+    fs.writeFileSync(path.join(arch, SUMS_FILE), 'not a sum line\n');
+    assert.throws(() => verifySums(arch), /malformed line/);
+    // a record without sums (made before them) is read as it is
+    fs.rmSync(path.join(arch, SUMS_FILE));
+    verifySums(arch);
+  });
+  it('a checkpoint whose bytes changed but still parse fails its checksum; one without a checksum loads', async () => {
+    await initBackend();
+    const config: ModelConfig = { arch: 'transformer', size: 'S', vocab: VOCAB.length, context: 16, dModel: 8, layers: 1,
+      heads: 2, roles: 1, seed: 3, positions: 'alibi' };
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wb-ck-')), 'ck.json');
+    saveCheckpoint(createPolicy(config), file, { step: 2 });
+    const ck = JSON.parse(fs.readFileSync(file, 'utf8'));
+    assert.equal(ck.checksum, sha256Hex(JSON.stringify({ config: ck.config, meta: ck.meta, weights: ck.weights })));
+    assert.equal(readCheckpoint(file).meta.step, 2);
+    // one base64 character of one weight changed: same length, still valid JSON and base64
+    const name = Object.keys(ck.weights)[0], d: string = ck.weights[name].data;
+    const flipped = structuredClone(ck);
+    flipped.weights[name].data = (d[0] === 'A' ? 'B' : 'A') + d.slice(1);
+    fs.writeFileSync(file, JSON.stringify(flipped));
+    assert.throws(() => readCheckpoint(file), (e: Error) => e instanceof ConfigError && /does not match its checksum/.test(e.message));
+    delete flipped.checksum;
+    fs.writeFileSync(file, JSON.stringify(flipped));
+    assert.equal(readCheckpoint(file).weights[name].data[0], d[0] === 'A' ? 'B' : 'A');
   });
 });

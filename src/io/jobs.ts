@@ -7,6 +7,7 @@
 // copied there, and counts as done when the archive holds done.json: a committed archive outlives runs/.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { SUMS_FILE, writeSums } from './checksums.js';
 import { spawn } from 'node:child_process';
 import { ConfigError } from './validate.js';
 
@@ -22,8 +23,12 @@ export function archiveRun(dir: string, archive: string): void {
   fs.rmSync(archive, { recursive: true, force: true });
   fs.mkdirSync(archive, { recursive: true });
   const files = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && !NOT_ARCHIVED.has(e.name)).map((e) => e.name);
-  // done.json goes last, so an archive interrupted mid-copy does not count as finished
-  for (const f of [...files.filter((f) => f !== 'done.json'), ...files.filter((f) => f === 'done.json')]) fs.copyFileSync(path.join(dir, f), path.join(archive, f));
+  // done.json goes last, so an archive interrupted mid-copy does not count as finished; SHA256SUMS (covering every
+  // file, done.json too) just before it, so a record damaged later is named when it is read (findFinishedRuns)
+  const data = files.filter((f) => f !== 'done.json' && f !== SUMS_FILE);
+  for (const f of data) fs.copyFileSync(path.join(dir, f), path.join(archive, f));
+  writeSums(archive, data, files.includes('done.json') ? { 'done.json': fs.readFileSync(path.join(dir, 'done.json')) } : {});
+  if (files.includes('done.json')) fs.copyFileSync(path.join(dir, 'done.json'), path.join(archive, 'done.json'));
 }
 
 const isDone = (j: Job) => fs.existsSync(path.join(j.dir, 'done.json')) || (j.archive !== undefined && fs.existsSync(path.join(j.archive, 'done.json')));

@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileAtomic, writeCsv, type Row } from './table.js';
 import { engineInfo, initBackend } from '../models/backend.js';
 import { ConfigError } from './validate.js';
+import { verifySums } from './checksums.js';
 import { markStarted, noteRunFile, trackUnstarted } from './unstarted.js';
 
 /** git commit of the working tree, with "-dirty" when it has uncommitted changes. */
@@ -66,7 +67,7 @@ export function findFinishedRuns(root: string): string[] {
   if (!fs.existsSync(root)) return [];
   const out: string[] = [];
   const walk = (d: string) => {
-    if (fs.existsSync(path.join(d, 'done.json'))) { out.push(d); return; }
+    if (fs.existsSync(path.join(d, 'done.json'))) { verifySums(d); out.push(d); return; }
     for (const e of fs.readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) walk(path.join(d, e.name));
   };
   walk(root);

@@ -5,6 +5,7 @@ import { writeFileAtomic } from '../io/table.js';
 import type { Rng } from '../util/random.js';
 import { EOS, PAD, V } from '../world/vocab.js';
 import { ConfigError } from '../io/validate.js';
+import { sha256Hex } from '../io/checksums.js';
 
 export const ARCHITECTURES = ['transformer', 'gru'] as const;
 export type Architecture = (typeof ARCHITECTURES)[number];
@@ -180,10 +181,16 @@ export function decodeTensor(w: { shape: number[]; data: string }): tf.Tensor {
 export function saveCheckpoint(policy: Policy, file: string, meta: Record<string, unknown> = {}): void {
   const weights: Record<string, { shape: number[]; data: string }> = {};
   for (const [name, v] of Object.entries(policy.weights)) weights[name] = encodeTensor(v, `weight ${name}`);
-  writeFileAtomic(file, JSON.stringify({ config: policy.config, meta, weights }));
+  const body = { config: policy.config, meta, weights };
+  // the checksum covers the serialised body, so a damaged file that still parses is detected (readCheckpoint)
+  writeFileAtomic(file, JSON.stringify({ ...body, checksum: sha256Hex(JSON.stringify(body)) }));
 }
 
-export interface Checkpoint { config: ModelConfig; meta: Record<string, unknown>; weights: Record<string, { shape: number[]; data: string }> }
+export interface Checkpoint {
+  config: ModelConfig; meta: Record<string, unknown>; weights: Record<string, { shape: number[]; data: string }>;
+  /** sha256 of JSON.stringify({ config, meta, weights }); absent in checkpoints written before checksums */
+  checksum?: string;
+}
 
 /** Read a checkpoint file; a missing, truncated or malformed file is a ConfigError naming it (one line, exit 2). */
 export function readCheckpoint(file: string): Checkpoint {
@@ -199,6 +206,9 @@ export function readCheckpoint(file: string): Checkpoint {
   }
   if (ck.meta !== undefined && (typeof ck.meta !== 'object' || ck.meta === null)) {
     throw new ConfigError(`checkpoint ${file} has a "meta" that is not an object`);
+  }
+  if (ck.checksum !== undefined && ck.checksum !== sha256Hex(JSON.stringify({ config: ck.config, meta: ck.meta, weights: ck.weights }))) {
+    throw new ConfigError(`checkpoint ${file} does not match its checksum (corrupted)`);
   }
   const c = ck.config as unknown as Record<string, unknown>;
   const sizes = ['vocab', 'context', 'dModel', 'layers', 'heads', 'roles'];
