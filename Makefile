@@ -7,7 +7,7 @@ JUPYTER := JUPYTER_PATH="$(CURDIR)/.jupyter/share/jupyter" PYDEVD_DISABLE_FILE_V
 
 PROFILE ?= quick
 
-.PHONY: reproduce-long corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon table2-report
+.PHONY: verify-results reproduce-long corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon table2-report
 
 .PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick coldstart-save-partial coldstart-report rlvr world-criteria bench verifier
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
@@ -25,6 +25,7 @@ help:
 	@echo "make reproduce-long  RLVR vs RLCER over 300 steps, 3 seeds (PROFILE long) -> results/rlcer/long.csv, figure rlcer_long"
 	@echo "make table2-report  tables and figures of a Table 2 profile from its finished runs (quick: compared with results/quick)"
 	@echo "make verify-quick  recompute the committed quick tables from the committed run records (results/runs/table2/quick)"
+	@echo "make verify-results  recompute every committed table that has run records (Table 2 quick and full, rate calibration)"
 	@echo "make quick-reference  adopt the last quick Table 2 outputs (runs/results/quick) as the committed results/quick"
 	@echo "make reproduce-corl  CO-RL Table 1 analogue, error overlap, theory vs experiment (PROFILE=quick|full)"
 	@echo "make reproduce-evolm  EvoLM ablations (K, no format reward, each pair source alone) -> ablations.csv"
@@ -121,6 +122,16 @@ verify-quick:
 	rm -rf runs/verify/quick
 	$(TSX) analysis/table2.ts quick results/runs/table2 runs/verify/quick
 	$(TSX) analysis/compare-results.ts runs/verify/quick results/quick --ignore $(T2_OTHERS),figures/
+
+# recompute every committed table that has committed run records, byte for byte: the quick and full Table 2 (from
+# results/runs/table2) and the rubricator rate calibration (from results/runs/rate-calibration). CI runs it.
+T2_TABLES := table2.csv,ablations.csv,table2_claims.csv,table2_reported.csv,rlcer/curves.csv,rlcer/eval_curves.csv,rlcer/hints.csv,rlcer/update_parity.csv,evolm/rubric_evolution.csv
+verify-results: verify-quick
+	rm -rf runs/verify/full runs/verify/rate-calibration
+	$(TSX) analysis/table2.ts full runs/none runs/verify/full > /dev/null
+	$(TSX) analysis/compare-results.ts runs/verify/full results --only $(T2_TABLES)
+	$(TSX) src/cli/rate-calibration.ts --report yes --out runs/verify/rate-calibration > /dev/null
+	$(TSX) analysis/compare-results.ts runs/verify/rate-calibration results/rlcer --only rate_calibration.csv,rate_choice.json
 
 # CO-RL's Table 1 analogue (needs make corl-agents first); same profiles and resumption as Table 2
 reproduce-corl:

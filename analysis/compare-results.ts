@@ -1,5 +1,6 @@
 // Compare a freshly produced results folder with the committed reference, byte for byte.
 //   tsx analysis/compare-results.ts <produced> <reference> [--ignore prefix1,prefix2]   (paths other targets write)
+//   tsx analysis/compare-results.ts <produced> <reference> --only file1,file2   (just these files, every one strict)
 // Tables (CSV) must be identical: one line per table that differs (with its first differing row), exit 1. Other files
 // (figures) are listed when they differ but do not fail the comparison (fonts and browser versions change them).
 import * as fs from 'node:fs';
@@ -23,13 +24,13 @@ function files(dir: string): string[] {
 export interface Comparison { same: string[]; differ: { file: string; detail: string }[]; missing: string[]; extra: string[] }
 
 /** Compare every file of `reference` with the same path under `produced`. */
-export function compareResults(produced: string, reference: string, ignore: string[] = []): Comparison {
+export function compareResults(produced: string, reference: string, ignore: string[] = [], only?: string[]): Comparison {
   for (const d of [produced, reference]) if (!fs.existsSync(d)) throw new ConfigError(`results folder ${d} does not exist`);
-  const kept = (f: string) => !ignore.some((i) => f.startsWith(i));
-  const have = new Set(files(produced).filter(kept)), want = files(reference).filter(kept);
+  const kept = (f: string) => !ignore.some((i) => f.startsWith(i)) && (!only || only.includes(f));
+  const have = new Set(files(produced).filter(kept)), want = only ?? files(reference).filter(kept);
   const c: Comparison = { same: [], differ: [], missing: [], extra: [...have].filter((f) => !want.includes(f)) };
   for (const f of want) {
-    if (!have.has(f)) { c.missing.push(f); continue; }
+    if (!have.has(f) || !fs.existsSync(path.join(reference, f))) { c.missing.push(f); continue; }
     const a = fs.readFileSync(path.join(produced, f)), b = fs.readFileSync(path.join(reference, f));
     if (a.equals(b)) { c.same.push(f); continue; }
     let detail = 'bytes differ';
@@ -46,20 +47,22 @@ export function compareResults(produced: string, reference: string, ignore: stri
 if (process.argv[1]?.endsWith('compare-results.ts')) {
   runMain(async () => {
     const [produced, reference, flag, list] = process.argv.slice(2);
-    if (!produced || !reference || (flag !== undefined && flag !== '--ignore')) {
-      throw new ConfigError('usage: tsx analysis/compare-results.ts <produced> <reference> [--ignore prefix1,prefix2]');
+    if (!produced || !reference || (flag !== undefined && flag !== '--ignore' && flag !== '--only')) {
+      throw new ConfigError('usage: tsx analysis/compare-results.ts <produced> <reference> [--ignore prefix1,prefix2 | --only f1,f2]');
     }
-    const c = compareResults(produced, reference, flag ? (list ?? '').split(',').filter(Boolean) : []);
-    const tables = (xs: string[]) => xs.filter((f) => f.endsWith('.csv'));
-    const badTables = c.differ.filter((d) => d.file.endsWith('.csv'));
-    for (const d of c.differ) console.log(`${d.file.endsWith('.csv') ? 'DIFFERS' : 'differs (figure)'}: ${d.file}: ${d.detail}`);
-    for (const f of c.missing) console.log(`${f.endsWith('.csv') ? 'MISSING' : 'missing (figure)'}: ${f} (in ${reference}, not produced)`);
+    const names = (list ?? '').split(',').filter(Boolean);
+    const c = compareResults(produced, reference, flag === '--ignore' ? names : [], flag === '--only' ? names : undefined);
+    // with --only every listed file is a table: it must exist on both sides and be identical
+    const tables = (xs: string[]) => xs.filter((f) => f.endsWith('.csv') || flag === '--only');
+    const badTables = c.differ.filter((d) => tables([d.file]).length);
+    for (const d of c.differ) console.log(`${tables([d.file]).length ? 'DIFFERS' : 'differs (figure)'}: ${d.file}: ${d.detail}`);
+    for (const f of c.missing) console.log(`${tables([f]).length ? 'MISSING' : 'missing (figure)'}: ${f} (in ${reference}, not produced)`);
     const ok = badTables.length === 0 && tables(c.missing).length === 0;
     console.log(`${ok ? 'matches' : 'does NOT match'} the committed reference ${reference}: ${tables(c.same).length} tables ` +
       `identical, ${badTables.length} differ, ${tables(c.missing).length} missing; figures: ${c.same.length - tables(c.same).length} ` +
       `identical, ${c.differ.length - badTables.length} differ`);
     if (!ok) {
-      console.log(`(if the change is intended: make quick-reference copies ${produced} over ${reference})`);
+      if (flag !== '--only') console.log(`(if the change is intended: make quick-reference copies ${produced} over ${reference})`);
       process.exit(1);
     }
   });

@@ -56,14 +56,16 @@ async function runOne(id: string): Promise<void> {
 }
 
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { run: 'rlvr or a multiplier of the reasoner\'s rate', report: 'yes: write the table' });
+  const a = parseArgs(process.argv.slice(2), { run: 'rlvr or a multiplier of the reasoner\'s rate', report: 'yes: write the table',
+    out: `where the report goes (default ${CALIBRATION.out})` });
   if (a.run) return runOne(a.run);
   if (!a.report) throw new ConfigError('give --run <rlvr|multiplier> or --report yes');
   const runs = findFinishedRuns(CALIBRATION.root).map((dir) => ({ id: path.basename(dir), metrics: readMetrics(dir) }));
   const { rows, chosen } = calibrationTable(runs);
-  fs.mkdirSync(CALIBRATION.out, { recursive: true });
-  writeCsv(path.join(CALIBRATION.out, 'rate_calibration.csv'), rows);
-  writeFileAtomic(path.join(CALIBRATION.out, 'rate_choice.json'), JSON.stringify({ rule: 'results/rlcer/rate_calibration_rule.md', ...chosen }, null, 2) + '\n');
+  const out = a.out ?? CALIBRATION.out;
+  fs.mkdirSync(out, { recursive: true });
+  writeCsv(path.join(out, 'rate_calibration.csv'), rows);
+  writeFileAtomic(path.join(out, 'rate_choice.json'), JSON.stringify({ rule: 'results/rlcer/rate_calibration_rule.md', ...chosen }, null, 2) + '\n');
   for (const r of rows) console.log(`x${r.multiplier}: kl ratio ${r.kl_ratio.toFixed(2)}, format ${r.format_first.toFixed(3)} -> ${r.format_last.toFixed(3)}: ${r.passes}`);
   console.log(`chosen: rubricator rate ${chosen.rubric_lr} (${chosen.multiplier}x the reasoner's)${chosen.anyPassed ? '' : ' (no candidate passed: the smallest)'}`);
 });
