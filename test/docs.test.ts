@@ -1,9 +1,44 @@
-// The report table renderer (analysis/docs.ts) on hand-made CSVs.
+// The reports: every generated table of README.md and docs/*.md is what analysis/docs.ts renders from the committed
+// CSVs now (`make docs` after a CSV changes), the renderer on hand-made CSVs, and relative links.
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { claimText, fmt, parseSpec, passes, renderDocument } from '../analysis/docs.js';
+import { claimText, documents, fmt, parseSpec, passes, renderDocument } from '../analysis/docs.js';
+
+// the reports this workbench writes (other docs/*.md are checked for freshness only)
+const REPORTS = ['README.md', ...['world', 'engine', 'rlcer', 'evolm', 'corl', 'rubicon', 'theory', 'testing']
+  .map((d) => `docs/${d}.md`)];
+
+describe('generated report tables', () => {
+  it('every block of README.md and docs/*.md is current (make docs rewrites a stale one)', () => {
+    const stale = documents('.').filter((f) => {
+      const text = fs.readFileSync(f, 'utf8');
+      return renderDocument(text, '.') !== text;
+    });
+    assert.deepEqual(stale, [], `stale generated tables in ${stale.join(', ')}: run make docs`);
+  });
+
+  it('the reports exist and each holds at least one generated table (the test above checks something)', () => {
+    for (const f of REPORTS.filter((r) => r.startsWith('docs/') && r !== 'docs/testing.md' && r !== 'docs/engine.md')) {
+      assert.match(fs.readFileSync(f, 'utf8'), /<!-- table: [^]*?-->\n\|/, f);
+    }
+  });
+
+  it('every relative link of the reports points to a file that exists', () => {
+    const broken: string[] = [];
+    for (const f of REPORTS) {
+      const text = fs.readFileSync(f, 'utf8');
+      const inline = [...text.matchAll(/\]\(([^)\s]+)\)/g)], defined = [...text.matchAll(/^\[[^\]]+\]: (\S+)$/gm)];
+      const targets = [...inline, ...defined].map((m) => m[1]);
+      for (const t of targets.filter((x) => !/^[a-z]+:/.test(x))) {
+        const file = t.split('#')[0];
+        if (file && !fs.existsSync(path.join(path.dirname(f), file))) broken.push(`${f}: ${t}`);
+      }
+    }
+    assert.deepEqual(broken, []);
+  });
+});
 
 describe('the report table renderer', () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-docs-'));
