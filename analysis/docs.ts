@@ -20,7 +20,8 @@
 // A list option (show, order, ci, columns) may repeat; its values are joined. Common options: digits (3), sign
 // (yes|no: + on positive numbers), sci (yes|no: numbers below 10^-digits in exponent notation), sig (yes|no: digits
 // counts significant figures), order (row keys first, in that order),
-// label:KEY="text" (a row, column or header label; KEY as it appears in the CSV, multi-field keys joined by |).
+// label:KEY="text" (a row, column or header label; KEY as it appears in the CSV, multi-field keys joined by |),
+// prefix:FILE="text" (before the label of each pivot row that comes from FILE, one of the marker's CSVs).
 // Usage: tsx analysis/docs.ts [--check] [files...]   (default README.md and docs/*.md; --check rewrites nothing,
 // names each stale file and exits 1)
 import * as fs from 'node:fs';
@@ -43,7 +44,7 @@ export const LABELS: Record<string, string> = {
 };
 
 export interface Spec { files: string[]; view: string; filters: [string, string[]][]; opts: Record<string, string>;
-  labels: Record<string, string> }
+  labels: Record<string, string>; prefixes: Record<string, string> }
 
 const OPTIONS = new Set(['view', 'rows', 'cols', 'show', 'value', 'ci', 'digits', 'sign', 'sci', 'sig', 'order',
   'columns', 'by', 'seeds']);
@@ -57,11 +58,12 @@ export function parseSpec(text: string): Spec {
   if (tokens.length === 0 || tokens[0][2] !== undefined || tokens[0][3] !== undefined) {
     throw new ConfigError(`table marker "${text}" must start with the CSV path(s)`);
   }
-  const spec: Spec = { files: tokens[0][1].split('+'), view: 'pivot', filters: [], opts: {}, labels: {} };
+  const spec: Spec = { files: tokens[0][1].split('+'), view: 'pivot', filters: [], opts: {}, labels: {}, prefixes: {} };
   for (const t of tokens.slice(1)) {
     const [key, value] = [t[1], t[2] ?? t[3]];
     if (value === undefined) throw new ConfigError(`table marker "${text}": "${key}" has no =value`);
     if (key.startsWith('label:')) spec.labels[key.slice(6)] = value;
+    else if (key.startsWith('prefix:')) spec.prefixes[key.slice(7)] = value;
     else if (key === 'view') spec.view = value;
     else if (OPTIONS.has(key)) {
       spec.opts[key] = LISTS.has(key) && key in spec.opts ? `${spec.opts[key]},${value}` : value;
@@ -99,9 +101,11 @@ function markdown(header: string[], body: string[][]): string {
 }
 
 type Reader = (file: string) => Row[];
+type ClaimRow = Row & { file: string };
 
-function rowsOf(spec: Spec, read: Reader): Row[] {
-  const rows = spec.files.flatMap((f) => read(f));
+/** The rows of a marker's CSVs that pass its filters, each with the file it came from. */
+function rowsOf(spec: Spec, read: Reader): ClaimRow[] {
+  const rows = spec.files.flatMap((f) => read(f).map((r): ClaimRow => ({ ...r, file: f })));
   for (const [col] of spec.filters) {
     if (rows.length && !(col in rows[0])) {
       throw new ConfigError(`${spec.files.join('+')}: no column "${col}" to filter`);
@@ -120,7 +124,7 @@ function ordered(keys: string[], order: string | undefined): string[] {
   return [...first, ...seen.filter((k) => !first.includes(k))];
 }
 
-function pivot(spec: Spec, rows: Row[]): string {
+function pivot(spec: Spec, rows: ClaimRow[]): string {
   const o = spec.opts, digits = Number(o.digits ?? 3), sign = o.sign === 'yes', sci = o.sci === 'yes';
   const rowFields = (o.rows ?? 'method').split(','), colFields = (o.cols ?? 'column').split(',');
   const value = o.value ?? (rows.length && 'mean' in rows[0] ? 'mean' : 'delta');
@@ -128,18 +132,19 @@ function pivot(spec: Spec, rows: Row[]): string {
   const cols = o.show ? o.show.split(',') : [...new Set(rows.map((r) => key(r, colFields)))];
   const ciCols = o.ci === undefined || o.ci === 'all' ? cols : o.ci === 'none' ? [] : o.ci.split(',');
   const withSeeds = o.seeds !== 'no' && rows.length > 0 && 'seeds' in rows[0];
-  const byRow = new Map<string, Map<string, Row>>();
+  const byRow = new Map<string, Map<string, Row>>(), fileOf = new Map<string, string>();
   for (const r of rows) {
     const k = key(r, rowFields), c = key(r, colFields);
     if (!cols.includes(c)) continue;
-    if (!byRow.has(k)) byRow.set(k, new Map());
+    if (!byRow.has(k)) { byRow.set(k, new Map()); fileOf.set(k, r.file); }
     byRow.get(k)!.set(c, r);
   }
   const known = Object.keys(LABELS), appearance = [...byRow.keys()];
   const defaultOrder = o.order ?? known.filter((k) => byRow.has(k)).join(',');
   const body = ordered(appearance, defaultOrder).map((k) => {
     const cells = byRow.get(k)!, seeds = Math.max(...[...cells.values()].map((r) => Number(r.seeds) || 0));
-    return [labelOf(spec, k, rowFields.length), ...(withSeeds ? [String(seeds)] : []), ...cols.map((c) => {
+    const label = (spec.prefixes[fileOf.get(k)!] ?? '') + labelOf(spec, k, rowFields.length);
+    return [label, ...(withSeeds ? [String(seeds)] : []), ...cols.map((c) => {
       const r = cells.get(c);
       if (!r) return '';
       const lo = r.ci_low, hi = r.ci_high, v = fmt(r[value], digits, sign, sci);
@@ -152,10 +157,10 @@ function pivot(spec: Spec, rows: Row[]): string {
     ...cols.map((c) => labelOf(spec, c, colFields.length))], body);
 }
 
-function plainRows(spec: Spec, rows: Row[]): string {
+function plainRows(spec: Spec, rows: ClaimRow[]): string {
   const digits = Number(spec.opts.digits ?? 3), sign = spec.opts.sign === 'yes', sci = spec.opts.sci === 'yes';
   const sig = spec.opts.sig === 'yes';
-  const cols = spec.opts.columns ? spec.opts.columns.split(',') : rows.length ? Object.keys(rows[0]) : [];
+  const cols = spec.opts.columns ? spec.opts.columns.split(',') : Object.keys(rows[0]).filter((c) => c !== 'file');
   // a column of whole numbers (counts, seeds) is written as whole numbers
   const whole = new Set(cols.filter((c) => rows.every((r) => typeof r[c] !== 'number' || Number.isInteger(r[c]))));
   return markdown(cols.map((c) => spec.labels[c] ?? c), rows.map((r) => cols.map((c) =>
@@ -183,8 +188,6 @@ export function claimText(r: Row): string {
   const s = settingOf(r.run).replace(/[.+?^${}()|[\]\\]/g, '\\$&');
   return String(r.claim).replace(new RegExp(`\\b${s}(, |; |(?=\\)))`), '').replace(/ \(\)/, '');
 }
-
-type ClaimRow = Row & { file: string };
 
 /** Claim rows with the file they came from and their paper (a `paper` filter selects on it). */
 function claimRows(spec: Spec, read: Reader): ClaimRow[] {

@@ -100,7 +100,18 @@ describe('the report table renderer', () => {
     has(out, '| RLVR (outcome only) | 3 | 0.827 [0.800, 0.850] |\n<!-- /table -->');
   });
 
+  it('prefixes the rows that come from a marked file', () => {
+    write('more.csv', 'profile,size,method,column,mean,ci_low,ci_high,seeds\n' +
+      'full,S,rlcer_oracle,average,0.25,0.1,0.4,3\n');
+    const out = render('t.csv+more.csv profile=full size=S method=rlvr,rlcer_oracle show=average ' +
+      'prefix:more.csv="(ablation) "');
+    has(out, '| RLVR (outcome only) | 3 | 0.633 [0.605, 0.662] |\n| (ablation) RLCER, oracle verifier | 3 | ' +
+      '0.250 [0.100, 0.400] |\n<!-- /table -->');
+  });
+
   it('renders one Markdown row per CSV row in the rows view, and the same text twice (idempotent)', () => {
+    has(render('t.csv view=rows profile=quick'),
+      '| profile | size | method | column | mean | ci_low | ci_high | seeds |\n|---|---|---|---|---|---|---|---|\n');
     const once = render('t.csv view=rows profile=quick columns=method,mean,seeds digits=2');
     has(once, '| method | mean | seeds |\n|---|---|---|\n| sft | 0.90 | 2 |\n<!-- /table -->');
     assert.equal(renderDocument(once, root), once);
