@@ -9,7 +9,7 @@ PROFILE ?= quick
 
 .PHONY: verify-results reproduce-long corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon table2-report
 
-.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick coldstart-save-partial coldstart-report rlvr world-criteria bench verifier
+.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks docs clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick coldstart-save-partial coldstart-report rlvr world-criteria bench verifier
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
 RLVR_SEEDS ?= 0 1
 
@@ -40,6 +40,7 @@ help:
 	@echo "make bench-steps  wall time of one SFT, RLVR and RLCER step on every backend present"
 	@echo "make figures    regenerate every figure from the committed tables in results/"
 	@echo "make notebooks  execute notebooks/*.ipynb headless into results/notebooks/"
+	@echo "make docs       the tables of README.md and docs/*.md, rendered from the committed CSVs (analysis/docs.ts)"
 	@echo "make typecheck  tsc --noEmit over src/, analysis/ and test/"
 	@echo "make test       typecheck, then the test suite (ends with 'N passed, N failed')"
 	@echo "make clean-runs delete runs/ (raw run directories; results/ is kept)"
@@ -60,6 +61,11 @@ theory:
 
 figures:
 	$(TSX) analysis/make-figures.ts
+
+# the generated tables of README.md and docs/*.md (between <!-- table: ... --> and <!-- /table -->); test/docs.test.ts
+# fails while one is stale
+docs:
+	$(TSX) analysis/docs.ts
 
 notebooks:
 	$(JUPYTER) nbconvert --to notebook --execute --output-dir results/notebooks notebooks/*.ipynb
