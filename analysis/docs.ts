@@ -293,11 +293,14 @@ const BLOCK = /<!-- table: ([\s\S]*?) -->\n[\s\S]*?<!-- \/table -->/g;
 export function renderDocument(text: string, root: string): string {
   const cache = new Map<string, Row[]>();
   const read: Reader = (f) => {
-    if (!cache.has(f)) cache.set(f, readCsv(path.join(root, f)));
+    // a CSV not written yet (no runs of its rows) reads as no rows beside the others of its table
+    if (!cache.has(f)) cache.set(f, fs.existsSync(path.join(root, f)) ? readCsv(path.join(root, f)) : []);
     return cache.get(f)!;
   };
-  return text.replace(BLOCK, (_, marker: string) =>
-    `<!-- table: ${marker} -->\n${renderTable(parseSpec(marker), read)}<!-- /table -->`);
+  // a table none of whose CSVs is committed yet (no runs of its rows) renders as a line saying so
+  const table = (spec: Spec) => (spec.files.some((f) => fs.existsSync(path.join(root, f))) ? renderTable(spec, read)
+    : `_Not measured yet: no committed runs write ${spec.files.map((f) => `\`${f}\``).join(', ')}._\n`);
+  return text.replace(BLOCK, (_, marker: string) => `<!-- table: ${marker} -->\n${table(parseSpec(marker))}<!-- /table -->`);
 }
 
 /** README.md and every docs/*.md under `root`. */
