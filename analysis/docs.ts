@@ -206,8 +206,11 @@ function grouped(rows: ClaimRow[]): { paper: string; text: string; rows: ClaimRo
   return [...groups.values()];
 }
 
-const verdictCell = (r: Row, digits: number) =>
-  `${r.verdict}, ${fmt(r.delta, digits, true)} [${fmt(r.ci_low, digits, true)}, ${fmt(r.ci_high, digits, true)}]`;
+/** A claim with no paired seed (its rows have no committed runs) reads "not run yet", not as a verdict. */
+const unmeasured = (r: Row) => Number(r.seeds) === 0;
+const verdictOf = (r: Row) => (unmeasured(r) ? 'not run yet' : String(r.verdict));
+const verdictCell = (r: Row, digits: number) => (unmeasured(r) ? 'not run yet'
+  : `${r.verdict}, ${fmt(r.delta, digits, true)} [${fmt(r.ci_low, digits, true)}, ${fmt(r.ci_high, digits, true)}]`);
 
 function claims(spec: Spec, read: Reader): string {
   const digits = Number(spec.opts.digits ?? 3), rows = claimRows(spec, read);
@@ -220,8 +223,8 @@ function claims(spec: Spec, read: Reader): string {
       })]));
   }
   return markdown(['claim', 'ours: delta [95% CI]', 'seeds', 'verdict'], rows.map((r) => [String(r.claim),
-    `${fmt(r.delta, digits, true)} [${fmt(r.ci_low, digits, true)}, ${fmt(r.ci_high, digits, true)}]`, String(r.seeds),
-    String(r.verdict)]));
+    unmeasured(r) ? '' : `${fmt(r.delta, digits, true)} [${fmt(r.ci_low, digits, true)}, ${fmt(r.ci_high, digits, true)}]`,
+    String(r.seeds), verdictOf(r)]));
 }
 
 const signed1 = (x: number) => fmt(Math.round(x * 10) / 10, 1, true).replace(/\.0$/, '');
@@ -263,11 +266,11 @@ function summary(spec: Spec, read: Reader): string {
   const body = groups.map((g) => {
     // a setting is a size (Table 2) or an agent (CO-RL); Rubicon's run prefix is its aggregator, named in the claim
     const tag = (r: Row, s: string) => (g.paper === 'Rubicon' ? s : `${settingOf(r.run)} ${s}`);
-    const papers = g.rows.map((r) => paperNumber(r, read)), verdicts = uniq(g.rows.map((r) => String(r.verdict)));
+    const papers = g.rows.map((r) => paperNumber(r, read)), verdicts = uniq(g.rows.map(verdictOf));
     return [DOCS[g.paper] ? `[${g.paper}][]` : g.paper, g.text,
       papers.some(Boolean) ? (uniq(papers).length === 1 ? papers[0] : papers.map((x) => x || '-').join(' · ')) : '',
-      g.rows.map((r) => tag(r, fmt(r.delta, digits, true))).join(' · '),
-      verdicts.length === 1 ? verdicts[0] : g.rows.map((r) => tag(r, String(r.verdict))).join(' · ')];
+      g.rows.map((r) => tag(r, unmeasured(r) ? 'not run' : fmt(r.delta, digits, true))).join(' · '),
+      verdicts.length === 1 ? verdicts[0] : g.rows.map((r) => tag(r, verdictOf(r))).join(' · ')];
   });
   // the papers' links as reference definitions after the table (a short cell in every row)
   const linked = uniq(groups.map((g) => g.paper)).filter((p) => DOCS[p]);

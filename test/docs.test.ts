@@ -131,6 +131,17 @@ describe('the report table renderer', () => {
     has(out, '\n[RLCER]: docs/rlcer.md\n[EvoLM]: docs/evolm.md\n<!-- /table -->');
   });
 
+  it('a claim whose rows have no committed runs (no paired seed) reads "not run yet", and a missing CSV says so', () => {
+    write('none/table2_claims.csv', ['profile,claim,run,against,measure,expected_sign,delta,ci_low,ci_high,seeds,verdict',
+      'full,EvoLM beats fixed teacher rubrics (average accuracy),S|evolm,S|fixed_teacher,average,+,,,,0,inconclusive',
+      'full,RLCER beats RLVR (average accuracy),S|rlcer,S|rlvr,average,+,-0.01,-0.07,0.05,3,inconclusive'].join('\n') + '\n');
+    const out = render('none/table2_claims.csv view=summary');
+    has(out, '| [EvoLM][] | EvoLM beats fixed teacher rubrics (average accuracy) |  | S not run | not run yet |\n');
+    has(out, '| S -0.010 | inconclusive |\n');
+    has(render('none/table2_claims.csv view=claims by=setting'), '| EvoLM beats fixed teacher rubrics (average accuracy) | not run yet |');
+    has(render('none/nothing.csv view=rows'), '_Not measured yet: no committed runs write `none/nothing.csv`._\n<!-- /table -->');
+  });
+
   it('a marker may span lines; its text is kept as written', () => {
     const marker = 't.csv profile=full\n  size=M show=average';
     has(render(marker), '<!-- table: t.csv profile=full\n  size=M show=average -->\n' +
