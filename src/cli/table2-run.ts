@@ -1,15 +1,21 @@
 // One Table 2 run: a method trained from the cold start (or not, for the SFT row), with a progress display, one
 // metrics line per step (every reward component, a probe accuracy), accuracy curves, sampled rubric sets in
 // English (rubrics.jsonl), and at the end a tidy final.csv: accuracy per family, the average, rubric quality.
+// Every `--checkpoint-every` steps (and at the end of training) the run directory's checkpoint.json holds what an exact
+// resume needs: the weights, the trainer's state (Adam moments, EvoLM's snapshots), the curve so far. A run started
+// again on a directory with such a checkpoint and the same configuration resumes from it (a SIGKILL loses at most the
+// steps since the last checkpoint) and ends with the same numbers, bit for bit on one backend, as an uninterrupted run.
 // Usage: tsx src/cli/table2-run.ts --method rlcer --size S --seed 0 --profile quick [--steps N] [--out DIR] [--config F]
+//   [--checkpoint-every N]
 import * as fs from 'node:fs';
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { choiceArg, intArg, parseArgs, runMain } from './args.js';
-import { openRun, loadJsonConfig } from '../io/run.js';
+import { openRun, loadJsonConfig, readMetrics } from '../io/run.js';
+import { ConfigError } from '../io/validate.js';
 import { mergeConfig } from '../io/config.js';
 import { loadPolicy } from '../models/index.js';
-import { checkCheckpoints, sample, saveCheckpoint, SIZE_NAMES, type Policy } from '../models/policy.js';
+import { checkCheckpoints, loadWeights, readCheckpoint, sample, saveCheckpoint, SIZE_NAMES, type Policy } from '../models/policy.js';
 import { learnedJudge, loadVerifier } from '../models/verifier.js';
 import { makeRng } from '../util/random.js';
 import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
@@ -40,6 +46,7 @@ runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
     method: 'method id (src/methods/table2.ts)', size: 'S or M', seed: 'seed', profile: 'quick or full', steps: 'override the profile\'s steps',
     out: 'run directory', config: 'JSON overriding the method\'s RL config',
+    'checkpoint-every': 'steps between resumable checkpoints (default 10)',
   });
   const method = a.method ?? 'rlcer', spec = methodSpec(method), profile = profileSpec(a.profile ?? 'quick');
   const size = choiceArg('size', a.size ?? 'S', SIZE_NAMES), seed = intArg('seed', a.seed ?? '0', 0);
@@ -61,11 +68,29 @@ runMain(async () => {
   const fileHash = (f: string) => createHash('sha256').update(fs.readFileSync(f)).digest('hex').slice(0, 12);
   const inputs = { coldstart: fileHash(ckpt), verifier: fileHash(VERIFIER_CHECKPOINT),
     ...(needsRm ? { scalar_rm: fileHash(scalarRmCheckpoint(size)) } : {}) };
-  const run = await openRun(out, {
+  const every = intArg('checkpoint-every', a['checkpoint-every'] ?? '10', 1);
+  const identity = {
     experiment: 'table2', method, spec, size, seed, profile: a.profile ?? 'quick', profileSpec: profile, checkpoint: ckpt, inputs,
     ...(spec.kind === 'rlcer' ? { rlcer: rlcerCfg, verifier: VERIFIER_CHECKPOINT } : spec.kind === 'evolm' ? { evolm: evolmCfg, verifier: VERIFIER_CHECKPOINT } : { rlvr: rlvrCfg }),
     ...(spec.kind === 'scalar_rm' ? { scalarRm: scalarRmCheckpoint(size) } : {}),
-  });
+  };
+  // an interrupted run of the same configuration resumes from its checkpoint; what resuming reads is read (and
+  // checked) before openRun starts a fresh metrics.jsonl, so a bad file loses nothing
+  const ckFile = path.join(out, 'checkpoint.json'), rubricLog = path.join(out, 'rubrics.jsonl');
+  const saved = steps > 0 && fs.existsSync(ckFile) ? readCheckpoint(ckFile) : null;
+  const resume = saved?.meta.resume as { step: number; policySteps: number; curve: Record<string, string | number>[]; trainer: Record<string, unknown> } | undefined;
+  if (saved && !resume) throw new ConfigError(`${ckFile} holds no resumable state: pass another --out, or remove it`);
+  if (resume) {
+    const was = loadJsonConfig(path.join(out, 'config.json')) as Record<string, unknown>;
+    const differs = Object.keys(identity).find((k) => JSON.stringify(was[k]) !== JSON.stringify((identity as Record<string, unknown>)[k]));
+    if (differs) throw new ConfigError(`${out} was started with another ${differs} (${JSON.stringify(was[differs])}): pass another --out, or remove the run directory`);
+  }
+  const start = resume?.step ?? 0;
+  const prior = resume ? readMetrics(out).filter((m) => Number(m.step) < start) : [];
+  const priorRubrics = resume && fs.existsSync(rubricLog) ? fs.readFileSync(rubricLog, 'utf8').split('\n')
+    .filter((l) => { try { return l !== '' && Number(JSON.parse(l).step) < start; } catch { return false; } }) : [];
+  const run = await openRun(out, { ...identity, ...(resume ? { resumedFrom: start } : {}) });
+  for (const m of prior) run.log(m); // first, so that a failure from here on keeps them
   const policy = loadPolicy(ckpt);
   const verifier = loadVerifier(VERIFIER_CHECKPOINT);
   // EvoLM's second policy from the same checkpoint: the two-model row's generator, or the judge-only row's frozen writer
@@ -73,34 +98,45 @@ runMain(async () => {
   const rm = spec.kind === 'scalar_rm' || spec.quality === 'scalar_rm' ? loadVerifier(scalarRmCheckpoint(size)) : null;
   const rmReward: RewardFn = (rs) => rmScores(rm!, rs.map((r) => ({ p: r.problem, completion: decode(r.completion) }))).map((s) => ({ reward: 2 * s - 1, components: { scalar_rm: 2 * s - 1 } }));
   // every row's trainer as one interface: EvoLM's global steps interleave policy and generator steps
-  const oneRole = (t: Trainer & { lastRubrics?: () => unknown[] }) => ({ totalSteps: steps, step: (_: number, rng: Rng) => t.step(rng), lastRubrics: t.lastRubrics, phaseOf: () => 'policy' });
-  const trainer: { totalSteps: number; step: (step: number, rng: Rng) => Record<string, number>; lastRubrics?: () => unknown[]; phaseOf: (step: number) => string } =
+  const oneRole = (t: Trainer & { lastRubrics?: () => unknown[] }) => ({ totalSteps: steps, step: (_: number, rng: Rng) => t.step(rng),
+    lastRubrics: t.lastRubrics, phaseOf: () => 'policy', state: t.state, restore: t.restore });
+  const trainer: { totalSteps: number; step: (step: number, rng: Rng) => Record<string, number>; lastRubrics?: () => unknown[];
+    phaseOf: (step: number) => string } & Pick<Trainer, 'state' | 'restore'> =
     spec.kind === 'evolm' ? makeEvolmTrainer(policy, evolmCfg, verifier, generator)
       : oneRole(spec.kind === 'rlcer' ? makeRlcerTrainer(policy, rlcerCfg, { verifier, frozenRubricator: rlcerCfg.rubricSource === 'fixed_untrained' ? loadPolicy(ckpt) : undefined })
         : makeRlvrTrainer(policy, rlvrCfg, spec.kind === 'scalar_rm' ? rmReward : undefined));
 
-  const curve: Record<string, string | number>[] = [];
+  const curve: Record<string, string | number>[] = resume ? resume.curve : [];
+  if (resume && saved) {
+    loadWeights(policy, saved, ckFile);
+    await trainer.restore!(resume.trainer);
+    console.log(`[${method} ${size} seed ${seed}] resuming ${out} at step ${start}`);
+  }
   const evaluateCurve = (step: number) => {
     const fam = familyAccuracy(evalReport(policy, 8, 2, makeRng(2_000_000 + seed)));
     for (const [family, accuracy] of Object.entries(fam)) curve.push({ step, family, accuracy });
     run.table('curve', curve);
   };
   const t0 = Date.now();
-  if (steps > 0) evaluateCurve(0);
-  const rubricLog = path.join(out, 'rubrics.jsonl');
+  if (steps > 0 && !resume) evaluateCurve(0);
+  if (resume) run.table('curve', curve);
   fs.rmSync(rubricLog, { force: true });
-  let policySteps = 0;
-  for (let step = 0; step < trainer.totalSteps; step++) {
+  for (const l of priorRubrics) fs.appendFileSync(rubricLog, l + '\n');
+  let policySteps = resume?.policySteps ?? 0;
+  // the resumable state after `done` steps (written atomically: a kill during the write keeps the previous one)
+  const checkpoint = async (done: number) => saveCheckpoint(policy, ckFile,
+    { step: done, resume: { step: done, policySteps, curve, trainer: await trainer.state!() } });
+  for (let step = start; step < trainer.totalSteps; step++) {
     const isPolicy = trainer.phaseOf(step) === 'policy';
     const m = trainer.step(step, makeRng(seed * 1_000_003 + step));
     if (isPolicy) policySteps++;
     run.log({ step, policy_step: policySteps, ...m, probe_accuracy: probeAccuracy(policy, 3_000_000 + step) });
     for (const r of trainer.lastRubrics?.() ?? []) fs.appendFileSync(rubricLog, JSON.stringify({ step, ...(r as object) }) + '\n');
-    const rate = (step + 1) / ((Date.now() - t0) / 1000), f = (k: string) => (m[k] ?? NaN).toFixed(3);
+    const rate = (step + 1 - start) / ((Date.now() - t0) / 1000), f = (k: string) => (m[k] ?? NaN).toFixed(3);
     console.log(`[${method} ${size} seed ${seed}] step ${step + 1}/${trainer.totalSteps} (${isPolicy ? 'policy' : 'generator'})  acc ${f('accuracy')}  cot ${f('reward/cot')}  judge ${f('judge_score')}  valid ${f('criteria_valid')}/${f('criteria_proposed')}  fmt ${f('format_rate')}  eta ${((trainer.totalSteps - step - 1) / rate / 60).toFixed(1)} min`);
     if (isPolicy && policySteps % profile.curveEvery === 0) evaluateCurve(policySteps);
+    if ((step + 1) % every === 0 || step + 1 === trainer.totalSteps) await checkpoint(step + 1);
   }
-  if (steps > 0) saveCheckpoint(policy, path.join(out, 'checkpoint.json'), { step: steps });
 
   // final evaluation: accuracy per family (avg@n on the fixed sets) and rubric quality on held-out pairs
   const rows = evalReport(policy, profile.evalPerCell, profile.evalSamples, makeRng(1_000_000 + seed));

@@ -11,7 +11,16 @@ export function writeFileAtomic(file: string, text: string | Uint8Array): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
   fs.writeFileSync(tmp, text);
+  injectFault(file);
   fs.renameSync(tmp, file);
+}
+
+// Fault injection for the resume tests: WORKBENCH_KILL_BEFORE_RENAME=<file name>:<n> makes the process SIGKILL itself
+// when its n-th atomic write of a file of that name has reached the temporary file but not been renamed.
+const killAt = /^(.+):(\d+)$/.exec(process.env.WORKBENCH_KILL_BEFORE_RENAME ?? '');
+let faultWrites = 0;
+function injectFault(file: string): void {
+  if (killAt && path.basename(file) === killAt[1] && ++faultWrites === Number(killAt[2])) process.kill(process.pid, 'SIGKILL');
 }
 
 function formatCell(v: Cell): string {

@@ -19,6 +19,7 @@ import type { Criterion } from '../rubrics/criteria.js';
 import type { Parsed } from '../rubrics/rubric.js';
 import { normalisedScore } from '../rubrics/rewards.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../rl/grpo.js';
+import { optimizersState, restoreOptimizers, type OptimizerState } from '../rl/optim.js';
 import { mean, type Rollout } from '../rl/rollout.js';
 import { ConfigError, requireInteger, requireNonNegative, requirePositive, requireProbability } from '../io/validate.js';
 import { hintTokens } from './rubricator.js';
@@ -226,7 +227,33 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
       mean_length: items.length ? mean(items.map((i) => [i.criterion.name, ...i.criterion.args].join(' ').length)) : NaN };
   };
 
+  const opts = { policy: policyOpt, generator: generatorOpt };
+  const f32 = { encode: (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64'),
+    decode: (s: string) => { const b = Buffer.from(s, 'base64'); return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)); } };
+  const weightsOf = (p: Policy) => Object.fromEntries(Object.entries(p.weights).map(([k, v]) => [k, f32.encode(v.dataSync() as Float32Array)]));
   return {
+    /**
+     * An exact resume needs, besides the policy's weights: the step counter, the snapshots for temporal contrast,
+     * both Adams' moments, and the two-model generator's weights (the frozen writer and the verifier are inputs).
+     */
+    state: async () => ({ policySteps, optimizers: await optimizersState(opts),
+      snapshots: snapshots.map((s) => ({ step: s.step, weights: Object.fromEntries(Object.entries(s.weights).map(([k, v]) => [k, f32.encode(v)])) })),
+      ...(generator && c.generatorWeights === 'separate' ? { generator: weightsOf(generator) } : {}) }),
+    restore: async (s: Record<string, unknown>) => {
+      policySteps = s.policySteps as number;
+      const saved = s.snapshots as { step: number; weights: Record<string, string> }[];
+      snapshots.splice(0, snapshots.length, ...saved.map((x) => ({ step: x.step,
+        weights: Object.fromEntries(Object.entries(x.weights).map(([k, v]) => [k, f32.decode(v)])) })));
+      if (generator && c.generatorWeights === 'separate') {
+        for (const [k, v] of Object.entries(generator.weights)) {
+          const t = tf.tensor(f32.decode((s.generator as Record<string, string>)[k]), v.shape);
+          v.assign(t);
+          t.dispose();
+        }
+      }
+      await restoreOptimizers(opts, s.optimizers as Record<string, OptimizerState>,
+        (k) => Object.values((k === 'generator' ? generator ?? policy : policy).weights));
+    },
     phaseOf: (step: number) => phaseOf(step, c),
     totalSteps: c.rubricSource === 'generator' ? 2 * c.steps : c.steps,
     /** the last step's rollouts (the policy's or the generator's), each with its problem */

@@ -14,6 +14,7 @@ import { referenceRubric, type Parsed, type RubricItem } from '../rubrics/rubric
 import { cotRewards, criterionValidity, poolItems, randomValidity, rubricatorReward, type ConstantCorrectness, type CotNorm, type ValidityReading } from '../rubrics/rewards.js';
 import { checkPpoConfig, defaultPpoConfig, makeRoleOptimizers, ppoUpdate, type PpoConfig } from '../rl/ppo.js';
 import { mean, type Rollout } from '../rl/rollout.js';
+import { optimizersState, restoreOptimizers, type OptimizerState } from '../rl/optim.js';
 import { classifyStyle } from '../rl/evaluate.js';
 import { ConfigError, requireInteger, requireNonNegative, requirePositive } from '../io/validate.js';
 import { outcomeReward, rollOutReasoner, type ReasonerRollout, type Trainer } from './rlvr.js';
@@ -165,6 +166,9 @@ export function makeRlcerTrainer(policy: Policy, c: RlcerConfig, models: RlcerMo
 
   return {
     lastRubrics: () => logged,
+    // an exact resume needs the roles' Adam moments besides the weights (the frozen rubricator and verifier are inputs)
+    state: async () => ({ optimizers: await optimizersState(opts) }),
+    restore: (s) => restoreOptimizers(opts, s.optimizers as Record<string, OptimizerState>, () => Object.values(policy.weights)),
     step(rng) {
       const t0 = Date.now();
       // 1. reasoner rollouts, grouped by prompt

@@ -10,6 +10,7 @@ import { defaultWorld, drawTrainingProblem, type WorldConfig } from '../world/de
 import { classifyStyle } from '../rl/evaluate.js';
 import { checkPpoConfig, defaultPpoConfig, makeRoleOptimizers, ppoUpdate, type PpoConfig } from '../rl/ppo.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../rl/grpo.js';
+import { optimizersState, restoreOptimizers, type OptimizerState } from '../rl/optim.js';
 import { mean, type Rollout } from '../rl/rollout.js';
 import { ConfigError, requireInteger, requirePositive } from '../io/validate.js';
 
@@ -60,7 +61,12 @@ export function outcomeReward(r: Pick<ReasonerRollout, 'correct'>): number {
   return r.correct ? 1 : -1;
 }
 
-export interface Trainer { step(rng: Rng): Record<string, number> }
+export interface Trainer {
+  step(rng: Rng): Record<string, number>;
+  /** what an exact resume needs beyond the policy's weights (optimizer moments, ...), and its restoration */
+  state?: () => Promise<Record<string, unknown>>;
+  restore?: (state: Record<string, unknown>) => Promise<void>;
+}
 
 /** A reward as a small pluggable function: each rollout's total reward and its logged components. */
 export type RewardFn = (rs: ReasonerRollout[]) => { reward: number; components: Record<string, number> }[];
@@ -71,7 +77,10 @@ export const outcomeRewardFn: RewardFn = (rs) => rs.map((r) => ({ reward: outcom
 export function makeRlvrTrainer(policy: Policy, c: RlvrConfig, rewardFn: RewardFn = outcomeRewardFn): Trainer {
   checkRlvrConfig(c);
   const opts = makeRoleOptimizers(c.ppo.lr), grpoOpt = tf.train.adam(c.grpo.lr);
+  const all = { ...opts, grpo: grpoOpt }, vars = () => Object.values(policy.weights);
   return {
+    state: async () => ({ optimizers: await optimizersState(all) }),
+    restore: (s) => restoreOptimizers(all, s.optimizers as Record<string, OptimizerState>, vars),
     step(rng) {
       const t0 = Date.now();
       const rs = rollOutReasoner(policy, c, rng);

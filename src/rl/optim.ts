@@ -50,3 +50,19 @@ export async function restoreOptimizer(opt: tf.Optimizer, state: OptimizerState,
   const { accBeta1, accBeta2 } = opt as unknown as AdamProducts;
   if (state.products && accBeta1 && accBeta2) tf.tidy(() => { accBeta1.assign(tf.scalar(state.products![0])); accBeta2.assign(tf.scalar(state.products![1])); });
 }
+
+/** The states of a trainer's named optimizers (its per-role Adams), for an exact resume. */
+export async function optimizersState(opts: Record<string, tf.Optimizer>): Promise<Record<string, OptimizerState>> {
+  const out: Record<string, OptimizerState> = {};
+  for (const [k, o] of Object.entries(opts)) out[k] = await optimizerState(o);
+  return out;
+}
+
+/** Restore `optimizersState`'s output into fresh optimizers; `vars(name)` lists the variables each one updates. */
+export async function restoreOptimizers(opts: Record<string, tf.Optimizer>, states: Record<string, OptimizerState>,
+  vars: (name: string) => tf.Variable[]): Promise<void> {
+  for (const [k, o] of Object.entries(opts)) {
+    if (!states?.[k]) throw new Error(`the saved trainer state has no optimizer "${k}"`);
+    await restoreOptimizer(o, states[k], vars(k));
+  }
+}
