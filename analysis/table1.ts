@@ -1,9 +1,12 @@
 // `make reproduce-corl` (aggregation step): finished CO-RL runs of a profile -> the tidy Table 1 analogue
-// (profile,agent,method,column,mean,ci_low,ci_high,seeds; accuracy per family and average, plus the within-group
-// reward std at the end of training over its start), the error overlap of each pair before training (pair,kappa,c,w,u),
-// the theory's per-problem predictions against training outcomes (summary and per problem, for the phase plane),
-// per-step curves, the matched-budget ensembles, the paper's claims as paired differences, and CO-RL's reported
-// Table 1 averages in their own table (labelled as reported).
+// (profile,agent,method,column,mean,ci_low,ci_high,seeds,partner_gap; accuracy per family and average, plus the
+// within-group reward std at the end of training over its start; partner_gap = the agent's cold-start accuracy minus
+// its supervisor's, blank for single-agent methods), the partner pairs (pairs.csv), the error overlap of each pair
+// before training per protocol (pair,protocol,kappa,c,w,u), the theory's per-problem predictions against training
+// outcomes per rule (summary, theory_rules.csv per problem, phase.csv for the phase plane), per-step curves, the
+// matched-budget ensembles, the paper's claims as paired differences, and CO-RL's reported Table 1 averages in their
+// own table (labelled as reported). For an archived profile (full) the committed run records under
+// results/runs/corl/<profile> count beside runs/ (a run present in both is read from runs/).
 // Usage: tsx analysis/table1.ts <profile> [runs/corl] [out dir]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -11,7 +14,24 @@ import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { findFinishedRuns, readMetrics } from '../src/io/run.js';
 import { CLAIM_COLUMNS, claimRows, interval, meanCi, scoresBySeed, type Claim } from './aggregate.js';
 import { runMain } from '../src/cli/args.js';
-import { CORL_REPORTED } from '../src/methods/table1.js';
+import {
+  AGENT_CHECKPOINTS, coldStartAccuracy, CORL_ARCHIVE, CORL_METHODS, CORL_REPORTED, corlProfile, OVERLAP_PROTOCOLS,
+  pairRows,
+} from '../src/methods/table1.js';
+
+export const COLDSTART_REPORT = 'results/coldstart/report.csv';
+
+/** Finished runs of a profile under `root`, with the archive's for every run (relative path) that `root` lacks. */
+export function corlRunsWithArchive(root: string, archive: string | null, profile: string): string[] {
+  const fresh = findFinishedRuns(path.join(root, profile));
+  const rel = (base: string, d: string) => path.relative(path.join(base, profile), d);
+  const have = new Set(fresh.map((d) => rel(root, d)));
+  const kept = archive ? findFinishedRuns(path.join(archive, profile)).filter((d) => !have.has(rel(archive, d))) : [];
+  return [...fresh, ...kept].sort((x, y) => (rel(root, x) < rel(root, y) ? -1 : 1));
+}
+
+/** Runs before the rule column named their rule by its condition; both conditions are the separatrix rule. */
+const LEGACY_RULES: Record<string, string> = { 'pA + pB > 1': 'separatrix', 'p > 1/2': 'separatrix' };
 
 const ci = (profile: string, r: Row, keys: string[]) => {
   const m = Number(r.value_mean);
@@ -43,12 +63,34 @@ export function corlClaims(): Claim[] {
     { claim: 'CO-RL (same family) beats TTRL (transformer-S, average accuracy)', a: 'transformer-S|corl_same_family', b: 'transformer-S|ttrl', measure: 'average', sign: 1 },
     { claim: 'CO-RL (same family) beats GT-reward, as reported (transformer-S, average accuracy)', a: 'transformer-S|corl_same_family', b: 'transformer-S|gt_reward', measure: 'average', sign: 1 },
     { claim: 'cross-family co-training beats same-family (transformer-S, average accuracy)', a: 'transformer-S|corl_diff_family', b: 'transformer-S|corl_same_family', measure: 'average', sign: 1 },
-    { claim: 'the co-trained pair pooled at inference beats two TTRL agents pooled the same way (matched budget, average maj accuracy)', a: 'ensemble|co_trained_pair', b: 'ensemble|self_rewarded_pair', measure: 'average', sign: 1 }];
+    { claim: 'the co-trained pair pooled at inference beats two TTRL agents pooled the same way '
+        + '(matched budget, average maj accuracy)', a: 'ensemble|co_trained_pair', b: 'ensemble|self_rewarded_pair', measure: 'average', sign: 1 },
+    ...matchedClaims()];
 }
 
-export function aggregateTable1(profile: string, root = 'runs/corl', out = profile === 'full' ? 'results/corl' : path.join('results', profile, 'corl')): void {
-  const dirs = findFinishedRuns(path.join(root, profile));
-  if (dirs.length === 0) throw new Error(`no finished CO-RL runs under ${path.join(root, profile)}`);
+/** The same claims for the cross-family pair matched in cold-start strength (transformer-S-seed1 with gru-M). */
+export function matchedClaims(): Claim[] {
+  const [strong, weak] = CORL_METHODS.corl_diff_family_matched.agents[0], m = 'corl_diff_family_matched';
+  const it = 'CO-RL (different family, matched strength)';
+  const perAgent = (agent: string): Claim[] => [
+    { claim: `${it} beats TTRL (${agent}, average accuracy)`, a: m, b: 'ttrl' },
+    { claim: `${it} beats GT-reward, as reported (${agent}, average accuracy)`, a: m, b: 'gt_reward' },
+    { claim: `${it} improves on the cold start (${agent}, average accuracy)`, a: m, b: 'base' },
+  ].map((c): Claim => ({ ...c, a: `${agent}|${c.a}`, b: `${agent}|${c.b}`, measure: 'average', sign: 1 }));
+  return [...perAgent(strong), ...perAgent(weak),
+    { claim: `cross-family co-training at matched strength beats same-family (${strong}, average accuracy)`,
+      a: `${strong}|${m}`, b: `${strong}|corl_same_family`, measure: 'average', sign: 1 },
+    { claim: 'the matched co-trained pair pooled at inference beats its two TTRL agents pooled the same way '
+        + '(matched budget, average maj accuracy)',
+      a: 'ensemble|co_trained_matched_pair', b: 'ensemble|self_rewarded_matched_pair', measure: 'average', sign: 1 }];
+}
+
+export function aggregateTable1(profile: string, root = 'runs/corl',
+  out = profile === 'full' ? 'results/corl' : path.join('results', profile, 'corl'), coldStartReport = COLDSTART_REPORT,
+  archive: string | null = (corlProfile(profile).archived ? CORL_ARCHIVE : null)): void {
+  const dirs = corlRunsWithArchive(root, archive, profile);
+  const where = `${path.join(root, profile)}${archive ? ` or ${path.join(archive, profile)}` : ''}`;
+  if (dirs.length === 0) throw new Error(`no finished CO-RL runs under ${where}`);
   const read = (name: string) => dirs.filter((d) => fs.existsSync(path.join(d, `${name}.csv`))).flatMap((d) => readCsv(path.join(d, `${name}.csv`)));
   const configs = dirs.map((d) => ({ dir: d, ...(JSON.parse(fs.readFileSync(path.join(d, 'config.json'), 'utf8')) as { method: string; agents: string[]; seed: number }) }));
   const stdRatios = configs.flatMap((c) => {
@@ -56,20 +98,60 @@ export function aggregateTable1(profile: string, root = 'runs/corl', out = profi
     return ms.length ? c.agents.map((agent, n) => ({ method: c.method, agent, seed: c.seed, column: 'reward_std_ratio', value: rewardStdRatio(ms.map((m) => Number(m[`agent${n}/reward_std`]))) })) : [];
   }).filter((r) => Number.isFinite(r.value));
   const finals = [...read('final'), ...stdRatios];
-  const table = meanCi(finals, ['agent', 'method', 'column'], ['value']).map((r) => ci(profile, r, ['agent', 'method', 'column']));
-  writeCsv(path.join(out, 'table1.csv'), table, ['profile', 'agent', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds']);
+  // each co-trained agent's supervisor (agent n-1 of its ring) and their cold-start gap, beside every row
+  const acc = fs.existsSync(coldStartReport) ? coldStartAccuracy(readCsv(coldStartReport)) : {};
+  const supervisor = new Map<string, string>();
+  for (const c of configs.filter((x) => x.agents.length > 1)) {
+    const k = c.agents.length;
+    c.agents.forEach((agent, n) => supervisor.set(`${agent}|${c.method}`, c.agents[(n + k - 1) % k]));
+  }
+  const partnerGap = (agent: string, method: string) => {
+    const s = supervisor.get(`${agent}|${method}`);
+    return s !== undefined && agent in acc && s in acc ? acc[agent] - acc[s] : '';
+  };
+  const table = meanCi(finals, ['agent', 'method', 'column'], ['value'])
+    .map((r) => ({ ...ci(profile, r, ['agent', 'method', 'column']),
+      partner_gap: partnerGap(String(r.agent), String(r.method)) }));
+  writeCsv(path.join(out, 'table1.csv'), table,
+    ['profile', 'agent', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds', 'partner_gap']);
+  // the partner pairs, when the report has every agent (src/cli/corl-pairs.ts writes the same from the report alone)
+  if (Object.keys(AGENT_CHECKPOINTS).every((n) => n in acc)) {
+    writeCsv(path.join(out, 'pairs.csv'), pairRows(acc), ['pair', 'agent_a', 'agent_b', 'acc_a', 'acc_b', 'gap']);
+  }
   // one measurement per unordered pair and seed (it is taken before training: runs of a seed that share a pair
   // repeat it, and a ring measures each neighbour pair in one direction)
   const seen = new Set<string>();
+  // (runs before the protocol column measured with multi_sample); the paper's protocol is listed first
   const overlap = configs.filter((c) => fs.existsSync(path.join(c.dir, 'overlap.csv'))).flatMap((c) => readCsv(path.join(c.dir, 'overlap.csv'))
-    .map((r) => ({ ...r, pair: String(r.pair).split('|').sort().join('|'), seed: c.seed })))
-    .filter((r) => !seen.has(`${r.pair}|${r.seed}`) && seen.add(`${r.pair}|${r.seed}`));
+    .map((r) => ({ ...r, pair: String(r.pair).split('|').sort().join('|'),
+      protocol: String(r.protocol ?? 'multi_sample'), seed: c.seed })))
+    .filter((r) => !seen.has(`${r.pair}|${r.protocol}|${r.seed}`) && seen.add(`${r.pair}|${r.protocol}|${r.seed}`));
   if (overlap.length) {
-    const agg = meanCi(overlap, ['pair'], ['kappa', 'c', 'w', 'u']);
-    writeCsv(path.join(out, 'error_overlap.csv'), agg.map((r) => ({ pair: r.pair, kappa: r.kappa_mean, c: r.c_mean, w: r.w_mean, u: r.u_mean, kappa_ci95: r.kappa_ci95, seeds: r.n })));
+    const order = Object.keys(OVERLAP_PROTOCOLS);
+    const agg = meanCi(overlap, ['pair', 'protocol'], ['kappa', 'c', 'w', 'u'])
+      .sort((x, y) => order.indexOf(String(x.protocol)) - order.indexOf(String(y.protocol))
+        || (String(x.pair) < String(y.pair) ? -1 : 1));
+    writeCsv(path.join(out, 'error_overlap.csv'), agg.map((r) => ({ pair: r.pair, protocol: r.protocol,
+      kappa: r.kappa_mean, c: r.c_mean, w: r.w_mean, u: r.u_mean, kappa_ci95: r.kappa_ci95, seeds: r.n })));
   }
-  const theory = read('theory');
+  const theory = read('theory').map((r) => ({ ...r, rule: LEGACY_RULES[String(r.rule)] ?? r.rule }));
   if (theory.length) writeCsv(path.join(out, 'theory_vs_experiment.csv'), meanCi(theory, ['method', 'agent', 'rule'], ['agreement', 'predicted_correct', 'actual_correct']));
+  // per problem: what each rule predicted and what training did (runs that recorded both rules)
+  const rules = configs.flatMap((c) => {
+    const f = path.join(c.dir, 'per_problem.json');
+    if (!fs.existsSync(f)) return [];
+    const pp = JSON.parse(fs.readFileSync(f, 'utf8')) as
+      { problems: string[]; p0: number[][]; outcome?: boolean[][]; predicted?: Record<string, boolean[][]> };
+    if (!pp.outcome || !pp.predicted?.separatrix || !pp.predicted.plurality) return [];
+    const { separatrix, plurality } = pp.predicted;
+    return c.agents.flatMap((agent, n) => pp.problems.map((problem, j) => {
+      const m = (n + c.agents.length - 1) % c.agents.length, pair = c.agents.length > 1;
+      return { method: c.method, seed: c.seed, agent, partner: pair ? c.agents[m] : '', problem, p: pp.p0[n][j],
+        p_partner: pair ? pp.p0[m][j] : '', separatrix: +separatrix[n][j], plurality: +plurality[n][j],
+        rules_differ: +(separatrix[n][j] !== plurality[n][j]), outcome: +pp.outcome![n][j] };
+    }));
+  });
+  if (rules.length) writeCsv(path.join(out, 'theory_rules.csv'), rules);
   // per problem: each agent's initial p, its partner's (the agent that supervises it), and the trained outcome
   const phase = configs.flatMap((c) => {
     const f = path.join(c.dir, 'per_problem.json');

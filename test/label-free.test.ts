@@ -97,11 +97,96 @@ describe('CO-RL aggregation', () => {
     fs.mkdirSync(path.join(root, 'quick', 'ttrl', 'gru-S', 'seed-0'), { recursive: true }); // unfinished: ignored
     aggregateTable1('quick', root, out);
     const t = readCsv(path.join(out, 'table1.csv'));
-    assert.deepEqual(Object.keys(t[0]), ['profile', 'agent', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds']);
+    assert.deepEqual(Object.keys(t[0]), ['profile', 'agent', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds',
+      'partner_gap']);
     assert.ok(Math.abs(Number(t[0].mean) - 0.5) < 1e-12 && Number(t[0].seeds) === 2);
+    // partner_gap from the committed cold-start report: gru-S (add, sub, chain averaged) minus transformer-S
+    const { coldStartAccuracy } = await import('../src/methods/table1.js');
+    const acc = coldStartAccuracy(readCsv('results/coldstart/report.csv'));
+    assert.ok(Math.abs(Number(t[0].partner_gap) - (acc['gru-S'] - acc['transformer-S'])) < 1e-12);
     const o = readCsv(path.join(out, 'error_overlap.csv'));
-    assert.deepEqual(Object.keys(o[0]).slice(0, 5), ['pair', 'kappa', 'c', 'w', 'u']);
+    // runs before the protocol column measured with 16 samples at T = 1: multi_sample
+    assert.deepEqual(Object.keys(o[0]).slice(0, 6), ['pair', 'protocol', 'kappa', 'c', 'w', 'u']);
+    assert.deepEqual([o.length, o[0].protocol], [1, 'multi_sample']);
     assert.ok(Math.abs(Number(o[0].kappa) - 0.25) < 1e-12);
+    // the committed report has every agent: the pairs table is written too, as results/corl/pairs.csv holds it
+    const text = (file: string) => fs.readFileSync(file, 'utf8');
+    assert.equal(text(path.join(out, 'pairs.csv')), text('results/corl/pairs.csv'));
+  });
+
+  it('partner gaps, both overlap protocols, both theory rules per problem, archived runs beside fresh', async () => {
+    const fs = await import('node:fs'), os = await import('node:os'), path = await import('node:path');
+    const { aggregateTable1 } = await import('../analysis/table1.js');
+    const { writeCsv, readCsv } = await import('../src/io/table.js');
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-t1-')), out = path.join(root, 'out'),
+      archive = path.join(root, 'archive');
+    const report = path.join(root, 'report.csv');
+    // cold starts over add, sub, chain: T 0.5; G add (0.2 + 0.4) / 2, sub 0.3, chain 0.3 -> 0.3 (chain_ood not counted)
+    const cells = [['T', 'add', 2, 0.5], ['T', 'sub', 2, 0.5], ['T', 'chain', 2, 0.5], ['G', 'add', 2, 0.2],
+      ['G', 'add', 3, 0.4], ['G', 'sub', 2, 0.3], ['G', 'chain', 2, 0.3], ['G', 'chain_ood', 2, 0.9]];
+    writeCsv(report, cells.map(([model, family, difficulty, accuracy]) => ({ model, family, difficulty, accuracy })));
+    const runAt = (base: string, seed: number, kappa: number, outcome: number) => {
+      const dir = path.join(base, 'quick', 'corl_diff_family', 'T+G', `seed-${seed}`);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ method: 'corl_diff_family', agents: ['T', 'G'],
+        seed }));
+      writeCsv(path.join(dir, 'final.csv'), ['T', 'G'].map((agent) => ({ method: 'corl_diff_family', agent, seed,
+        column: 'average', value: 0.5 })));
+      writeCsv(path.join(dir, 'overlap.csv'), [{ pair: 'T|G', protocol: 'multi_sample', kappa, c: 0.3, w: 0.1, u: 0.8 },
+        { pair: 'T|G', protocol: 'paper', kappa: 2 * kappa, c: 0.3, w: 0.1, u: 0.8 }]);
+      const pl = (rule: string) => (rule === 'plurality' ? 1 : 0.5);
+      writeCsv(path.join(dir, 'theory.csv'), ['separatrix', 'plurality'].flatMap((rule) => ['T', 'G'].map((agent) => ({
+        method: 'corl_diff_family', agent, seed, problems: 2, rule, condition: 'x', predicted_correct: pl(rule),
+        actual_correct: 1, agreement: pl(rule) }))));
+      fs.writeFileSync(path.join(dir, 'per_problem.json'), JSON.stringify({ problems: ['add:1,2', 'add:3,4'],
+        p0: [[0.4, 0.75], [0.2, 0.5]], outcome: [[true, !!outcome], [true, true]],
+        predicted: { separatrix: [[false, true], [false, true]], plurality: [[true, true], [true, true]] } }));
+      fs.writeFileSync(path.join(dir, 'done.json'), '{}');
+    };
+    runAt(root, 0, 0.1, 1);
+    runAt(archive, 0, 0.9, 0); // the same run in the archive: runs/ wins
+    runAt(archive, 1, 0.3, 1); // only in the archive: counted
+    aggregateTable1('quick', root, out, report, archive);
+    const t = readCsv(path.join(out, 'table1.csv'));
+    const gap = Object.fromEntries(t.map((r) => [r.agent, Number(r.partner_gap)]));
+    assert.ok(Math.abs(gap.T - 0.2) < 1e-12 && Math.abs(gap.G + 0.2) < 1e-12, JSON.stringify(gap));
+    assert.deepEqual(t.map((r) => Number(r.seeds)), [2, 2]);
+    const o = readCsv(path.join(out, 'error_overlap.csv'));
+    // the paper's protocol first; kappa means over seeds 0 (runs/) and 1 (archive): (0.1 + 0.3) / 2 and twice that
+    assert.deepEqual(o.map((r) => r.protocol), ['paper', 'multi_sample']);
+    assert.ok(Math.abs(Number(o[0].kappa) - 0.4) < 1e-12 && Math.abs(Number(o[1].kappa) - 0.2) < 1e-12);
+    const tv = readCsv(path.join(out, 'theory_vs_experiment.csv'));
+    assert.deepEqual([...new Set(tv.map((r) => r.rule))].sort(), ['plurality', 'separatrix']);
+    assert.equal(Number(tv.find((r) => r.rule === 'plurality' && r.agent === 'T')!.agreement_mean), 1);
+    const rules = readCsv(path.join(out, 'theory_rules.csv'));
+    assert.deepEqual(Object.keys(rules[0]), ['method', 'seed', 'agent', 'partner', 'problem', 'p', 'p_partner',
+      'separatrix', 'plurality', 'rules_differ', 'outcome']);
+    assert.equal(rules.length, 2 * 2 * 2); // 2 seeds x 2 agents x 2 problems
+    const g = rules.find((r) => r.agent === 'G' && r.problem === 'add:1,2' && Number(r.seed) === 0)!;
+    assert.deepEqual([Number(g.p), Number(g.p_partner), g.partner, Number(g.separatrix), Number(g.plurality),
+      Number(g.rules_differ), Number(g.outcome)], [0.2, 0.4, 'T', 0, 1, 1, 1]);
+    assert.ok(!fs.existsSync(path.join(out, 'pairs.csv'))); // the report lacks the CO-RL agents: no pairs table
+  });
+
+  it('runs named their rule by its condition before the rule column: both read as separatrix', async () => {
+    const fs = await import('node:fs'), os = await import('node:os'), path = await import('node:path');
+    const { aggregateTable1 } = await import('../analysis/table1.js');
+    const { writeCsv, readCsv } = await import('../src/io/table.js');
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-t1-')), out = path.join(root, 'out');
+    for (const [method, rule] of [['ttrl', 'p > 1/2'], ['corl_same_family', 'pA + pB > 1']]) {
+      const dir = path.join(root, 'quick', method, 'transformer-S', 'seed-0');
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ method, agents: ['transformer-S'], seed: 0 }));
+      writeCsv(path.join(dir, 'final.csv'), [{ method, agent: 'transformer-S', seed: 0, column: 'average',
+        value: 0.5 }]);
+      writeCsv(path.join(dir, 'theory.csv'), [{ method, agent: 'transformer-S', seed: 0, problems: 1, rule,
+        predicted_correct: 0, actual_correct: 1, agreement: 0 }]);
+      fs.writeFileSync(path.join(dir, 'done.json'), '{}');
+    }
+    aggregateTable1('quick', root, out);
+    const tv = readCsv(path.join(out, 'theory_vs_experiment.csv'));
+    assert.deepEqual(tv.map((r) => r.rule), ['separatrix', 'separatrix']);
+    assert.ok(!fs.existsSync(path.join(out, 'theory_rules.csv'))); // no per-problem predictions recorded
   });
 
   it('reads the reward-std ratio, the phase-plane rows, the matched budget and the claims', async () => {

@@ -25,6 +25,11 @@ runMain(async () => {
   const ensembles = (seed: number) => [
     { ensemble: 'self_rewarded_pair', files: [ck('ttrl', 'transformer-S', seed, 0), ck('ttrl', 'gru-S', seed, 0)] },
     { ensemble: 'co_trained_pair', files: [ck('corl_diff_family', 'transformer-S+gru-S', seed, 0), ck('corl_diff_family', 'transformer-S+gru-S', seed, 1)] },
+    // the same comparison for the pair matched in cold-start strength
+    { ensemble: 'self_rewarded_matched_pair',
+      files: [ck('ttrl', 'transformer-S-seed1', seed, 0), ck('ttrl', 'gru-M', seed, 0)] },
+    { ensemble: 'co_trained_matched_pair',
+      files: [0, 1].map((n) => ck('corl_diff_family_matched', 'transformer-S-seed1+gru-M', seed, n)) },
   ];
   const rows: { ensemble: string; seed: number; family: string; value: number }[] = [];
   for (const seed of profile.seeds) for (const e of ensembles(seed)) {

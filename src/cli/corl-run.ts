@@ -1,11 +1,14 @@
 // One label-free run: a method on one group of agents (one model, or a CO-RL ring), from their cold starts.
 // Before training: each agent's per-problem probability of a correct answer on the held-out evaluation problems
-// (and, for a ring, the error overlap of neighbours). Every step: one metrics line. At the end: accuracy per
-// family and agent (final.csv), and the theory's per-problem prediction against what training did (theory.csv).
+// (and, for a ring, the error overlap of neighbours under each protocol of --overlap-protocols). Every step: one
+// metrics line. At the end: accuracy per family and agent (final.csv), the theory's per-problem predictions (the
+// separatrix and the plurality rule) against what training did (theory.csv, per_problem.json), and 3 final
+// completions per family and agent (samples.csv).
 // Usage: tsx src/cli/corl-run.ts --method corl_diff_family [--group 0] [--seed 0] [--steps N] [--out DIR] [--config F]
 //        [--agents transformer-S,gru-S]  (override the method's agents, e.g. for a smoke run)
+//        [--overlap-protocols paper,multi_sample]  (src/methods/corl-analysis.ts OVERLAP_PROTOCOLS; default both)
 import * as fs from 'node:fs';
-import { intArg, parseArgs, runMain } from './args.js';
+import { choiceListArg, intArg, parseArgs, runMain } from './args.js';
 import { openRun, loadJsonConfig } from '../io/run.js';
 import { mergeConfig } from '../io/config.js';
 import { ConfigError } from '../io/validate.js';
@@ -16,7 +19,11 @@ import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
 import type { Family } from '../world/problems.js';
 import { evalReport, familyAccuracy, majorityAnswer } from '../rl/evaluate.js';
 import { defaultLabelFreeConfig, makeLabelFreeTrainer } from '../methods/label-free.js';
-import { correctShare, pairOverlap, predictCoTraining, predictionAgreement, predictSelfReward, sampleAnswers } from '../methods/corl-analysis.js';
+import {
+  completionRows, correctShare, OVERLAP_PROTOCOLS, pairOverlap, predictCoTraining, predictionAgreement,
+  predictPlurality, predictPooledPlurality, predictSelfReward, sampleAnswers, sampleProblems, THEORY_RULES,
+  type OverlapProtocol,
+} from '../methods/corl-analysis.js';
 import { agentCheckpoint, corlMethodSpec } from '../methods/table1.js';
 
 runMain(async () => {
@@ -24,6 +31,7 @@ runMain(async () => {
     method: 'method id (src/methods/table1.ts)', group: 'which agent group of the method (default 0)', seed: 'seed', steps: 'RL steps',
     out: 'run directory', config: 'JSON overriding defaultLabelFreeConfig', agents: 'comma-separated agent names (overrides the method\'s)',
     'eval-problems': 'problems per evaluation cell (default 16)', 'eval-samples': 'samples per problem (default 4)', 'theory-samples': 'samples per problem for p estimates (default 8)',
+    'overlap-protocols': 'comma-separated error-overlap protocols (default paper,multi_sample)',
   });
   const id = a.method ?? 'corl_diff_family', spec = corlMethodSpec(id), seed = intArg('seed', a.seed ?? '0', 0);
   const group = intArg('group', a.group ?? '0', 0);
@@ -33,19 +41,31 @@ runMain(async () => {
     ...(spec.method === 'base' ? { steps: 0 } : { method: spec.method }) });
   const perCell = intArg('eval-problems', a['eval-problems'] ?? '16', 1), evalN = intArg('eval-samples', a['eval-samples'] ?? '4', 1);
   const thN = intArg('theory-samples', a['theory-samples'] ?? '8', 1);
+  const known = Object.keys(OVERLAP_PROTOCOLS) as OverlapProtocol[];
+  const protocols = choiceListArg('overlap-protocols', a['overlap-protocols'] ?? known.join(','), known);
   const out = a.out ?? `runs/corl/${id}/${names.join('+')}/seed-${seed}`;
   checkCheckpoints(...names.map(agentCheckpoint));
-  const run = await openRun(out, { experiment: 'corl', method: id, agents: names, checkpoints: names.map(agentCheckpoint), seed, labelFree: cfg, eval: { perCell, evalN, thN } });
+  const run = await openRun(out, { experiment: 'corl', method: id, agents: names,
+    checkpoints: names.map(agentCheckpoint), seed, labelFree: cfg,
+    eval: { perCell, evalN, thN, overlapProtocols: protocols } });
   const agents = names.map((n) => loadPolicy(agentCheckpoint(n)));
 
   // held-out problems for the theory link: the training families' evaluation sets, past the accuracy-eval slice
   const problems = (['add', 'sub', 'chain'] as Family[]).flatMap((f) => EVAL_GRID[f].flatMap((d) => loadEvalSet(f, d).slice(50, 50 + perCell)));
   const before = agents.map((ag, n) => sampleAnswers(ag, problems, thN, makeRng(7_000_000 + 31 * seed + n)));
   if (agents.length > 1) {
-    // each agent with the one that supervises it (for two agents, the one pair)
-    run.table('overlap', (agents.length === 2 ? [0] : agents.map((_, n) => n)).map((n) => {
-      const m = (n + agents.length - 1) % agents.length, o = pairOverlap(problems, before[n], before[m]);
-      return { pair: `${names[n]}|${names[m]}`, kappa: o.kappa, c: o.complementarity, w: o.wrongAgreement, u: o.oracle };
+    // each agent with the one that supervises it (for two agents, the one pair), under each protocol: multi_sample
+    // pairs the p-estimate draws above; paper draws one answer per problem at 0.8 from an RNG of its own
+    const { samples, temperature } = OVERLAP_PROTOCOLS.paper;
+    const draws = (p: OverlapProtocol) => (p === 'multi_sample' ? before
+      : agents.map((ag, n) => sampleAnswers(ag, problems, samples, makeRng(9_000_000 + 31 * seed + n), temperature)));
+    run.table('overlap', protocols.flatMap((protocol) => {
+      const ans = draws(protocol);
+      return (agents.length === 2 ? [0] : agents.map((_, n) => n)).map((n) => {
+        const m = (n + agents.length - 1) % agents.length, o = pairOverlap(problems, ans[n], ans[m]);
+        const pair = `${names[n]}|${names[m]}`;
+        return { pair, protocol, kappa: o.kappa, c: o.complementarity, w: o.wrongAgreement, u: o.oracle };
+      });
     }));
   }
 
@@ -73,17 +93,35 @@ runMain(async () => {
   const after = agents.map((ag, n) => sampleAnswers(ag, problems, thN, makeRng(8_000_000 + 31 * seed + n)));
   const p0 = before.map((ans) => correctShare(problems, ans));
   const outcomes = after.map((ans) => problems.map((p, j) => majorityAnswer(ans[j]) === p.answer.join('')));
-  const theory = agents.map((_, n) => {
-    const outcome = outcomes[n];
-    const predicted = spec.method === 'corl' ? predictCoTraining(p0[n], p0[(n + agents.length - 1) % agents.length]) : predictSelfReward(p0[n]);
-    return { method: id, agent: names[n], seed, problems: problems.length, rule: spec.method === 'corl' ? 'pA + pB > 1' : 'p > 1/2',
-      predicted_correct: predicted.filter(Boolean).length / problems.length, actual_correct: outcome.filter(Boolean).length / problems.length,
+  // two rules per agent: the binary separatrix (pA + pB > 1 with the supervisor; p > 1/2 alone) and the plurality of
+  // the initial answers (pooled with the supervisor's for co-training)
+  const co = spec.method === 'corl', sup = (n: number) => (n + agents.length - 1) % agents.length;
+  const predictions = {
+    separatrix: agents.map((_, n) => (co ? predictCoTraining(p0[n], p0[sup(n)]) : predictSelfReward(p0[n]))),
+    plurality: agents.map((_, n) => (co ? predictPooledPlurality(problems, before[n], before[sup(n)])
+      : predictPlurality(problems, before[n]))),
+  };
+  const conditions = { separatrix: co ? 'pA + pB > 1' : 'p > 1/2',
+    plurality: co ? 'pooled plurality correct' : 'plurality correct' };
+  const share = (x: boolean[]) => x.filter(Boolean).length / problems.length;
+  const theory = THEORY_RULES.flatMap((rule) => agents.map((_, n) => {
+    const outcome = outcomes[n], predicted = predictions[rule][n];
+    return { method: id, agent: names[n], seed, problems: problems.length, rule, condition: conditions[rule],
+      predicted_correct: share(predicted), actual_correct: share(outcome),
       agreement: predictionAgreement(predicted, outcome) };
-  });
+  }));
   run.table('theory', theory);
+  // a few final completions per family and agent, so that a reader sees what the trained policy writes
+  const shown = sampleProblems(3);
+  run.table('samples', agents.flatMap((ag, n) => completionRows(ag, shown, makeRng(9_500_000 + 31 * seed + n))
+    .map((r) => ({ method: id, agent: names[n], seed, ...r }))));
   agents.forEach((ag, n) => saveCheckpoint(ag, `${out}/agent-${n}.json`, { agent: names[n], method: id, seed, steps: cfg.steps }));
-  fs.writeFileSync(`${out}/per_problem.json`, JSON.stringify({ agents: names, problems: problems.map((p) => `${p.family}:${p.operands.join(',')}`), p0,
-    p1: after.map((ans) => correctShare(problems, ans)), outcome: outcomes }));
+  fs.writeFileSync(`${out}/per_problem.json`, JSON.stringify({ agents: names,
+    problems: problems.map((p) => `${p.family}:${p.operands.join(',')}`), p0,
+    p1: after.map((ans) => correctShare(problems, ans)), outcome: outcomes, predicted: predictions }));
   run.finish({ seconds: (Date.now() - t0) / 1000 });
-  console.log(`[${id} ${names.join('+')} seed ${seed}] done: ${final.filter((r) => r.column === 'average').map((r) => `${r.agent} ${r.value.toFixed(3)}`).join(', ')}; theory agreement ${theory.map((t) => t.agreement.toFixed(2)).join(', ')}`);
+  const averages = final.filter((r) => r.column === 'average').map((r) => `${r.agent} ${r.value.toFixed(3)}`)
+    .join(', ');
+  const agreements = theory.map((t) => `${t.agent} ${t.rule} ${t.agreement.toFixed(2)}`).join(', ');
+  console.log(`[${id} ${names.join('+')} seed ${seed}] done: ${averages}; theory agreement ${agreements}`);
 });

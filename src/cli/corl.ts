@@ -1,14 +1,22 @@
 // `make reproduce-corl`: every (method, agent group, seed) run of a profile as its own process, two at a time,
 // finished runs kept; then the tidy Table 1 analogue, the error-overlap table and the theory-vs-experiment table.
-// Usage: tsx src/cli/corl.ts [--profile quick|full] [--jobs 2] [--methods a,b] [--available yes]
+// An archived profile (full) copies each run's record (config, metrics, tables, samples; not the agents' weights)
+// to results/runs/corl/<profile>/<method>/<agents>/seed-<n> when it finishes, and counts a run whose record is there
+// as finished; --archive no runs everything afresh in runs/ and archives nothing.
+// Usage: tsx src/cli/corl.ts [--profile quick|full] [--jobs 2] [--methods a,b] [--available yes] [--archive no]
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { intArg, parseArgs, runMain } from './args.js';
 import { ConfigError, RunFailure } from '../io/validate.js';
 import { runJobs } from '../io/jobs.js';
-import { agentCheckpoint, CORL_METHODS, corlMethodSpec, corlProfile } from '../methods/table1.js';
+import { agentCheckpoint, CORL_ARCHIVE, CORL_METHODS, corlMethodSpec, corlProfile } from '../methods/table1.js';
 
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids', available: '"yes": run the agent groups whose cold starts exist, skip the others' });
+  const a = parseArgs(process.argv.slice(2), {
+    profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids',
+    available: '"yes": run the agent groups whose cold starts exist, skip the others',
+    archive: '"no" to ignore and not write the committed run archive',
+  });
   const name = a.profile ?? 'quick', profile = corlProfile(name), jobs = intArg('jobs', a.jobs ?? '2', 1);
   const methods = a.methods ? a.methods.split(',') : Object.keys(CORL_METHODS);
   let groups = methods.flatMap((m) => corlMethodSpec(m).agents.map((agents, group) => ({ method: m, group, agents })));
@@ -20,8 +28,14 @@ runMain(async () => {
     groups = groups.filter((g) => !skipped.includes(g));
     if (!groups.length) throw new ConfigError('no agent group has all its cold starts');
   }
-  const queue = profile.seeds.flatMap((seed) => groups.map((g) => ({ ...g, seed, dir: `runs/corl/${name}/${g.method}/${g.agents.join('+')}/seed-${seed}` })));
+  const archived = profile.archived && a.archive !== 'no';
+  const rel = (g: { method: string; agents: string[] }, seed: number) =>
+    path.join(g.method, g.agents.join('+'), `seed-${seed}`);
+  const queue = profile.seeds.flatMap((seed) => groups.map((g) => ({ ...g, seed,
+    dir: path.join('runs/corl', name, rel(g, seed)),
+    archive: archived ? path.join(CORL_ARCHIVE, name, rel(g, seed)) : undefined })));
   const failed = await runJobs('corl', queue.map((j) => ({ label: `${j.method} ${j.agents.join('+')} seed ${j.seed}`, dir: j.dir,
+    archive: j.archive,
     args: ['src/cli/corl-run.ts', '--method', j.method, '--group', String(j.group), '--seed', String(j.seed), '--steps', String(profile.steps), '--out', j.dir,
       '--eval-problems', String(profile.evalPerCell), '--eval-samples', String(profile.evalSamples), '--theory-samples', String(profile.theorySamples)] })), jobs);
   if (failed) throw new RunFailure(`${failed} runs failed; rerun to retry them (finished runs are kept)`);

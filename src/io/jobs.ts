@@ -15,14 +15,19 @@ const TSX = './node_modules/.bin/tsx';
 
 export interface Job { label: string; args: string[]; dir: string; archive?: string }
 
-/** Files of a run directory left out of its archive: the weights (large, and rebuilt by rerunning), the raw log, the lock. */
+/**
+ * Files of a run directory left out of its archive: the weights (large, and rebuilt by rerunning: a policy's
+ * checkpoint.json, a CO-RL run's agent-<n>.json), the raw log, the lock, a torn atomic write's temporary file.
+ */
 const NOT_ARCHIVED = new Set(['checkpoint.json', 'log.txt', 'running.pid']);
+const notArchived = (name: string) => NOT_ARCHIVED.has(name) || /^agent-\d+\.json$/.test(name) || name.endsWith('.tmp');
 
 /** Copy a finished run's record (config, metrics, tables, done.json last) into `archive`, replacing what was there. */
 export function archiveRun(dir: string, archive: string): void {
   fs.rmSync(archive, { recursive: true, force: true });
   fs.mkdirSync(archive, { recursive: true });
-  const files = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && !NOT_ARCHIVED.has(e.name)).map((e) => e.name);
+  const files = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && !notArchived(e.name))
+    .map((e) => e.name);
   // done.json goes last, so an archive interrupted mid-copy does not count as finished; SHA256SUMS (covering every
   // file, done.json too) just before it, so a record damaged later is named when it is read (findFinishedRuns)
   const data = files.filter((f) => f !== 'done.json' && f !== SUMS_FILE);

@@ -1,0 +1,17 @@
+// The CO-RL partner pairs and their cold-start accuracies (results/corl/pairs.csv), from the committed cold-start
+// report alone (no training): pair,agent_a,agent_b,acc_a,acc_b,gap (gap = acc_a - acc_b, accuracies averaged over
+// the training families). Checks that the matched-strength rule (matchedPair, MATCH_TOLERANCE) still picks the
+// pair that corl_diff_family_matched trains.
+// Usage: tsx src/cli/corl-pairs.ts [results/coldstart/report.csv] [results/corl/pairs.csv]
+import { runMain } from './args.js';
+import { readCsv, writeCsv } from '../io/table.js';
+import { checkMatchedMethod, coldStartAccuracy, pairRows } from '../methods/table1.js';
+
+runMain(async () => {
+  const report = process.argv[2] ?? 'results/coldstart/report.csv', out = process.argv[3] ?? 'results/corl/pairs.csv';
+  const acc = coldStartAccuracy(readCsv(report));
+  checkMatchedMethod(acc);
+  const rows = pairRows(acc);
+  writeCsv(out, rows, ['pair', 'agent_a', 'agent_b', 'acc_a', 'acc_b', 'gap']);
+  console.log(`CO-RL pairs -> ${out}: ${rows.map((r) => `${r.pair} ${r.gap.toFixed(3)}`).join(', ')}`);
+});

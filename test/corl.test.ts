@@ -1,0 +1,187 @@
+// CO-RL's fair comparisons (issue 19): the cross-family pair matched in cold-start accuracy, the partner pairs
+// table, the plurality rule beside the separatrix rule, the kept final completions and the archived run records.
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { readCsv } from '../src/io/table.js';
+import { archiveRun } from '../src/io/jobs.js';
+import { ConfigError } from '../src/io/validate.js';
+import {
+  AGENT_CHECKPOINTS, checkMatchedMethod, coldStartAccuracy, CORL_ARCHIVE, CORL_METHODS, CORL_PROFILES, MATCH_TOLERANCE,
+  matchedPair, OVERLAP_PROTOCOLS, pairRows,
+} from '../src/methods/table1.js';
+import type { Problem } from '../src/world/problems.js';
+
+const close = (x: number, y: number) => Math.abs(x - y) < 1e-12;
+const prob = (answer: string, family = 'add'): Problem => ({ family, digits: 2, operands: [Number(answer), 0],
+  answer: answer.split('').map(Number), passes: [] }) as never;
+
+describe('CO-RL partners matched in cold-start accuracy', function () {
+  this.timeout(300000); // importing analysis/ (tsx) is slow on a loaded machine
+  it('cold-start accuracy: mean over difficulties per family, then over the training families', () => {
+    const rows = [
+      { model: 'x', family: 'add', difficulty: 2, accuracy: 0.2 }, { model: 'x', family: 'add', difficulty: 3,
+        accuracy: 0.4 },
+      { model: 'x', family: 'sub', difficulty: 2, accuracy: 0.5 }, { model: 'x', family: 'chain', difficulty: 2,
+        accuracy: 0.1 },
+      { model: 'x', family: 'chain_ood', difficulty: 2, accuracy: 0.9 }, // held out: not averaged
+      { model: 'y', family: 'add', difficulty: 2, accuracy: 0.7 }, // no sub, no chain: left out
+    ];
+    const acc = coldStartAccuracy(rows);
+    assert.deepEqual(Object.keys(acc), ['x']);
+    assert.ok(close(acc.x, (0.3 + 0.5 + 0.1) / 3), `${acc.x}`);
+  });
+  it('matchedPair takes the closest pair of different families within MATCH_TOLERANCE, stronger first', () => {
+    assert.equal(MATCH_TOLERANCE, 0.05);
+    // same-family transformers differ by 0 but are not a cross-family pair; gru-M is 0.01 from transformer-B
+    assert.deepEqual(matchedPair({ 'transformer-A': 0.4, 'transformer-B': 0.4, 'gru-S': 0.1, 'gru-M': 0.39 },
+      ['transformer-A', 'transformer-B', 'gru-S', 'gru-M']),
+      ['transformer-A', 'gru-M']); // a tie in gap and in mean: name order
+    assert.deepEqual(matchedPair({ 'transformer-A': 0.5, 'gru-M': 0.54 }, ['transformer-A', 'gru-M']),
+      ['gru-M', 'transformer-A']);
+    assert.throws(() => matchedPair({ 'transformer-A': 0.5, 'gru-M': 0.44 }, ['transformer-A', 'gru-M']),
+      (e: Error) => e instanceof ConfigError && /closest gru-M|closest transformer-A\+gru-M/.test(e.message));
+    const twins = { 'transformer-A': 0.4, 'transformer-B': 0.4 };
+    assert.throws(() => matchedPair(twins, Object.keys(twins)), ConfigError);
+    // equal gaps (exact in binary): the stronger pair wins over name order
+    const tie = { 'transformer-B': 0.25, 'gru-A': 0.21875, 'transformer-C': 0.5, 'gru-M': 0.46875 };
+    assert.deepEqual(matchedPair(tie, Object.keys(tie)), ['transformer-C', 'gru-M']);
+    // a candidate without an accuracy is not considered
+    assert.deepEqual(matchedPair({ 'transformer-A': 0.4, 'gru-M': 0.38 }, ['transformer-A', 'gru-M', 'gru-S']),
+      ['transformer-A', 'gru-M']);
+  });
+  it('on the committed cold-start report the rule picks transformer-S-seed1 with gru-M (the matched method)', () => {
+    const acc = coldStartAccuracy(readCsv('results/coldstart/report.csv'));
+    // add, sub, chain of transformer-S-seed1: 0.48046875, 0.376953125, 0.34765625;
+    // of gru-M: 0.421875, 0.45703125, 0.30859375
+    assert.ok(close(acc['transformer-S-seed1'], (0.48046875 + 0.376953125 + 0.34765625) / 3));
+    assert.ok(close(acc['gru-M'], (0.421875 + 0.45703125 + 0.30859375) / 3));
+    assert.deepEqual(matchedPair(acc, Object.keys(AGENT_CHECKPOINTS)), ['transformer-S-seed1', 'gru-M']);
+    assert.deepEqual(CORL_METHODS.corl_diff_family_matched.agents, [['transformer-S-seed1', 'gru-M']]);
+    checkMatchedMethod(acc);
+    assert.throws(() => checkMatchedMethod({ ...acc, 'gru-M': 0.2 }), ConfigError); // no pair within 0.05 any more
+    // another pair closer than the trained one: the method is stale
+    assert.throws(() => checkMatchedMethod({ ...acc, 'gru-S': acc['transformer-S'] }),
+      (e: Error) => /now picks transformer-S\+gru-S/.test(e.message));
+    // the strong + weak pairing is kept, labelled so
+    assert.deepEqual(CORL_METHODS.corl_diff_family.agents, [['transformer-S', 'gru-S']]);
+    assert.match(CORL_METHODS.corl_diff_family.label, /strong \+ weak/);
+  });
+  it('pairRows: one row per pair method, one per neighbour link of a ring, gap = acc_a - acc_b', () => {
+    const acc = { 'transformer-S': 0.5, 'transformer-S-seed1': 0.4, 'gru-S': 0.1, 'gru-M': 0.375 };
+    const rows = pairRows(acc);
+    const by = Object.fromEntries(rows.map((r) => [r.pair, r]));
+    assert.deepEqual(by.corl_diff_family_matched, { pair: 'corl_diff_family_matched', agent_a: 'transformer-S-seed1',
+      agent_b: 'gru-M', acc_a: 0.4, acc_b: 0.375, gap: 0.4 - 0.375 });
+    assert.ok(close(by.corl_diff_family.gap, 0.4));
+    // ring transformer-S, gru-S, transformer-S-seed1: each agent with its supervisor (agent n-1)
+    assert.deepEqual(rows.filter((r) => r.pair.startsWith('corl_three_ring')).map((r) => [r.agent_a, r.agent_b]),
+      [['transformer-S', 'transformer-S-seed1'], ['gru-S', 'transformer-S'], ['transformer-S-seed1', 'gru-S']]);
+    assert.throws(() => pairRows({ 'transformer-S': 0.5 }), ConfigError);
+  });
+  it('the matched pair has the claims of the strong + weak one, each paired within one agent', async () => {
+    const { corlClaims } = await import('../analysis/table1.js');
+    const m = corlClaims().filter((c) => /matched/.test(c.a));
+    assert.deepEqual(m.map((c) => `${c.a} > ${c.b}`), [
+      'transformer-S-seed1|corl_diff_family_matched > transformer-S-seed1|ttrl',
+      'transformer-S-seed1|corl_diff_family_matched > transformer-S-seed1|gt_reward',
+      'transformer-S-seed1|corl_diff_family_matched > transformer-S-seed1|base',
+      'gru-M|corl_diff_family_matched > gru-M|ttrl',
+      'gru-M|corl_diff_family_matched > gru-M|gt_reward',
+      'gru-M|corl_diff_family_matched > gru-M|base',
+      'transformer-S-seed1|corl_diff_family_matched > transformer-S-seed1|corl_same_family',
+      'ensemble|co_trained_matched_pair > ensemble|self_rewarded_matched_pair']);
+    // the single-agent references those claims need are trained
+    for (const method of ['base', 'gt_reward', 'ttrl']) for (const agent of ['transformer-S-seed1', 'gru-M']) {
+      assert.ok(CORL_METHODS[method].agents.some((g) => g.length === 1 && g[0] === agent), `${method} ${agent}`);
+    }
+  });
+  it('the committed results/corl/pairs.csv is what the cold-start report gives', () => {
+    const want = pairRows(coldStartAccuracy(readCsv('results/coldstart/report.csv')));
+    const got = readCsv('results/corl/pairs.csv');
+    assert.deepEqual(Object.keys(got[0]), ['pair', 'agent_a', 'agent_b', 'acc_a', 'acc_b', 'gap']);
+    assert.deepEqual(got.map((r) => [r.pair, Number(r.gap)]), want.map((r) => [r.pair, r.gap]));
+    assert.ok(Math.abs(Number(got.find((r) => r.pair === 'corl_diff_family_matched')!.gap)) <= MATCH_TOLERANCE);
+  });
+});
+
+describe('CO-RL theory rules (hand-made sample sets)', () => {
+  it('plurality is right with p < 1/2 where the separatrix rule says wrong', async () => {
+    const { correctShare, predictPlurality, predictPooledPlurality, predictCoTraining,
+      predictSelfReward } = await import('../src/methods/corl-analysis.js');
+    const problems = [prob('3'), prob('4'), prob('5'), prob('6')];
+    const answers = [
+      ['3', '5', '7', '3', '9'], // p = 0.4: separatrix wrong, plurality '3' right
+      ['8', '4', '8', '4', null], // p = 0.4, tie 8/4 broken to '8' (seen first): both wrong
+      [null, null, null, '5', null], // p = 0.2, the one given answer is the plurality: right
+      ['6', '6', '6', '1', '2'], // p = 0.6: both right
+    ];
+    const p = correctShare(problems, answers);
+    assert.deepEqual(p, [0.4, 0.4, 0.2, 0.6]);
+    assert.deepEqual(predictSelfReward(p), [false, false, false, true]);
+    assert.deepEqual(predictPlurality(problems, answers), [true, false, true, true]);
+    // a pair: A [3, 5, 7] and B [3, 8, 9] on truth 3: pA + pB = 2/3 < 1, but the pooled plurality is '3'
+    const A = [['3', '5', '7'], ['1', '2', '4']], B = [['3', '8', '9'], ['2', '4', '4']], two = [prob('3'), prob('4')];
+    // pA + pB: 1/3 + 1/3, and 1/3 + 2/3 = 1 (on the boundary: wrong)
+    assert.deepEqual(predictCoTraining(correctShare(two, A), correctShare(two, B)), [false, false]);
+    // pooled [3,5,7,3,8,9] -> '3' right; pooled [1,2,4,2,4,4] -> '4' (three votes) right
+    assert.deepEqual(predictPooledPlurality(two, A, B), [true, true]);
+    // the pooled vote is not the agent's own: A alone on the second problem is a three-way tie broken to '1'
+    assert.deepEqual(predictPlurality(two, A), [true, false]);
+  });
+});
+
+describe('CO-RL run records', function () {
+  this.timeout(300000);
+  it('the kept problems: per family, one per difficulty in turn', async () => {
+    const { sampleProblems } = await import('../src/methods/corl-analysis.js');
+    const load = (f: string, d: number) =>
+      Array.from({ length: 4 }, (_, i) => ({ ...prob('1', f), digits: d, operands: [i] }) as Problem);
+    const ps = sampleProblems(5, load as never);
+    // add has difficulties 2..5: d2[0], d3[0], d4[0], d5[0], d2[1]; chain has 2..4: d2[0], d3[0], d4[0], d2[1], d3[1]
+    const kept = (family: string) => ps.filter((p) => p.family === family).map((p) => [p.digits, p.operands[0]]);
+    assert.deepEqual(kept('add'), [[2, 0], [3, 0], [4, 0], [5, 0], [2, 1]]);
+    assert.deepEqual(kept('chain'), [[2, 0], [3, 0], [4, 0], [2, 1], [3, 1]]);
+    assert.equal(ps.length, 5 * 4);
+  });
+  it('completion rows: the text, its answer and whether it is the truth', async () => {
+    const { initBackend } = await import('../src/models/backend.js');
+    const { loadPolicy } = await import('../src/models/index.js');
+    const { completionRows } = await import('../src/methods/corl-analysis.js');
+    const { answerOf, parseTrace } = await import('../src/world/trace.js');
+    const { makeRng } = await import('../src/util/random.js');
+    await initBackend();
+    const { sampleProblem } = await import('../src/world/problems.js');
+    const rng = makeRng(3);
+    const problems = Array.from({ length: 8 }, (_, i) => sampleProblem(i % 2 ? 'sub' : 'add', 3, rng));
+    // the cold start writes parseable answers, some right and some wrong
+    const rows = completionRows(loadPolicy('data/checkpoints/coldstart-transformer-S.json'), problems, makeRng(4));
+    assert.ok(rows.some((r) => r.correct === 1) && rows.some((r) => r.correct === 0 && r.answer !== ''),
+      JSON.stringify(rows.map((r) => [r.answer, r.truth])));
+    assert.deepEqual(Object.keys(rows[0]), ['family', 'difficulty', 'problem', 'truth', 'answer', 'correct',
+      'completion']);
+    rows.forEach((r, j) => {
+      assert.equal(r.truth, problems[j].answer.join(''));
+      assert.equal(r.answer, answerOf(parseTrace(r.completion.split(' '))) ?? '');
+      assert.equal(r.correct, +(r.answer === r.truth));
+    });
+  });
+  it('the full profile is archived under results/runs/corl; the archive leaves the agents\' weights out', () => {
+    assert.equal(CORL_ARCHIVE, 'results/runs/corl');
+    assert.equal(CORL_PROFILES.full.archived, true);
+    assert.equal(CORL_PROFILES.quick.archived, false);
+    assert.deepEqual(Object.keys(OVERLAP_PROTOCOLS), ['paper', 'multi_sample']); // paper first: the default
+    assert.deepEqual(OVERLAP_PROTOCOLS.paper, { samples: 1, temperature: 0.8 });
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-corl-')), run = path.join(root, 'run'),
+      arc = path.join(root, 'arc');
+    fs.mkdirSync(run);
+    for (const f of ['config.json', 'metrics.jsonl', 'final.csv', 'samples.csv', 'per_problem.json', 'done.json',
+      'agent-0.json', 'agent-12.json', 'log.txt']) {
+      fs.writeFileSync(path.join(run, f), '{}');
+    }
+    archiveRun(run, arc);
+    assert.deepEqual(fs.readdirSync(arc).sort(), ['config.json', 'done.json', 'final.csv', 'metrics.jsonl',
+      'per_problem.json', 'samples.csv']);
+  });
+});
