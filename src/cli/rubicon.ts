@@ -19,18 +19,20 @@ export function rubiconJobs(name: string, archived: boolean): Job[] {
     archive: archived ? path.join(RUBICON_ARCHIVE, name, rel) : undefined,
     args: ['src/cli/rubicon-run.ts', ...args, ...evalArgs, '--out', path.join('runs/rubicon', name, rel)] });
   const pairs = [...new Set(RUBICON_RUNS.map((r) => r.tasks))];
-  const base = profile.seeds.flatMap((seed) => pairs.map((tasks) => job(`${tasks} base seed ${seed}`, `${tasks}/none/base/seed-${seed}`,
-    ['--steps', '0', '--tasks', tasks, '--seed', String(seed)])));
+  const base = profile.seeds.flatMap((seed) => pairs.map((tasks) => job(`${tasks} base seed ${seed}`,
+    `${tasks}/none/base/seed-${seed}`, ['--steps', '0', '--tasks', tasks, '--seed', String(seed)])));
   const runs = profile.seeds.flatMap((seed) => RUBICON_RUNS.map((r) => job(
-    `${r.tasks} ${r.aggregator} ${r.schedule}${r.filter ? ' filtered' : ''} defence ${r.defence} seed ${seed}`, rubiconRunDir(r, seed),
-    ['--aggregator', r.aggregator, '--schedule', r.schedule, '--filter', r.filter ? 'yes' : 'no', '--defence', r.defence, '--tasks', r.tasks,
-      '--seed', String(seed), '--steps', String(profile.steps)])));
+    `${r.tasks} ${r.aggregator} ${r.schedule}${r.filter ? ' filtered' : ''} defence ${r.defence} seed ${seed}`,
+    rubiconRunDir(r, seed),
+    ['--aggregator', r.aggregator, '--schedule', r.schedule, '--filter', r.filter ? 'yes' : 'no',
+      '--defence', r.defence, '--tasks', r.tasks, '--seed', String(seed), '--steps', String(profile.steps)])));
   return [...base, ...runs];
 }
 
 if (process.argv[1]?.endsWith('rubicon.ts') && process.argv[1].includes('cli')) {
   runMain(async () => {
-    const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)',
+    const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full',
+      jobs: 'parallel processes (default 2)',
       archive: '"no" to ignore and not write the committed run archive' });
     const name = a.profile ?? 'quick', jobs = intArg('jobs', a.jobs ?? '2', 1);
     const archived = (RUBICON_PROFILES[name]?.archived ?? false) && a.archive !== 'no';

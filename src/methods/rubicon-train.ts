@@ -11,13 +11,13 @@ import { decode, encode } from '../world/vocab.js';
 import { defaultWorld, drawTrainingProblem, type WorldConfig } from '../world/defaults.js';
 import { toTokens, type RubricItem } from '../rubrics/rubric.js';
 import { domainOf } from '../world/problems.js';
-import { aggregate, AGGREGATORS, checkInteractions, defaultAggregatorParams, type AggregatorName, type AggregatorParams }
-  from '../rubrics/aggregators.js';
+import { aggregate, AGGREGATORS, checkInteractions, defaultAggregatorParams, type AggregatorName,
+  type AggregatorParams } from '../rubrics/aggregators.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../rl/grpo.js';
 import { mean, type Rollout } from '../rl/rollout.js';
 import { ConfigError, requireInteger, requirePositive, requireProbability } from '../io/validate.js';
-import { ANCHORS, hackMeasures, lengthBudget, rewardVectors, TASK_PAIR_NAMES, TASK_PAIRS, tightLengthBudget, type Anchor, type BatchJudge,
-  type TaskPair } from './rubicon.js';
+import { ANCHORS, hackMeasures, lengthBudget, rewardVectors, TASK_PAIR_NAMES, TASK_PAIRS, tightLengthBudget,
+  type Anchor, type BatchJudge, type TaskPair } from './rubicon.js';
 
 export type TaskFamily = 'constraints' | 'quality';
 export const SCHEDULES = ['joint', 'constraints_only', 'quality_only', 'stagewise'] as const;
@@ -65,7 +65,8 @@ export interface RubiconConfig {
 
 export const defaultRubiconConfig: RubiconConfig = {
   steps: 60, prompts: 16, rollouts: 8, temperature: 1, aggregator: 'weighted_sum', aggregatorParams: defaultAggregatorParams, schedule: 'joint',
-  stageSplit: 0.5, filterQuantiles: null, poolSize: 512, verifier: 'learned', softScores: 'probability', defence: 'auto', tasks: 'standard',
+  stageSplit: 0.5, filterQuantiles: null, poolSize: 512, verifier: 'learned', softScores: 'probability',
+  defence: 'auto', tasks: 'standard',
   grpo: defaultGrpoConfig, world: defaultWorld,
 };
 
@@ -79,12 +80,16 @@ export function checkRubiconConfig(c: RubiconConfig): void {
     if (!(lo >= 0 && hi <= 1 && lo < hi)) throw new ConfigError(`filterQuantiles must be [lo, hi] with 0 <= lo < hi <= 1 (got [${lo}, ${hi}])`);
   }
   if (c.verifier !== 'learned' && c.verifier !== 'oracle') throw new ConfigError(`verifier must be "learned" or "oracle" (got "${c.verifier}")`);
-  if (!SOFT_SCORES.includes(c.softScores)) throw new ConfigError(`softScores must be one of ${SOFT_SCORES.join(', ')} (got "${c.softScores}")`);
-  if (!DEFENCES.includes(c.defence)) throw new ConfigError(`defence must be one of ${DEFENCES.join(', ')} (got "${c.defence}")`);
-  if (!TASK_PAIR_NAMES.includes(c.tasks)) throw new ConfigError(`tasks must be one of ${TASK_PAIR_NAMES.join(', ')} (got "${c.tasks}")`);
+  const oneOf = (name: string, v: string, known: readonly string[]) => {
+    if (!known.includes(v)) throw new ConfigError(`${name} must be one of ${known.join(', ')} (got "${v}")`);
+  };
+  oneOf('softScores', c.softScores, SOFT_SCORES); oneOf('defence', c.defence, DEFENCES);
+  oneOf('tasks', c.tasks, TASK_PAIR_NAMES);
   // an antagonistic interaction on a required dimension fails here, before any step
   if (c.aggregator === 'interaction') {
-    for (const f of ['constraints', 'quality'] as const) checkInteractions(familyAnchors(f, c.aggregator, c.defence, c.tasks), c.aggregatorParams);
+    for (const f of ['constraints', 'quality'] as const) {
+      checkInteractions(familyAnchors(f, c.aggregator, c.defence, c.tasks), c.aggregatorParams);
+    }
   }
   checkGrpoConfig(c.grpo);
 }
@@ -104,8 +109,10 @@ export function familyOf(step: number, c: Pick<RubiconConfig, 'steps' | 'schedul
  */
 export function taskPrompt(p: Problem, family: TaskFamily, tasks: TaskPair = 'standard'): string[] {
   const verify: RubricItem = { category: 'validation', criterion: { name: 'VERIFY', args: [] }, points: 1 };
-  const len = (n: number): RubricItem => ({ category: 'focus', criterion: { name: 'LEN', args: [Math.min(99, n)] }, points: 1 });
-  const hint = (items: RubricItem[]) => promptTokens(p, 'hint', toTokens({ domain: domainOf(p.family), items }).slice(0, -1));
+  const len = (n: number): RubricItem => ({ category: 'focus', criterion: { name: 'LEN', args: [Math.min(99, n)] },
+    points: 1 });
+  const hint = (items: RubricItem[]) =>
+    promptTokens(p, 'hint', toTokens({ domain: domainOf(p.family), items }).slice(0, -1));
   if (tasks === 'competing') return family === 'quality' ? hint([verify]) : hint([len(tightLengthBudget(p))]);
   if (family === 'quality') return promptTokens(p, 'reason');
   return hint([verify, len(lengthBudget(p))]);
@@ -115,7 +122,8 @@ export function taskPrompt(p: Problem, family: TaskFamily, tasks: TaskPair = 'st
  * The anchors (dimensions) a family's reward reads. With the defence rubric (`hasDefence`) it joins the vector:
  * under the veto with weight 0 (a critical gate only), under any other aggregator with its own weight 1.
  */
-export function familyAnchors(family: TaskFamily, aggregator: AggregatorName, defence: Defence = 'auto', tasks: TaskPair = 'standard'): Anchor[] {
+export function familyAnchors(family: TaskFamily, aggregator: AggregatorName, defence: Defence = 'auto',
+  tasks: TaskPair = 'standard'): Anchor[] {
   const base = TASK_PAIRS[tasks][family].map((n) => ANCHORS[n]);
   if (!hasDefence(defence, aggregator)) return base;
   return [...base, aggregator === 'veto' ? { ...ANCHORS.honest_verification, weight: 0 } : ANCHORS.honest_verification];
@@ -138,7 +146,9 @@ export function makeRubiconTrainer(policy: Policy, c: RubiconConfig, verifier?: 
     if (pool || c.filterQuantiles === null) return pool;
     const all = Array.from({ length: c.poolSize }, (_, i) => ({ p: draw(rng), family: (i % 2 === 0 ? 'constraints' : 'quality') as TaskFamily }));
     const scorer = coldStart ?? policy, n = 4;
-    const outs = sample(scorer, all.flatMap((x) => Array.from({ length: n }, () => encode(taskPrompt(x.p, x.family, c.tasks)))), { maxNew: 96, temperature: 1, topP: 1 }, rng).map(decode);
+    const prompts = all.flatMap((x) => Array.from({ length: n }, () => encode(taskPrompt(x.p, x.family, c.tasks))));
+    const outs = sample(scorer, prompts,
+      { maxNew: 96, temperature: 1, topP: 1 }, rng).map(decode);
     const scores = all.map((x, i) => { const r = reward(x.family, outs.slice(i * n, (i + 1) * n).map((completion) => ({ p: x.p, completion }))); return mean(r.vectors.map(r.scalar)); });
     const sorted = [...scores].sort((a, b) => a - b), q = (u: number) => sorted[Math.min(sorted.length - 1, Math.floor(u * sorted.length))];
     const [lo, hi] = [q(c.filterQuantiles[0]), q(c.filterQuantiles[1])];
@@ -154,7 +164,8 @@ export function makeRubiconTrainer(policy: Policy, c: RubiconConfig, verifier?: 
         if (chosen) { const t = chosen[rng.int(chosen.length)]; return { p: t.p, family: c.schedule === 'joint' ? t.family : familyOf(step, c, rng) }; }
         return { p: draw(rng), family: familyOf(step, c, rng) };
       });
-      const prompts = tasks.flatMap((t) => Array.from({ length: c.rollouts }, () => encode(taskPrompt(t.p, t.family, c.tasks))));
+      const prompts = tasks.flatMap((t) => Array.from({ length: c.rollouts }, () =>
+        encode(taskPrompt(t.p, t.family, c.tasks))));
       const outs = sample(policy, prompts, { maxNew: 96, temperature: c.temperature, topP: 1 }, rng).map(decode);
       const rs: Rollout[] = [];
       const dims: Record<string, number[]> = {};
@@ -173,7 +184,8 @@ export function makeRubiconTrainer(policy: Policy, c: RubiconConfig, verifier?: 
       const items = outs.map((completion, i) => ({ p: tasks[Math.floor(i / c.rollouts)].p, completion }));
       return {
         accuracy: mean(items.map((x) => +isCorrect(x.p, parseTrace(x.completion)))),
-        reward: mean(rs.map((r) => r.reward)), ...hackMeasures(items), constraint_share: mean(tasks.map((t) => +(t.family === 'constraints'))),
+        reward: mean(rs.map((r) => r.reward)), ...hackMeasures(items),
+        constraint_share: mean(tasks.map((t) => +(t.family === 'constraints'))),
         response_length: mean(outs.map((o) => o.length)),
         ...Object.fromEntries(Object.entries(dims).map(([k, v]) => [`dim/${k}`, mean(v)])),
         ...upd,
@@ -183,7 +195,9 @@ export function makeRubiconTrainer(policy: Policy, c: RubiconConfig, verifier?: 
 }
 
 /** One run of a profile: an aggregator, a schedule, the filter, the defence rubric and the task pair. */
-export interface RubiconRun { aggregator: AggregatorName; schedule: Schedule; filter: boolean; defence: Defence; tasks: TaskPair }
+export interface RubiconRun {
+  aggregator: AggregatorName; schedule: Schedule; filter: boolean; defence: Defence; tasks: TaskPair;
+}
 
 /**
  * The runs of `make reproduce-rubicon`: every schedule under the weighted sum, every aggregator jointly, the
@@ -199,15 +213,15 @@ export const RUBICON_RUNS: RubiconRun[] = [
   // the other half of the 2x2 (the weighted sum without and the veto with the defence are the runs above)
   { aggregator: 'weighted_sum', schedule: 'joint', filter: false, defence: 'yes', tasks: 'standard' },
   { aggregator: 'veto', schedule: 'joint', filter: false, defence: 'no', tasks: 'standard' },
-  ...SCHEDULES.map((schedule) => ({ aggregator: 'weighted_sum' as AggregatorName, schedule, filter: false, defence: 'auto' as Defence,
-    tasks: 'competing' as TaskPair })),
+  ...SCHEDULES.map((schedule) => ({ aggregator: 'weighted_sum' as AggregatorName, schedule, filter: false,
+    defence: 'auto' as Defence, tasks: 'competing' as TaskPair })),
 ]);
 
 /**
  * A run's directory under runs/rubicon/<profile>/ (and its record's under results/runs/rubicon/<profile>/): the
  * task pair, the aggregator with the defence rubric's presence, the schedule (and the filter), the seed.
  */
-export function rubiconRunDir(r: Pick<RubiconRun, 'aggregator' | 'schedule' | 'filter' | 'defence' | 'tasks'>, seed: number): string {
+export function rubiconRunDir(r: RubiconRun, seed: number): string {
   const defence = hasDefence(r.defence, r.aggregator) ? 'defence' : 'nodefence';
   return `${r.tasks}/${r.aggregator}-${defence}/${r.schedule}${r.filter ? '-filtered' : ''}/seed-${seed}`;
 }
@@ -215,7 +229,11 @@ export function rubiconRunDir(r: Pick<RubiconRun, 'aggregator' | 'schedule' | 'f
 /** Where full-profile run records are committed: <archive>/<profile>/<rubiconRunDir> (no weights, no logs). */
 export const RUBICON_ARCHIVE = 'results/runs/rubicon';
 
-export const RUBICON_PROFILES: Record<string, { steps: number; seeds: number[]; evalPerCell: number; evalSamples: number; archived: boolean }> = {
+export interface RubiconProfile {
+  steps: number; seeds: number[]; evalPerCell: number; evalSamples: number; archived: boolean;
+}
+
+export const RUBICON_PROFILES: Record<string, RubiconProfile> = {
   quick: { steps: 8, seeds: [0, 1], evalPerCell: 4, evalSamples: 2, archived: false },
   full: { steps: 60, seeds: [0, 1, 2], evalPerCell: 16, evalSamples: 4, archived: true },
 };

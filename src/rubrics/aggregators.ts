@@ -77,9 +77,10 @@ export function checkInteractions(dims: Dimension[], p = defaultAggregatorParams
   };
   const pairs = p.interactions.map((t) => ({ ...t, i: idx(t.a), j: idx(t.b) })).filter((t) => t.i >= 0 && t.j >= 0);
   for (const t of pairs) {
-    if (!Number.isFinite(t.gamma)) throw new ConfigError(`interaction gamma(${t.a}, ${t.b}) must be a number (got ${t.gamma})`);
+    const what = `interaction gamma(${t.a}, ${t.b})`;
+    if (!Number.isFinite(t.gamma)) throw new ConfigError(`${what} must be a number (got ${t.gamma})`);
     if (t.gamma < 0 && (required(dims[t.i]) || required(dims[t.j]))) {
-      throw new ConfigError(`interaction gamma(${t.a}, ${t.b}) = ${t.gamma} < 0 would penalise satisfying a required dimension`);
+      throw new ConfigError(`${what} = ${t.gamma} < 0 would penalise satisfying a required dimension`);
     }
   }
   return pairs;
@@ -94,7 +95,8 @@ export function interaction(scores: number[], dims: Dimension[], p = defaultAggr
   check(scores, dims);
   const pairs = checkInteractions(dims, p, strict);
   // the weighted sum as (sum_k weight_k s_k) / total: with all-ones the two sums are the same float, so it is 1 exactly
-  const total = dims.reduce((a, d) => a + d.weight, 0), ws = dims.reduce((a, d, k) => a + d.weight * scores[k], 0) / total;
+  const total = dims.reduce((a, d) => a + d.weight, 0);
+  const ws = dims.reduce((a, d, k) => a + d.weight * scores[k], 0) / total;
   const num = ws + pairs.reduce((a, t) => a + t.gamma * scores[t.i] * scores[t.j], 0);
   const den = 1 + pairs.reduce((a, t) => a + t.gamma, 0);
   return Math.min(1, Math.max(0, num / den));
