@@ -326,17 +326,20 @@ describe('Rubicon pre-registration of the competing pair', () => {
     const ci = fisherInterval(-0.5, 28);
     assert.ok(Math.abs(Number(ci.ci_low) + 0.7358184808618345) < 1e-12 && Math.abs(Number(ci.ci_high) + 0.15602835951237076) < 1e-12);
     assert.deepEqual(fisherInterval(-0.5, 3), { ci_low: '', ci_high: '' });
-    // group 0 (constraint prompt): (1, 0), (0, 1); group 1 (quality prompt): (1, 0.3), (0.5, 0.5), (0, 0.4)
+    // group 0 (constraint prompt): (1, 0), (0, 1); group 1 (quality prompt): (1, 0.3), (0.8, 0.5), (0.6, 0.4)
     const s = [
       { group: 0, prompt: 'constraints' as const, constraints: 1, quality: 0 }, { group: 0, prompt: 'constraints' as const, constraints: 0, quality: 1 },
-      { group: 1, prompt: 'quality' as const, constraints: 1, quality: 0.3 }, { group: 1, prompt: 'quality' as const, constraints: 0.5, quality: 0.5 },
-      { group: 1, prompt: 'quality' as const, constraints: 0, quality: 0.4 },
+      { group: 1, prompt: 'quality' as const, constraints: 1, quality: 0.3 }, { group: 1, prompt: 'quality' as const, constraints: 0.8, quality: 0.5 },
+      { group: 1, prompt: 'quality' as const, constraints: 0.6, quality: 0.4 },
     ];
     const rows = Object.fromEntries(preregRows(s).map((r) => [`${r.prompts}/${r.statistic}`, r]));
-    // within: centred c (0.5, -0.5, 0.5, 0, -0.5), q (-0.5, 0.5, -0.1, 0.1, 0): sxy -0.55, sxx 1, syy 0.52
-    assert.ok(Math.abs(rows['both/within_prompt'].r - -0.55 / Math.sqrt(0.52)) < 1e-12);
-    // pooled: means 0.5 and 0.44: sxy -0.55, sxx 1, syy 0.532
-    assert.ok(Math.abs(rows['both/pooled'].r - -0.55 / Math.sqrt(0.532)) < 1e-12);
+    // within: centred c (0.5, -0.5, 0.2, 0, -0.2), q (-0.5, 0.5, -0.1, 0.1, 0): sxy -0.52, sxx 0.58, syy 0.52
+    assert.ok(Math.abs(rows['both/within_prompt'].r - -0.52 / Math.sqrt(0.58 * 0.52)) < 1e-12);
+    // pooled: means 0.68 and 0.44: sxy -0.556, sxx 0.688, syy 0.532
+    assert.ok(Math.abs(rows['both/pooled'].r - -0.556 / Math.sqrt(0.688 * 0.532)) < 1e-12);
+    // 5 - 2 groups = 3 effective observations within (no interval), 5 pooled
+    assert.equal(rows['both/within_prompt'].ci_low, '');
+    assert.ok(typeof rows['both/pooled'].ci_low === 'number');
     assert.equal(rows['both/within_prompt'].decisive, 'yes');
     assert.equal(rows['both/within_prompt'].criterion_met, 'no'); // 5 - 2 = 3 effective observations: no interval
     assert.equal(rows['both/pooled'].decisive, 'no');
@@ -352,6 +355,10 @@ describe('Rubicon pre-registration of the competing pair', () => {
     });
     assert.equal(competes(preregRows(make(-1))), true);
     assert.equal(competes(preregRows(make(1))), false);
+    // no relation: an interval across 0 does not meet the criterion
+    const none = preregRows(make(0)).find((r) => r.decisive === 'yes')!;
+    assert.ok(Number(none.ci_low) < 0 && Number(none.ci_high) > 0, `${none.ci_low} ${none.ci_high}`);
+    assert.equal(none.criterion_met, 'no');
   });
 
   it('the committed rule file states the rule in code', async () => {
@@ -363,5 +370,26 @@ describe('Rubicon pre-registration of the competing pair', () => {
     for (const s of [`${PREREG_RULE.rollouts} rollouts at temperature ${PREREG_RULE.temperature}`, `${PREREG_RULE.problems} training problems`,
       `seed ${PREREG_RULE.seed}`, '*within-prompt* Pearson correlation', 'negative with its 95% interval below 0', 'TASK_PAIRS.competing',
       'soft dimensions scored as the reward scores them by default']) assert.ok(text.includes(s), `rule file lacks "${s}"`);
+  });
+});
+
+describe('Rubicon figures after issue 19', () => {
+  it('label runs by aggregator, defence, schedule and task pair, so the 2x2 cells stay apart', async () => {
+    const fs = await import('node:fs'), os = await import('node:os'), path = await import('node:path');
+    const { rubiconFigures } = await import('../analysis/rubicon-figures.js');
+    const { writeCsv } = await import('../src/io/table.js');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-rubfig-'));
+    const row = (aggregator: string, defence: string, tasks: string, column: string, mean: number) =>
+      ({ profile: 'quick', tasks, aggregator, defence, schedule: 'joint', column, mean, ci_low: '', ci_high: '', seeds: 1 });
+    writeCsv(path.join(dir, 'table.csv'), [row('veto', 'yes', 'standard', 'constraints/format', 0.9), row('veto', 'no', 'standard', 'constraints/format', 0.8),
+      row('weighted_sum', 'no', 'competing', 'constraints/format', 0.7), row('veto', 'no', 'standard', 'constraints/check_rate', 0.1)]);
+    writeCsv(path.join(dir, 'hacking.csv'), [{ step: 0, aggregator: 'veto', defence: 'yes', hack_rate: 0.1, judge_score: 0.2, accuracy: 0.3 },
+      { step: 0, aggregator: 'veto', defence: 'no', hack_rate: 0.4, judge_score: 0.5, accuracy: 0.6 }]);
+    const figs = Object.fromEntries(rubiconFigures(dir).map((f) => [f.name, f]));
+    const bars = figs.rubicon_seesaw.data as { name: string; x: string[]; y: (number | null)[] }[];
+    assert.deepEqual(bars.map((b) => b.name), ['veto + defence / joint', 'veto / joint', 'weighted_sum / joint (competing)']);
+    assert.deepEqual(bars.map((b) => b.y), [[0.9], [0.8], [0.7]]); // check_rate is no dimension bar
+    const curves = figs.rubicon_hacking_hack_rate.data as { name: string; y: number[] }[];
+    assert.deepEqual(curves.map((c) => [c.name, c.y]), [['veto + defence', [0.1]], ['veto', [0.4]]]);
   });
 });
