@@ -7,7 +7,7 @@ JUPYTER := JUPYTER_PATH="$(CURDIR)/.jupyter/share/jupyter" PYDEVD_DISABLE_FILE_V
 
 PROFILE ?= quick
 
-.PHONY: verify-results reproduce-long corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon table2-report
+.PHONY: verify-results reproduce-long corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon rubicon-preregister table2-report
 
 .PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks docs clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick coldstart-save-partial coldstart-report rlvr world-criteria bench verifier
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
@@ -31,6 +31,7 @@ help:
 	@echo "make reproduce-evolm  EvoLM ablations (K, no format reward, each pair source alone) -> ablations.csv"
 	@echo "make reproduce-evolm-controls  EvoLM controls (judge-only teacher/untrained rubrics, two models) -> ablations.csv"
 	@echo "make reproduce-rubicon  Rubicon aggregators x schedules, filtering, hacking curves (PROFILE=quick|full)"
+	@echo "make rubicon-preregister  cold-start trade-off of Rubicon's competing pair -> results/rubicon/preregistration.csv"
 	@echo "make corl-agents  cold starts of the CO-RL partners (gru-S, transformer-S seed 1), one per core"
 	@echo "make scalar-rm  train the static scalar reward model on cold-start rollouts -> data/checkpoints/scalar-rm-S.json"
 	@echo "make verifier   distil the verifier from teacher labels on cold-start rollouts -> results/verifier/accuracy.csv"
@@ -161,6 +162,11 @@ reproduce-rubicon:
 	$(TSX) src/cli/rubicon.ts --profile $(PROFILE)
 	$(TSX) analysis/rubicon.ts $(PROFILE)
 	RESULTS=$(if $(filter full,$(PROFILE)),results,results/$(PROFILE)) FIGURES=$(if $(filter full,$(PROFILE)),results/figures,results/$(PROFILE)/figures) $(TSX) analysis/make-figures.ts rubicon
+
+# Rubicon's competing pair, pre-registered from the cold start only (rule: results/rubicon/preregistration-rule.md;
+# a few CPU-minutes), before any run on it
+rubicon-preregister:
+	$(TSX) src/cli/rubicon-preregister.ts
 
 scalar-rm:
 	$(TSX) src/cli/scalar-rm.ts --size S

@@ -1,26 +1,31 @@
 // Figure builders for Rubicon, from results/rubicon/table.csv, seesaw.csv, reported.csv and hacking.csv.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readCsv } from '../src/io/table.js';
+import { readCsv, type Row } from '../src/io/table.js';
 import type { Figure } from './figures.js';
+
+/** A run's label: aggregator / schedule, the defence rubric and the task pair where the table has them. */
+const withDefence = (r: Row) => `${r.aggregator}${r.defence === 'yes' ? ' + defence' : ''}`;
+const label = (r: Row) => `${withDefence(r)} / ${r.schedule}${r.tasks === 'competing' ? ' (competing)' : ''}`;
+const HACK_MEASURES = /(hack_rate|check_rate|dishonest_share|stamp_share|mismatch_rate)$/;
 
 export function rubiconFigures(dir = 'results/rubicon'): Figure[] {
   const figs: Figure[] = [];
   const t = path.join(dir, 'table.csv'), h = path.join(dir, 'hacking.csv'), d = path.join(dir, 'seesaw.csv'), rep = path.join(dir, 'reported.csv');
   if (fs.existsSync(t)) {
     const rows = readCsv(t);
-    const runs = [...new Set(rows.map((r) => `${r.aggregator} / ${r.schedule}`))];
-    const dims = [...new Set(rows.map((r) => String(r.column)))].filter((c) => !c.endsWith('hack_rate'));
+    const runs = [...new Set(rows.map(label))];
+    const dims = [...new Set(rows.map((r) => String(r.column)))].filter((c) => !HACK_MEASURES.test(c));
     figs.push({ name: 'rubicon_seesaw',
-      data: runs.map((run) => ({ type: 'bar', name: run, x: dims, y: dims.map((d) => { const r = rows.find((x) => `${x.aggregator} / ${x.schedule}` === run && x.column === d); return r ? Number(r.mean) : null; }) })),
+      data: runs.map((run) => ({ type: 'bar', name: run, x: dims, y: dims.map((d) => { const r = rows.find((x) => label(x) === run && x.column === d); return r ? Number(r.mean) : null; }) })),
       layout: { title: { text: 'Every dimension and accuracy after training, per aggregator and schedule (the seesaw)' }, barmode: 'group', yaxis: { range: [0, 1] }, margin: { b: 190 } } });
   }
   if (fs.existsSync(d)) {
     const rows = readCsv(d);
-    const runs = [...new Set(rows.map((r) => `${r.aggregator} / ${r.schedule}`))];
+    const runs = [...new Set(rows.map(label))];
     figs.push({ name: 'rubicon_seesaw_delta',
       data: ['constraints', 'quality', 'accuracy'].map((m) => {
-        const rs = runs.map((run) => rows.find((x) => `${x.aggregator} / ${x.schedule}` === run && x.measure === m));
+        const rs = runs.map((run) => rows.find((x) => label(x) === run && x.measure === m));
         return { type: 'bar', name: m, x: runs, y: rs.map((r) => (r ? Number(r.delta) : null)),
           error_y: { type: 'data', symmetric: false, array: rs.map((r) => (r && r.ci_high !== '' ? Number(r.ci_high) - Number(r.delta) : 0)), arrayminus: rs.map((r) => (r && r.ci_low !== '' ? Number(r.delta) - Number(r.ci_low) : 0)) } };
       }),
@@ -37,7 +42,7 @@ export function rubiconFigures(dir = 'results/rubicon'): Figure[] {
           return { type: 'bar', name: `paper: ${a}-type benchmarks`, x: rs.map((r) => `${r.experiment}<br>${r.benchmark}`), y: rs.map((r) => Number(r.delta)), xaxis: 'x', yaxis: 'y' };
         }),
         ...['quality', 'constraints'].map((m) => ({ type: 'bar', name: `ours: ${m} dimensions (x100)`, x: ['quality_only', 'constraints_only'],
-          y: ['quality_only', 'constraints_only'].map((sch) => { const r = ours.find((x) => x.aggregator === 'weighted_sum' && x.schedule === sch && x.measure === m); return r ? 100 * Number(r.delta) : null; }),
+          y: ['quality_only', 'constraints_only'].map((sch) => { const r = ours.find((x) => label(x) === `weighted_sum / ${sch}` && x.measure === m); return r ? 100 * Number(r.delta) : null; }),
           xaxis: 'x2', yaxis: 'y2' })),
       ],
       layout: { title: { text: 'Single-type training: the paper\'s seesaw (reported) and ours, change over the base model' }, grid: { rows: 1, columns: 2, pattern: 'independent' },
@@ -48,8 +53,8 @@ export function rubiconFigures(dir = 'results/rubicon'): Figure[] {
     const rows = readCsv(h);
     for (const k of ['hack_rate', 'judge_score', 'accuracy']) {
       figs.push({ name: `rubicon_hacking_${k}`,
-        data: [...new Set(rows.map((r) => String(r.aggregator)))].map((agg) => {
-          const rs = rows.filter((r) => r.aggregator === agg).sort((a, b) => Number(a.step) - Number(b.step));
+        data: [...new Set(rows.map(withDefence))].map((agg) => {
+          const rs = rows.filter((r) => withDefence(r) === agg).sort((a, b) => Number(a.step) - Number(b.step));
           return { type: 'scatter', mode: 'lines', name: agg, x: rs.map((r) => Number(r.step)), y: rs.map((r) => Number(r[k])) };
         }),
         layout: { title: { text: `Reward-hacking probe, joint schedule: ${k.replace('_', ' ')} over training` }, xaxis: { title: { text: 'RL step' } }, yaxis: { title: { text: k.replace('_', ' ') } } } });

@@ -1,6 +1,7 @@
 // Rubicon's aggregators against hand-computed values, and the properties each is chosen for.
 import { strict as assert } from 'node:assert';
-import { aggregate, defaultAggregatorParams, interaction, saturation, shaping, veto, weightedSum, type Dimension } from '../src/rubrics/aggregators.js';
+import { aggregate, checkInteractions, defaultAggregatorParams, interaction, saturation, shaping, veto, weightedSum, type Dimension }
+  from '../src/rubrics/aggregators.js';
 import { ConfigError } from '../src/io/validate.js';
 import { makeRng } from '../src/util/random.js';
 
@@ -26,13 +27,11 @@ describe('Rubicon aggregators (hand-computed)', () => {
     assert.ok(saturation([0.5, 0.5], two) > saturation([1, 0], two));
     close(saturation([1, 1], two), 1);
   });
-  it('interaction: synergy and antagonism, normalised so all-ones scores 1', () => {
+  it('interaction: synergy, normalised so all-ones scores 1', () => {
     const two: Dimension[] = [{ name: 'a', weight: 1 }, { name: 'b', weight: 1 }];
     const syn = { ...defaultAggregatorParams, interactions: [{ a: 'a', b: 'b', gamma: 0.5 }] };
     close(interaction([1, 1], two, syn), 1);
     close(interaction([0.5, 0.5], two, syn), (0.5 + 0.125) / 1.5);
-    const ant = { ...defaultAggregatorParams, interactions: [{ a: 'a', b: 'b', gamma: -1 }] };
-    close(interaction([1, 1], two, ant), 0);
     assert.throws(() => interaction([1, 1], two, { ...defaultAggregatorParams, interactions: [{ a: 'a', b: 'zz', gamma: 1 }] }, true), /unknown dimension "zz"/);
     close(interaction([0.5, 0.5], two, { ...defaultAggregatorParams, interactions: [{ a: 'a', b: 'zz', gamma: 1 }] }), 0.5); // skipped: weighted sum
   });
@@ -47,12 +46,66 @@ describe('Rubicon aggregators (hand-computed)', () => {
     for (let t = 0; t < 300; t++) {
       const s = dims.map(() => rng.next());
       for (const name of ['weighted_sum', 'veto', 'saturation', 'interaction', 'shaping'] as const) {
-        const v = aggregate(name, s, dims, { ...defaultAggregatorParams, interactions: [{ a: 'steps', b: 'verify', gamma: rng.next() * 2 - 1 }] });
+        const v = aggregate(name, s, dims, { ...defaultAggregatorParams, interactions: [{ a: 'steps', b: 'verify', gamma: rng.next() * 2 }] });
         assert.ok(v >= 0 && v <= 1 + 1e-12, `${name} gave ${v}`);
       }
     }
     assert.throws(() => weightedSum([1.2, 0, 0], dims), (e: Error) => e instanceof ConfigError && /format/.test(e.message));
     assert.throws(() => weightedSum([1, 0], dims), /2 scores for 3 dimensions/);
     assert.throws(() => aggregate('median' as never, [1, 1, 1], dims), /unknown aggregator/);
+  });
+});
+
+describe('Rubicon aggregators after issue 19', () => {
+  const names = (ns: string[]): Dimension[] => ns.map((name) => ({ name, weight: 1 }));
+  const constraints = names(['format', 'length', 'verification']), quality = names(['format', 'steps', 'carries', 'digits', 'consistency']);
+  it('graded soft scores make saturation differ from the weighted sum; 0/1 verdicts do not', () => {
+    const two = names(['steps', 'digits']);
+    // probabilities 0.5 and 0.9: weighted sum 0.7; saturation (f(0.5) + f(0.9)) / 2 = (0.817574 + 0.981669) / 2
+    close(weightedSum([0.5, 0.9], two), 0.7);
+    assert.ok(Math.abs(saturation([0.5, 0.9], two) - 0.8996216901485494) < 1e-12);
+    // the same responses judged as verdicts (P > 1/2: 0 and 1) score 0.5 under both
+    close(weightedSum([0, 1], two), 0.5);
+    close(saturation([0, 1], two), 0.5);
+  });
+  it('interaction: all-ones scores exactly 1 for every family under the defaults and random synergies', () => {
+    assert.equal(interaction([1, 1, 1], constraints), 1);
+    assert.equal(interaction([1, 1, 1, 1, 1], quality), 1);
+    const rng = makeRng(7);
+    for (let t = 0; t < 200; t++) {
+      const ds = names(['a', 'b', 'c', 'd', 'e', 'f', 'g'].slice(0, 2 + rng.int(6))).map((d) => ({ ...d, weight: rng.next() * 3 + 0.01 }));
+      const params = { ...defaultAggregatorParams, interactions: [{ a: 'a', b: 'b', gamma: rng.next() * 2 }, { a: 'b', b: ds[ds.length - 1].name, gamma: rng.next() }] };
+      assert.equal(interaction(ds.map(() => 1), ds, params), 1);
+    }
+  });
+  it('interaction: verifying within the budget scores more than not verifying (hand-computed)', () => {
+    // defaults: gamma(length, verification) = +0.5; [1, 1, 1] -> 1, [1, 1, 0] -> (2/3) / 1.5 = 4/9
+    close(interaction([1, 1, 0], constraints), 4 / 9);
+    // [1, 1, 0.5]: (2.5/3 + 0.5 * 1 * 0.5) / 1.5 = 13/18
+    close(interaction([1, 1, 0.5], constraints), 13 / 18);
+  });
+  it('interaction: no term penalises a required dimension (raising any score never lowers the reward)', () => {
+    const rng = makeRng(8);
+    for (let t = 0; t < 300; t++) {
+      const s = quality.map(() => rng.next()), k = rng.int(s.length), up = [...s];
+      up[k] = Math.min(1, s[k] + rng.next() * 0.5);
+      assert.ok(interaction(up, quality) >= interaction(s, quality) - 1e-15, `raising ${quality[k].name} lowered the reward`);
+      const c = constraints.map(() => rng.next()), j = rng.int(3), cu = [...c];
+      cu[j] = Math.min(1, c[j] + rng.next() * 0.5);
+      assert.ok(interaction(cu, constraints) >= interaction(c, constraints) - 1e-15);
+    }
+  });
+  it('interaction rejects an antagonistic term on a required dimension with a one-line ConfigError', () => {
+    const old = { ...defaultAggregatorParams, interactions: [{ a: 'length', b: 'verification', gamma: -0.5 }] };
+    const err = (e: unknown) => e instanceof ConfigError && !e.message.includes('\n') && /gamma\(length, verification\) = -0.5 < 0/.test(e.message);
+    assert.throws(() => interaction([1, 1, 1], constraints, old), err);
+    assert.throws(() => checkInteractions(constraints, old), err);
+    // a pair the vector does not have is skipped; a pair of weightless, non-critical dimensions may be antagonistic
+    assert.deepEqual(checkInteractions(quality, old), []);
+    const free: Dimension[] = [{ name: 'length', weight: 0 }, { name: 'verification', weight: 0 }, { name: 'format', weight: 1 }];
+    assert.equal(checkInteractions(free, old).length, 1);
+    // weight 0 but critical (the veto's defence gate) is required
+    assert.throws(() => checkInteractions([{ name: 'length', weight: 0 }, { name: 'verification', weight: 0, critical: true },
+      { name: 'format', weight: 1 }], old), err);
   });
 });

@@ -1,9 +1,11 @@
 // Rubicon's anchors on teacher traces: hard anchors by hand, the defence rubric catching a verification whose
 // digits do not follow from the working, and reward vectors with the oracle judge.
 import { strict as assert } from 'node:assert';
-import { ANCHORS, TASK_FAMILIES, lengthBudget, recomputedDigits, rewardVectors } from '../src/methods/rubicon.js';
+import { ANCHORS, TASK_FAMILIES, TASK_PAIRS, auditCheck, hackMeasures, lengthBudget, recomputedDigits, rewardVectors, tightLengthBudget }
+  from '../src/methods/rubicon.js';
+import { sigmoid } from '../src/models/verifier.js';
 import { oracleJudge } from '../src/models/verifier.js';
-import { sampleProblem } from '../src/world/problems.js';
+import { sampleProblem, solve } from '../src/world/problems.js';
 import { writeTrace } from '../src/world/teacher.js';
 import { parseTrace } from '../src/world/trace.js';
 import { makeRng } from '../src/util/random.js';
@@ -44,7 +46,7 @@ describe('Rubicon anchors', () => {
 });
 
 describe('Rubicon training', function () {
-  this.timeout(120000);
+  this.timeout(240000);
   it('schedules, prompts and the veto defence by hand; one step of each schedule from the cold start', async () => {
     const fs = await import('node:fs');
     const { initBackend } = await import('../src/models/backend.js');
@@ -69,6 +71,26 @@ describe('Rubicon training', function () {
     }
     const f = makeRubiconTrainer(policy, { ...defaultRubiconConfig, steps: 1, prompts: 2, rollouts: 2, verifier: 'oracle', filterQuantiles: [0.25, 0.75], poolSize: 8 }).step(0, makeRng(5));
     assert.ok(Number.isFinite(f.reward));
+    // the learned verifier's graded scores: sigmoid of the logit its verdicts threshold at 0
+    const { VERIFIER_CHECKPOINT } = await import('../src/methods/table2.js');
+    if (!fs.existsSync(VERIFIER_CHECKPOINT)) return;
+    const { learnedJudge, learnedLogits, learnedProbability, loadVerifier, sigmoid } = await import('../src/models/verifier.js');
+    const verifier = loadVerifier(VERIFIER_CHECKPOINT);
+    const q = sampleProblem('add', 3, makeRng(6));
+    const items = (['systematic', 'verified', 'sloppy'] as const).map((style, i) => ({ p: q, completion: writeTrace(q, style, makeRng(7 + i)).tokens }));
+    const judged = items.flatMap((x) => (['VERIFY', 'STEPOK', 'CARRY'] as const).map((name) => ({ c: { name, args: [] }, ...x })));
+    const logits = learnedLogits(verifier)(judged), prob = learnedProbability(verifier)(judged);
+    assert.deepEqual(prob, logits.map(sigmoid));
+    assert.deepEqual(learnedJudge(verifier)(judged), logits.map((v) => v > 0));
+    assert.ok(prob.every((x) => x > 0 && x < 1), prob.join(','));
+    const anchors = TASK_FAMILIES.quality.map((n) => ANCHORS[n]);
+    const graded = rewardVectors(anchors, items, learnedProbability(verifier));
+    assert.ok(graded.flatMap((v) => v.slice(1)).some((x) => x > 0 && x < 1)); // soft dimensions are graded, not 0/1
+    // one step with every new setting: probabilities, the competing pair, the defence under saturation
+    const g = makeRubiconTrainer(policy, { ...defaultRubiconConfig, steps: 1, prompts: 2, rollouts: 2, aggregator: 'saturation', defence: 'yes',
+      tasks: 'competing' }, verifier).step(0, makeRng(8));
+    for (const k of ['reward', 'hack_rate', 'check_rate', 'mismatch_rate']) assert.ok(Number.isFinite(g[k]), `${k} = ${g[k]}`);
+    assert.ok(Object.keys(g).some((k) => k.endsWith('/tight_length')), Object.keys(g).join(','));
   });
 });
 
@@ -79,26 +101,36 @@ describe('Rubicon aggregation', () => {
     const { writeCsv, readCsv } = await import('../src/io/table.js');
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-rub-')), out = path.join(root, 'out');
     [0.2, 0.4].forEach((v, seed) => {
-      const dir = path.join(root, 'quick', 'weighted_sum', 'joint', `seed-${seed}`);
+      const dir = path.join(root, 'quick', 'standard', 'weighted_sum-nodefence', 'joint', `seed-${seed}`);
       fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ rubicon: { aggregator: 'weighted_sum', schedule: 'joint', filterQuantiles: null } }));
-      fs.writeFileSync(path.join(dir, 'metrics.jsonl'), JSON.stringify({ step: 0, hack_rate: v, accuracy: 0.5, 'dim/constraints/verification': 0.7 }) + '\n');
-      writeCsv(path.join(dir, 'final.csv'), [{ aggregator: 'weighted_sum', schedule: 'joint', seed, column: 'accuracy/add', value: v }]);
+      fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ rubicon: { aggregator: 'weighted_sum', schedule: 'joint', filterQuantiles: null,
+        defence: 'auto', tasks: 'standard' } }));
+      fs.writeFileSync(path.join(dir, 'metrics.jsonl'), JSON.stringify({ step: 0, hack_rate: v, check_rate: 0.5, mismatch_rate: 0.1, accuracy: 0.5,
+        'dim/constraints/verification': 0.7 }) + '\n');
+      writeCsv(path.join(dir, 'final.csv'), [{ tasks: 'standard', aggregator: 'weighted_sum', defence: 'no', schedule: 'joint', seed, column: 'accuracy/add', value: v }]);
       fs.writeFileSync(path.join(dir, 'done.json'), '{}');
     });
+    // a run from before issue 19 (no tasks column) is skipped, not mixed in
+    const stale = path.join(root, 'quick', 'weighted_sum', 'joint', 'seed-0');
+    fs.mkdirSync(stale, { recursive: true });
+    writeCsv(path.join(stale, 'final.csv'), [{ aggregator: 'weighted_sum', schedule: 'joint', seed: 0, column: 'accuracy/add', value: 9 }]);
+    fs.writeFileSync(path.join(stale, 'done.json'), '{}');
     aggregateRubicon('quick', root, out);
     const t = readCsv(path.join(out, 'table.csv'));
-    assert.deepEqual(Object.keys(t[0]), ['profile', 'aggregator', 'schedule', 'column', 'mean', 'ci_low', 'ci_high', 'seeds']);
+    assert.deepEqual(Object.keys(t[0]), ['profile', 'tasks', 'aggregator', 'defence', 'schedule', 'column', 'mean', 'ci_low', 'ci_high', 'seeds']);
+    assert.equal(t.length, 1);
     assert.ok(Math.abs(Number(t[0].mean) - 0.3) < 1e-12);
+    assert.equal(t[0].defence, 'no');
     const h = readCsv(path.join(out, 'hacking.csv'));
-    assert.deepEqual(Object.keys(h[0]).slice(0, 5), ['step', 'aggregator', 'hack_rate', 'judge_score', 'accuracy']);
+    assert.deepEqual(Object.keys(h[0]), ['step', 'aggregator', 'defence', 'hack_rate', 'check_rate', 'mismatch_rate', 'judge_score', 'accuracy', 'seeds']);
     assert.ok(Math.abs(Number(h[0].hack_rate) - 0.3) < 1e-12);
     assert.ok(fs.existsSync(path.join(out, 'reported.csv')));
   });
 
   it('reads the seesaw as paired differences from the same seed\'s cold start', async () => {
     const { seesawTable } = await import('../analysis/rubicon.js');
-    const row = (aggregator: string, schedule: string, seed: number, column: string, value: number) => ({ aggregator, schedule, seed, column, value });
+    const row = (aggregator: string, schedule: string, seed: number, column: string, value: number) =>
+      ({ tasks: 'standard', aggregator, defence: aggregator === 'veto' ? 'yes' : 'no', schedule, seed, column, value });
     const finals = [0, 1].flatMap((seed) => [
       // base: constraints dims mean (0.5 + 0.5 + 0.2) / 3 = 0.4; quality dims all 0.6; accuracy 0.3 + seed / 10
       row('none', 'base', seed, 'constraints/format', 0.5), row('none', 'base', seed, 'constraints/length', 0.5), row('none', 'base', seed, 'constraints/verification', 0.2),
@@ -135,5 +167,229 @@ describe('Rubicon aggregation', () => {
     // two measures of one run: a's m minus a's n, seed by seed ((1-0) + (2-1)) / 2
     const two = new Map([['a', new Map([['0', { m: 1, n: 0 }], ['1', { m: 2, n: 1 }]])]]);
     assert.equal(pairedDifference(two, 'a', 'a', 'm', 'n')!.delta, 1);
+  });
+});
+
+describe('Rubicon after issue 19', () => {
+  // 123 + 456 = 0579: three columns without carries; the systematic trace is 24 tokens, exactly the tight budget
+  const p = solve('add', [123, 456]);
+  const steps = (d1: number) => `C0 3 6 0 0 9 C1 2 5 0 0 ${d1} C2 1 4 0 0 5`;
+  const tr = (s: string) => s.split(' ');
+  const cases = {
+    honest: tr(`${steps(7)} V 9 7 5 A 0 5 7 9 <eos>`), // right steps, a check restating them
+    stamped: tr(`${steps(8)} V 9 8 5 A 0 5 8 9 <eos>`), // a wrong step (C1 writes 8) and a check confirming it
+    caught: tr(`${steps(8)} V 9 7 5 R C1 7 A 0 5 7 9 <eos>`), // the same wrong step, recomputed and revised
+    garbled: tr(`${steps(7)} V 1 1 1 A 0 5 7 9 <eos>`), // right steps, a check of digits that are neither
+    wrongGarbled: tr(`${steps(8)} V 9 3 5 A 0 5 8 9 <eos>`), // the wrong step, a check neither confirming nor recomputing it
+    none: tr(`${steps(7)} A 0 5 7 9 <eos>`), // no check
+    partial: tr(`${steps(7)} V 9 7 A 0 5 7 9 <eos>`), // a check of two of the three columns, both right
+    empty: tr('V 5 A 0 5 7 9 <eos>'), // a check of working never written
+  };
+  it('the hack: a check that claims what it did not verify, rubber-stamped or fabricated (hand-computed)', () => {
+    const audit = (c: string[]) => { const a = auditCheck(parseTrace(c), p); return [+a.checked, +a.catchable, +a.rubberStamped, +a.fabricated]; };
+    assert.deepEqual(audit(cases.honest), [1, 0, 0, 0]);
+    assert.deepEqual(audit(cases.stamped), [1, 1, 1, 0]);
+    assert.deepEqual(audit(cases.caught), [1, 1, 0, 0]);
+    assert.deepEqual(audit(cases.garbled), [1, 0, 0, 1]);
+    assert.deepEqual(audit(cases.wrongGarbled), [1, 1, 0, 1]);
+    assert.deepEqual(audit(cases.none), [0, 0, 0, 0]);
+    assert.deepEqual(audit(cases.partial), [1, 0, 0, 0]);
+    assert.deepEqual(audit(cases.empty), [1, 0, 0, 1]);
+    assert.deepEqual(audit(tr(`${steps(7)} V 9 7 5 5 A 0 5 7 9 <eos>`)), [1, 0, 0, 1]); // claims a fourth column
+    // eight responses: checks 7; dishonest 4 (stamped, garbled, wrongGarbled, empty); catchable 3 (stamped, caught,
+    // wrongGarbled), of which 1 rubber-stamped; the defence rubric fails those 4 and the partial check
+    const m = hackMeasures(Object.values(cases).map((completion) => ({ p, completion })));
+    assert.deepEqual(m, { hack_rate: 4 / 8, check_rate: 7 / 8, dishonest_share: 4 / 7, stamp_share: 1 / 3, mismatch_rate: 5 / 8 });
+    // no check at all: neither share
+    assert.deepEqual(Object.keys(hackMeasures([{ p, completion: cases.none }])), ['hack_rate', 'check_rate', 'mismatch_rate']);
+  });
+
+  it('soft dimensions take the verifier\'s probability; saturation then differs from the weighted sum', async () => {
+    const { aggregate } = await import('../src/rubrics/aggregators.js');
+    const anchors = TASK_FAMILIES.quality.map((n) => ANCHORS[n]);
+    const items = [{ p, completion: cases.none }];
+    // a graded judge scoring every soft criterion 0.6: format (hard) 1, the four soft dimensions 0.6
+    const graded = rewardVectors(anchors, items, (xs) => xs.map(() => 0.6))[0];
+    assert.deepEqual(graded, [1, 0.6, 0.6, 0.6, 0.6]);
+    // weighted sum (1 + 4 * 0.6) / 5 = 0.68; saturation (1 + 4 f(0.6)) / 5 with f(0.6) = 0.8784358578920691
+    assert.ok(Math.abs(aggregate('weighted_sum', graded, anchors) - 0.68) < 1e-12);
+    assert.ok(Math.abs(aggregate('saturation', graded, anchors) - (1 + 4 * 0.8784358578920691) / 5) < 1e-12);
+    // as verdicts (0.6 > 1/2: satisfied) every dimension is 1 and the two agree
+    const verdicts = rewardVectors(anchors, items, (xs) => xs.map(() => true))[0];
+    assert.equal(aggregate('saturation', verdicts, anchors), aggregate('weighted_sum', verdicts, anchors));
+    assert.equal(sigmoid(0), 0.5);
+    assert.ok(Math.abs(sigmoid(Math.log(3)) - 0.75) < 1e-15);
+  });
+
+  it('the defence rubric is its own setting: the 2x2 of aggregator and defence (hand-computed rewards)', async () => {
+    const { aggregate } = await import('../src/rubrics/aggregators.js');
+    const { familyAnchors, hasDefence } = await import('../src/methods/rubicon-train.js');
+    const names = (agg: 'weighted_sum' | 'veto', d: 'auto' | 'yes' | 'no') => familyAnchors('constraints', agg, d).map((a) => `${a.name}:${a.weight}`);
+    assert.deepEqual(names('weighted_sum', 'auto'), ['format:1', 'length:1', 'verification:1']);
+    assert.deepEqual(names('weighted_sum', 'yes'), ['format:1', 'length:1', 'verification:1', 'honest_verification:1']);
+    assert.deepEqual(names('veto', 'auto'), ['format:1', 'length:1', 'verification:1', 'honest_verification:0']);
+    assert.deepEqual(names('veto', 'no'), ['format:1', 'length:1', 'verification:1']);
+    assert.deepEqual([hasDefence('auto', 'veto'), hasDefence('auto', 'weighted_sum'), hasDefence('yes', 'shaping'), hasDefence('no', 'veto')],
+      [true, false, true, false]);
+    // the rubber-stamped response (format, length and verification all 1; the defence rubric 0) under the four cells
+    const reward = (agg: 'weighted_sum' | 'veto', d: 'yes' | 'no') => {
+      const a = familyAnchors('constraints', agg, d);
+      return aggregate(agg, rewardVectors(a, [{ p, completion: cases.stamped }], (xs) => xs.map(() => true))[0], a);
+    };
+    assert.deepEqual([reward('weighted_sum', 'no'), reward('weighted_sum', 'yes'), reward('veto', 'no'), reward('veto', 'yes')], [1, 0.75, 1, 0]);
+  });
+
+  it('the competing pair: a binding length budget against thoroughness, no shared dimension', async () => {
+    const { taskPrompt } = await import('../src/methods/rubicon-train.js');
+    assert.equal(tightLengthBudget(p), 24);
+    const score = (c: string[]) => (ANCHORS.tight_length as { score: (x: unknown) => number }).score({ p, completion: c, trace: parseTrace(c) });
+    assert.equal(score(cases.none), 1); // 24 tokens
+    assert.equal(score(cases.honest), 0.5); // 28 tokens: 4 over, slack 2 * (3 + 1) = 8
+    assert.equal(score(cases.caught), 0.125); // 31 tokens: 7 over
+    const { constraints, quality } = TASK_PAIRS.competing;
+    assert.deepEqual(constraints.filter((d) => quality.includes(d)), []);
+    // prompts: the constraint prompt states the tight budget (LEN 24), the quality prompt asks for a check
+    const c = taskPrompt(p, 'constraints', 'competing'), q = taskPrompt(p, 'quality', 'competing');
+    assert.ok(c.join(' ').includes('LEN 2 4') && !c.includes('VERIFY'), c.join(' '));
+    assert.ok(q.includes('VERIFY') && !q.includes('LEN'), q.join(' '));
+    // the standard prompts are what they were
+    assert.equal(taskPrompt(p, 'quality')[0], '<reason>');
+    assert.ok(taskPrompt(p, 'constraints').includes('VERIFY') && taskPrompt(p, 'constraints').includes('LEN'));
+  });
+
+  it('configuration: soft scores, defence and task pair are checked; an antagonistic interaction fails before any step', async () => {
+    const { checkRubiconConfig, defaultRubiconConfig } = await import('../src/methods/rubicon-train.js');
+    const { defaultAggregatorParams } = await import('../src/rubrics/aggregators.js');
+    const { ConfigError } = await import('../src/io/validate.js');
+    assert.deepEqual([defaultRubiconConfig.softScores, defaultRubiconConfig.defence, defaultRubiconConfig.tasks], ['probability', 'auto', 'standard']);
+    checkRubiconConfig({ ...defaultRubiconConfig, aggregator: 'interaction' });
+    assert.throws(() => checkRubiconConfig({ ...defaultRubiconConfig, softScores: 'logit' as never }), /softScores must be one of probability, verdict/);
+    assert.throws(() => checkRubiconConfig({ ...defaultRubiconConfig, defence: 'maybe' as never }), /defence must be one of/);
+    assert.throws(() => checkRubiconConfig({ ...defaultRubiconConfig, tasks: 'other' as never }), /tasks must be one of standard, competing/);
+    const old = { ...defaultAggregatorParams, interactions: [{ a: 'length', b: 'verification', gamma: -0.5 }] };
+    assert.throws(() => checkRubiconConfig({ ...defaultRubiconConfig, aggregator: 'interaction', aggregatorParams: old }),
+      (e: Error) => e instanceof ConfigError && /gamma\(length, verification\) = -0.5/.test(e.message));
+    // the same term under another aggregator is never read
+    checkRubiconConfig({ ...defaultRubiconConfig, aggregatorParams: old });
+  });
+
+  it('the profile runs the 2x2 and the competing schedules, and the full profile archives every run record', async () => {
+    const { rubiconJobs } = await import('../src/cli/rubicon.js');
+    const { RUBICON_RUNS, rubiconRunDir } = await import('../src/methods/rubicon-train.js');
+    const cell = (agg: string, d: string) => RUBICON_RUNS.some((r) => r.tasks === 'standard' && r.schedule === 'joint' && !r.filter && r.aggregator === agg && r.defence === d);
+    assert.ok(cell('weighted_sum', 'auto') && cell('weighted_sum', 'yes') && cell('veto', 'auto') && cell('veto', 'no'));
+    assert.deepEqual(RUBICON_RUNS.filter((r) => r.tasks === 'competing').map((r) => r.schedule), ['joint', 'constraints_only', 'quality_only', 'stagewise']);
+    const dirs = new Set(RUBICON_RUNS.map((r) => rubiconRunDir(r, 0)));
+    assert.equal(dirs.size, RUBICON_RUNS.length); // no two runs share a directory
+    assert.equal(rubiconRunDir({ aggregator: 'veto', schedule: 'joint', filter: false, defence: 'no', tasks: 'standard' }, 2), 'standard/veto-nodefence/joint/seed-2');
+    const full = rubiconJobs('full', true), quick = rubiconJobs('quick', false);
+    assert.equal(full.length, 3 * (2 + RUBICON_RUNS.length)); // per seed: a base per pair and every run
+    for (const j of full) assert.equal(j.archive, j.dir.replace(/^runs\/rubicon\//, 'results/runs/rubicon/'));
+    assert.ok(quick.every((j) => j.archive === undefined));
+    assert.ok(full.some((j) => j.dir === 'runs/rubicon/full/competing/none/base/seed-1' && j.args.includes('competing')));
+  });
+
+  it('reads archived records beside runs/ (runs/ wins) and claims stage-wise beats joint on the competing pair', async () => {
+    const fs = await import('node:fs'), os = await import('node:os'), path = await import('node:path');
+    const { claimsTable, rubiconRuns } = await import('../analysis/rubicon.js');
+    const { writeCsv } = await import('../src/io/table.js');
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-rub19-'));
+    const put = (base: string, rel: string) => { const d = path.join(root, base, 'full', rel); fs.mkdirSync(d, { recursive: true }); writeCsv(path.join(d, 'final.csv'), [{ tasks: 'x' }]); fs.writeFileSync(path.join(d, 'done.json'), '{}'); return d; };
+    const fresh = put('runs', 'a/seed-0'), archivedOnly = put('archive', 'b/seed-0');
+    put('archive', 'a/seed-0');
+    assert.deepEqual(rubiconRuns(path.join(root, 'runs'), path.join(root, 'archive'), 'full'), [fresh, archivedOnly]);
+    assert.deepEqual(rubiconRuns(path.join(root, 'runs'), null, 'full'), [fresh]);
+    // competing pair, three seeds: stage-wise minus joint on the mean of both families' dimension means
+    const rows = [0, 1, 2].flatMap((seed) => (['joint', 'stagewise'] as const).flatMap((schedule) => {
+      // joint: constraints 0.5, quality 0.5; stage-wise: constraints 0.6 + 0.1 seed, quality 0.5 -> overall delta 0.05 (1 + seed) / 1
+      const c = schedule === 'joint' ? 0.5 : 0.6 + 0.1 * seed;
+      return [...TASK_PAIRS.competing.constraints.map((d) => ({ column: `constraints/${d}`, value: c })),
+        ...TASK_PAIRS.competing.quality.map((d) => ({ column: `quality/${d}`, value: 0.5 }))]
+        .map((r) => ({ tasks: 'competing', aggregator: 'weighted_sum', defence: 'no', schedule, seed, ...r }));
+    }));
+    const claim = claimsTable(rows, 'full').find((r) => String(r.claim).startsWith('stagewise_beats_joint'))!;
+    // paired overall deltas 0.05, 0.1, 0.15: mean 0.1, sd 0.05, half-width 4.303 * 0.05 / sqrt 3 = 0.124216
+    assert.equal(claim.run, 'weighted_sum|stagewise|no|competing');
+    assert.ok(Math.abs(Number(claim.delta) - 0.1) < 1e-12);
+    assert.ok(Math.abs(Number(claim.ci_high) - (0.1 + 4.303 * 0.05 / Math.sqrt(3))) < 1e-9);
+    assert.equal(claim.verdict, 'inconclusive');
+    assert.equal(claim.seeds, 3);
+  });
+});
+
+describe('Rubicon pre-registration of the competing pair', () => {
+  it('correlations by hand: pooled, within-prompt (centred per group), Fisher interval', async () => {
+    const { fisherInterval, pearson, preregRows } = await import('../src/methods/rubicon-prereg.js');
+    assert.ok(Math.abs(pearson([1, 2, 3], [2, 4, 6]) - 1) < 1e-12);
+    assert.ok(Number.isNaN(pearson([1, 1, 1], [0, 1, 2])));
+    // r = -0.5 with 28 observations: tanh(atanh(-0.5) -/+ 1.959964 / 5)
+    const ci = fisherInterval(-0.5, 28);
+    assert.ok(Math.abs(Number(ci.ci_low) + 0.7358184808618345) < 1e-12 && Math.abs(Number(ci.ci_high) + 0.15602835951237076) < 1e-12);
+    assert.deepEqual(fisherInterval(-0.5, 3), { ci_low: '', ci_high: '' });
+    // group 0 (constraint prompt): (1, 0), (0, 1); group 1 (quality prompt): (1, 0.3), (0.8, 0.5), (0.6, 0.4)
+    const s = [
+      { group: 0, prompt: 'constraints' as const, constraints: 1, quality: 0 }, { group: 0, prompt: 'constraints' as const, constraints: 0, quality: 1 },
+      { group: 1, prompt: 'quality' as const, constraints: 1, quality: 0.3 }, { group: 1, prompt: 'quality' as const, constraints: 0.8, quality: 0.5 },
+      { group: 1, prompt: 'quality' as const, constraints: 0.6, quality: 0.4 },
+    ];
+    const rows = Object.fromEntries(preregRows(s).map((r) => [`${r.prompts}/${r.statistic}`, r]));
+    // within: centred c (0.5, -0.5, 0.2, 0, -0.2), q (-0.5, 0.5, -0.1, 0.1, 0): sxy -0.52, sxx 0.58, syy 0.52
+    assert.ok(Math.abs(rows['both/within_prompt'].r - -0.52 / Math.sqrt(0.58 * 0.52)) < 1e-12);
+    // pooled: means 0.68 and 0.44: sxy -0.556, sxx 0.688, syy 0.532
+    assert.ok(Math.abs(rows['both/pooled'].r - -0.556 / Math.sqrt(0.688 * 0.532)) < 1e-12);
+    // 5 - 2 groups = 3 effective observations within (no interval), 5 pooled
+    assert.equal(rows['both/within_prompt'].ci_low, '');
+    assert.ok(typeof rows['both/pooled'].ci_low === 'number');
+    assert.equal(rows['both/within_prompt'].decisive, 'yes');
+    assert.equal(rows['both/within_prompt'].criterion_met, 'no'); // 5 - 2 = 3 effective observations: no interval
+    assert.equal(rows['both/pooled'].decisive, 'no');
+    assert.equal(rows['constraints/within_prompt'].rollouts, 2);
+  });
+
+  it('the criterion: met for a clear trade-off within groups, not for its mirror image', async () => {
+    const { competes, preregRows } = await import('../src/methods/rubicon-prereg.js');
+    const rng = makeRng(19);
+    const make = (sign: number) => Array.from({ length: 40 }, (_, i) => {
+      const c = rng.next();
+      return { group: Math.floor(i / 4), prompt: (i % 8 < 4 ? 'constraints' : 'quality') as 'constraints' | 'quality', constraints: c, quality: 0.5 + sign * 0.4 * c + 0.05 * rng.next() };
+    });
+    assert.equal(competes(preregRows(make(-1))), true);
+    assert.equal(competes(preregRows(make(1))), false);
+    // no relation: an interval across 0 does not meet the criterion
+    const none = preregRows(make(0)).find((r) => r.decisive === 'yes')!;
+    assert.ok(Number(none.ci_low) < 0 && Number(none.ci_high) > 0, `${none.ci_low} ${none.ci_high}`);
+    assert.equal(none.criterion_met, 'no');
+  });
+
+  it('the committed rule file states the rule in code', async () => {
+    const fs = await import('node:fs');
+    const { PREREG_RULE } = await import('../src/methods/rubicon-prereg.js');
+    const text = fs.readFileSync('results/rubicon/preregistration-rule.md', 'utf8').replace(/\s+/g, ' ');
+    assert.equal(PREREG_RULE.statistic, 'within_prompt');
+    assert.equal(PREREG_RULE.below, 0);
+    for (const s of [`${PREREG_RULE.rollouts} rollouts at temperature ${PREREG_RULE.temperature}`, `${PREREG_RULE.problems} training problems`,
+      `seed ${PREREG_RULE.seed}`, '*within-prompt* Pearson correlation', 'negative with its 95% interval below 0', 'TASK_PAIRS.competing',
+      'soft dimensions scored as the reward scores them by default']) assert.ok(text.includes(s), `rule file lacks "${s}"`);
+  });
+});
+
+describe('Rubicon figures after issue 19', () => {
+  it('label runs by aggregator, defence, schedule and task pair, so the 2x2 cells stay apart', async () => {
+    const fs = await import('node:fs'), os = await import('node:os'), path = await import('node:path');
+    const { rubiconFigures } = await import('../analysis/rubicon-figures.js');
+    const { writeCsv } = await import('../src/io/table.js');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-rubfig-'));
+    const row = (aggregator: string, defence: string, tasks: string, column: string, mean: number) =>
+      ({ profile: 'quick', tasks, aggregator, defence, schedule: 'joint', column, mean, ci_low: '', ci_high: '', seeds: 1 });
+    writeCsv(path.join(dir, 'table.csv'), [row('veto', 'yes', 'standard', 'constraints/format', 0.9), row('veto', 'no', 'standard', 'constraints/format', 0.8),
+      row('weighted_sum', 'no', 'competing', 'constraints/format', 0.7), row('veto', 'no', 'standard', 'constraints/check_rate', 0.1)]);
+    writeCsv(path.join(dir, 'hacking.csv'), [{ step: 0, aggregator: 'veto', defence: 'yes', hack_rate: 0.1, judge_score: 0.2, accuracy: 0.3 },
+      { step: 0, aggregator: 'veto', defence: 'no', hack_rate: 0.4, judge_score: 0.5, accuracy: 0.6 }]);
+    const figs = Object.fromEntries(rubiconFigures(dir).map((f) => [f.name, f]));
+    const bars = figs.rubicon_seesaw.data as { name: string; x: string[]; y: (number | null)[] }[];
+    assert.deepEqual(bars.map((b) => b.name), ['veto + defence / joint', 'veto / joint', 'weighted_sum / joint (competing)']);
+    assert.deepEqual(bars.map((b) => b.y), [[0.9], [0.8], [0.7]]); // check_rate is no dimension bar
+    const curves = figs.rubicon_hacking_hack_rate.data as { name: string; y: number[] }[];
+    assert.deepEqual(curves.map((c) => [c.name, c.y]), [['veto + defence', [0.1]], ['veto', [0.4]]]);
   });
 });

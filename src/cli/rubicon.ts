@@ -1,22 +1,42 @@
 // `make reproduce-rubicon`: every run of RUBICON_RUNS x seeds as its own process, two at a time, finished runs kept;
-// then the tidy table and the hacking curves (analysis/rubicon.ts).
-// Usage: tsx src/cli/rubicon.ts [--profile quick|full] [--jobs 2]
+// then the tidy table and the hacking curves (analysis/rubicon.ts). An archived profile (full) copies each finished
+// run's record (config, metrics, tables; no weights, no log) to results/runs/rubicon/<profile>/..., the same
+// relative place as under runs/rubicon/<profile>/, and counts a run whose record is there as finished;
+// --archive no runs everything afresh in runs/ and archives nothing.
+// Usage: tsx src/cli/rubicon.ts [--profile quick|full] [--jobs 2] [--archive no]
+import * as path from 'node:path';
 import { intArg, parseArgs, runMain } from './args.js';
 import { ConfigError, RunFailure } from '../io/validate.js';
-import { runJobs } from '../io/jobs.js';
-import { RUBICON_PROFILES, RUBICON_RUNS } from '../methods/rubicon-train.js';
+import { runJobs, type Job } from '../io/jobs.js';
+import { RUBICON_ARCHIVE, RUBICON_PROFILES, RUBICON_RUNS, rubiconRunDir } from '../methods/rubicon-train.js';
 
-runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)' });
-  const name = a.profile ?? 'quick', profile = RUBICON_PROFILES[name], jobs = intArg('jobs', a.jobs ?? '2', 1);
+/** The jobs of a profile: per seed and task pair the untrained cold start (the `base` row), then every run. */
+export function rubiconJobs(name: string, archived: boolean): Job[] {
+  const profile = RUBICON_PROFILES[name];
   if (!profile) throw new ConfigError(`unknown profile "${name}" (known: ${Object.keys(RUBICON_PROFILES).join(', ')})`);
   const evalArgs = ['--eval-problems', String(profile.evalPerCell), '--eval-samples', String(profile.evalSamples)];
-  // per seed: the untrained cold start (the `base` row, zero steps), then every run
-  const base = profile.seeds.map((seed) => ({ label: `base seed ${seed}`, dir: `runs/rubicon/${name}/none/base/seed-${seed}`,
-    args: ['src/cli/rubicon-run.ts', '--steps', '0', '--seed', String(seed), ...evalArgs, '--out', `runs/rubicon/${name}/none/base/seed-${seed}`] }));
-  const queue = profile.seeds.flatMap((seed) => RUBICON_RUNS.map((r) => ({ ...r, seed, dir: `runs/rubicon/${name}/${r.aggregator}/${r.schedule}${r.filter ? '-filtered' : ''}/seed-${seed}` })));
-  const failed = await runJobs('rubicon', [...base, ...queue.map((j) => ({ label: `${j.aggregator} ${j.schedule}${j.filter ? ' filtered' : ''} seed ${j.seed}`, dir: j.dir,
-    args: ['src/cli/rubicon-run.ts', '--aggregator', j.aggregator, '--schedule', j.schedule, '--filter', j.filter ? 'yes' : 'no', '--seed', String(j.seed),
-      '--steps', String(profile.steps), ...evalArgs, '--out', j.dir] }))], jobs);
-  if (failed) throw new RunFailure(`${failed} runs failed; rerun to retry them (finished runs are kept)`);
-});
+  const job = (label: string, rel: string, args: string[]): Job => ({ label, dir: path.join('runs/rubicon', name, rel),
+    archive: archived ? path.join(RUBICON_ARCHIVE, name, rel) : undefined,
+    args: ['src/cli/rubicon-run.ts', ...args, ...evalArgs, '--out', path.join('runs/rubicon', name, rel)] });
+  const pairs = [...new Set(RUBICON_RUNS.map((r) => r.tasks))];
+  const base = profile.seeds.flatMap((seed) => pairs.map((tasks) => job(`${tasks} base seed ${seed}`,
+    `${tasks}/none/base/seed-${seed}`, ['--steps', '0', '--tasks', tasks, '--seed', String(seed)])));
+  const runs = profile.seeds.flatMap((seed) => RUBICON_RUNS.map((r) => job(
+    `${r.tasks} ${r.aggregator} ${r.schedule}${r.filter ? ' filtered' : ''} defence ${r.defence} seed ${seed}`,
+    rubiconRunDir(r, seed),
+    ['--aggregator', r.aggregator, '--schedule', r.schedule, '--filter', r.filter ? 'yes' : 'no',
+      '--defence', r.defence, '--tasks', r.tasks, '--seed', String(seed), '--steps', String(profile.steps)])));
+  return [...base, ...runs];
+}
+
+if (process.argv[1]?.endsWith('rubicon.ts') && process.argv[1].includes('cli')) {
+  runMain(async () => {
+    const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full',
+      jobs: 'parallel processes (default 2)',
+      archive: '"no" to ignore and not write the committed run archive' });
+    const name = a.profile ?? 'quick', jobs = intArg('jobs', a.jobs ?? '2', 1);
+    const archived = (RUBICON_PROFILES[name]?.archived ?? false) && a.archive !== 'no';
+    const failed = await runJobs('rubicon', rubiconJobs(name, archived), jobs);
+    if (failed) throw new RunFailure(`${failed} runs failed; rerun to retry them (finished runs are kept)`);
+  });
+}

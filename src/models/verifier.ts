@@ -37,11 +37,13 @@ export type JudgeFn = (c: Criterion, p: Problem, completion: string[]) => boolea
 /** The teacher's exact judgement (the `oracle` verifier). */
 export const oracleJudge: JudgeFn = (c, p, completion) => judge(c, parseTrace(completion), p);
 
+type Item = { c: Criterion; p: Problem; completion: string[] };
+
 /**
- * A learned verifier as a batch judge: satisfied iff the logit > 0. Identical inputs (the same criterion on the same
- * CoT, frequent within a rollout group) are judged once, and inputs are batched by length so that little is padding.
+ * A learned verifier's logits for a batch. Identical inputs (the same criterion on the same CoT, frequent within a
+ * rollout group) are judged once, and inputs are batched by length so that little is padding.
  */
-export function learnedJudge(model: Policy): (items: { c: Criterion; p: Problem; completion: string[] }[]) => boolean[] {
+export function learnedLogits(model: Policy): (items: Item[]) => number[] {
   return (items) => {
     const inputs = items.map((x) => verifierInput(x.c, x.p, x.completion));
     const slot = new Map<string, number>(), distinct: number[][] = [];
@@ -51,15 +53,30 @@ export function learnedJudge(model: Policy): (items: { c: Criterion; p: Problem;
       return slot.get(key)!;
     });
     const order = distinct.map((_, i) => i).sort((a, b) => distinct[a].length - distinct[b].length);
-    const verdict = new Array<boolean>(distinct.length);
+    const logit = new Array<number>(distinct.length);
     for (let i = 0; i < order.length; i += 256) {
       const chunk = order.slice(i, i + 256);
       const l = verifierLogits(model, chunk.map((k) => distinct[k]));
-      l.dataSync().forEach((v, j) => { verdict[chunk[j]] = v > 0; });
+      l.dataSync().forEach((v, j) => { logit[chunk[j]] = v; });
       l.dispose();
     }
-    return where.map((k) => verdict[k]);
+    return where.map((k) => logit[k]);
   };
+}
+
+/** A learned verifier as a batch judge: satisfied iff the logit > 0. */
+export function learnedJudge(model: Policy): (items: Item[]) => boolean[] {
+  const logits = learnedLogits(model);
+  return (items) => logits(items).map((v) => v > 0);
+}
+
+/** The logistic function, the verifier's P(satisfied) from its logit. */
+export const sigmoid = (v: number) => 1 / (1 + Math.exp(-v));
+
+/** A learned verifier as a graded batch judge: P(satisfied) = sigmoid(logit) in [0, 1] (Rubicon's soft scores). */
+export function learnedProbability(model: Policy): (items: Item[]) => number[] {
+  const logits = learnedLogits(model);
+  return (items) => logits(items).map(sigmoid);
 }
 
 export function loadVerifier(file: string): Policy {

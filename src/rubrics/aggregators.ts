@@ -27,10 +27,11 @@ export interface AggregatorParams {
 
 /**
  * Default interaction pairs for our world's anchors: synergy between writing steps and getting their digits right,
- * antagonism between a verification step and the length budget it spends.
+ * and between keeping to the length budget and verifying (doing both is worth more than either). Every dimension of
+ * a family's vector is a required behaviour, so no default term is antagonistic (see `checkInteractions`).
  */
 export const defaultAggregatorParams: AggregatorParams = { vetoThreshold: 0.5, saturationAlpha: 3, shapingPower: 3,
-  interactions: [{ a: 'steps', b: 'digits', gamma: 0.5 }, { a: 'length', b: 'verification', gamma: -0.5 }] };
+  interactions: [{ a: 'steps', b: 'digits', gamma: 0.5 }, { a: 'length', b: 'verification', gamma: 0.5 }] };
 
 function check(scores: number[], dims: Dimension[]): number[] {
   if (scores.length !== dims.length) throw new ConfigError(`${scores.length} scores for ${dims.length} dimensions`);
@@ -59,18 +60,46 @@ export function saturation(scores: number[], dims: Dimension[], p = defaultAggre
   return scores.reduce((acc, s, k) => acc + w[k] * (1 - Math.exp(-a * s)) / (1 - Math.exp(-a)), 0);
 }
 
+/** A dimension is required when it carries weight or is critical; only a weightless, non-critical one is not. */
+const required = (d: Dimension) => d.weight > 0 || !!d.critical;
+
 /**
- * Pairwise interaction: (weighted sum + sum_pairs gamma s_a s_b) / (1 + sum of positive gammas), clipped at 0, so
- * the reward stays in [0, 1] and all-ones still scores 1. Pairs naming a dimension the vector does not have are
- * skipped (a task family has only some of the anchors); `strict` makes that an error instead.
+ * The interaction pairs that apply to a vector (pairs naming a dimension it does not have are skipped; `strict`
+ * makes that an error). An antagonistic term (gamma < 0) on a pair with a required dimension would lower the reward
+ * of satisfying that dimension, so it is rejected with a ConfigError.
+ */
+export function checkInteractions(dims: Dimension[], p = defaultAggregatorParams, strict = false):
+  { i: number; j: number; gamma: number }[] {
+  const idx = (n: string) => {
+    const i = dims.findIndex((d) => d.name === n);
+    if (i < 0 && strict) throw new ConfigError(`interaction names unknown dimension "${n}"`);
+    return i;
+  };
+  const pairs = p.interactions.map((t) => ({ ...t, i: idx(t.a), j: idx(t.b) })).filter((t) => t.i >= 0 && t.j >= 0);
+  for (const t of pairs) {
+    const what = `interaction gamma(${t.a}, ${t.b})`;
+    if (!Number.isFinite(t.gamma)) throw new ConfigError(`${what} must be a number (got ${t.gamma})`);
+    if (t.gamma < 0 && (required(dims[t.i]) || required(dims[t.j]))) {
+      throw new ConfigError(`${what} = ${t.gamma} < 0 would penalise satisfying a required dimension`);
+    }
+  }
+  return pairs;
+}
+
+/**
+ * Pairwise interaction: (weighted sum + sum_pairs gamma s_a s_b) / (1 + sum_pairs gamma), clipped to [0, 1].
+ * Only synergy (gamma >= 0) may touch a required dimension (`checkInteractions`), so the reward never falls when a
+ * required dimension's score rises, and all-ones scores exactly 1 (numerator and denominator are the same sums).
  */
 export function interaction(scores: number[], dims: Dimension[], p = defaultAggregatorParams, strict = false): number {
   check(scores, dims);
-  const idx = (n: string) => { const i = dims.findIndex((d) => d.name === n); if (i < 0 && strict) throw new ConfigError(`interaction names unknown dimension "${n}"`); return i; };
-  const pairs = p.interactions.map((t) => ({ ...t, i: idx(t.a), j: idx(t.b) })).filter((t) => t.i >= 0 && t.j >= 0);
-  const extra = pairs.reduce((a, t) => a + t.gamma * scores[t.i] * scores[t.j], 0);
-  const norm = 1 + pairs.reduce((a, t) => a + Math.max(0, t.gamma), 0);
-  return Math.max(0, (weightedSum(scores, dims) + extra) / norm);
+  const pairs = checkInteractions(dims, p, strict);
+  // the weighted sum as (sum_k weight_k s_k) / total: with all-ones the two sums are the same float, so it is 1 exactly
+  const total = dims.reduce((a, d) => a + d.weight, 0);
+  const ws = dims.reduce((a, d, k) => a + d.weight * scores[k], 0) / total;
+  const num = ws + pairs.reduce((a, t) => a + t.gamma * scores[t.i] * scores[t.j], 0);
+  const den = 1 + pairs.reduce((a, t) => a + t.gamma, 0);
+  return Math.min(1, Math.max(0, num / den));
 }
 
 /** Targeted high-score shaping: the weighted sum through the convex map x^p (slope p at the top, flat near 0). */
