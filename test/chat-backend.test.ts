@@ -111,8 +111,12 @@ describe('chat backend', function () {
     assert.deepEqual(rs.map((r) => (r as { content: string }).content), ['A', 'A', 'B']);
     await b.complete(msgs('a'));
     assert.deepEqual([f.st.calls, b.stats.cacheHits], [2, 2]);
-    await new ChatBackend({ baseURL: f.url, model: 'other' }).complete(msgs('a'));
-    assert.equal(f.st.calls, 3);
+    // a cache shared by two models: the same prompt is asked of each model once
+    const cache = new Map();
+    await new ChatBackend({ baseURL: f.url, model: 'm', cache }).complete(msgs('a'));
+    await new ChatBackend({ baseURL: f.url, model: 'other', cache }).complete(msgs('a'));
+    await new ChatBackend({ baseURL: f.url, model: 'other', cache }).complete(msgs('a'));
+    assert.equal(f.st.calls, 4);
   });
 
   it('keeps at most `concurrency` requests in flight', async () => {
@@ -142,6 +146,7 @@ describe('chat backend', function () {
     });
     const b = new ChatBackend({ baseURL: f.url, model: 'judge' });
     const srv = await startRewardServer({ port: 0, defaultReward: 'rlcer', service: { ...defaultServiceConfig, llm: llmRoles(b) } });
+    opened.push(() => srv.close());
     const body = JSON.stringify({ query: ['Q: 1+1?step one, \\boxed{2}', 'Q: 1+1?\\boxed{3}'], prompts: ['Q: 1+1?', 'Q: 1+1?'],
       labels: [{ group_size: 2, answer: '2' }, { group_size: 2, answer: '2' }] });
     const r = await fetch(`${srv.url}/get_reward`, { method: 'POST', body });
@@ -155,6 +160,5 @@ describe('chat backend', function () {
     const withSchema = f.st.bodies.filter((x) => (x as { response_format?: { json_schema?: { name: string } } })
       .response_format?.json_schema?.name === 'rubric_set');
     assert.equal(withSchema.length, 2);
-    await srv.close();
   });
 });

@@ -197,6 +197,7 @@ describe('reward service: rewards', () => {
     const r = JSON.parse((await post(`${srv.url}/rlcer`, body)).text);
     assert.deepEqual(r.rewards, [2, -1]);
     assert.deepEqual(r.extra_logs.rubricator_format, [1, 0]);
+    assert.deepEqual(r.extra_logs.incomplete, [0, 0]); // scored at once, not at the timeout
   });
 });
 
@@ -217,6 +218,7 @@ describe('reward service: bad requests', function () {
     expect4xx(await post(`${srv.url}/get_reward`, '{"query": ["a", "b"], "prompts": ["a"], "labels": ["", ""]}'), 400,
       /lengths differ: 2 queries, 1 prompts/);
     expect4xx(await post(`${srv.url}/get_reward`, '{"query": ["a"], "labels": []}'), 400, /lengths differ: 1 queries, 0 labels/);
+    expect4xx(await post(`${srv.url}/get_reward`, '{"query": ["a"], "prompts": ["a", "b"]}'), 400, /lengths differ: 1 queries, 2 prompts/);
     expect4xx(await post(`${srv.url}/get_reward`, '{"query": [1]}'), 400, /query\[0\] must be a string/);
     expect4xx(await post(`${srv.url}/get_reward`, '[1]'), 400, /JSON object/);
     expect4xx(await post(`${srv.url}/get_reward`, `{"query": ["${'x'.repeat(2000)}"]}`), 413, /over the limit of 1024 bytes/);

@@ -28,6 +28,8 @@ export interface ChatOptions {
   maxBackoffMs: number;
   /** cached replies at most (oldest dropped first); 0 = no cache */
   cacheSize: number;
+  /** the reply cache, keyed by (model, prompt): pass one Map to several backends (a rubricator and a judge model) */
+  cache?: Map<string, Promise<ChatResult>>;
   temperature: number;
   maxTokens: number;
 }
@@ -51,10 +53,11 @@ export class ChatBackend {
   readonly stats: ChatStats = { requests: 0, retries: 0, timeouts: 0, httpErrors: 0, cacheHits: 0, formatFailures: 0, failures: 0 };
   private active = 0;
   private waiting: (() => void)[] = [];
-  private cache = new Map<string, Promise<ChatResult>>();
+  private cache: Map<string, Promise<ChatResult>>;
 
   constructor(o: Partial<ChatOptions> & Pick<ChatOptions, 'baseURL' | 'model'>) {
     this.o = { ...defaultChatOptions, ...o };
+    this.cache = this.o.cache ?? new Map();
     if (!(Number.isInteger(this.o.concurrency) && this.o.concurrency >= 1)) throw new Error('concurrency must be an integer >= 1');
   }
 
