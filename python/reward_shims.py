@@ -70,7 +70,8 @@ def _trl_body(prompts, completions, kwargs, label_key):
 def make_reward_func(url=None, label_key="answer"):
     """A sync TRL reward function: the dataset column `label_key` is sent as each sample's label."""
     def reward_service(prompts, completions, **kwargs):
-        return [float(x) for x in _post(url or DEFAULT_URL, _trl_body(prompts, completions, kwargs, label_key))["rewards"]]
+        out = _post(url or DEFAULT_URL, _trl_body(prompts, completions, kwargs, label_key))
+        return [float(x) for x in out["rewards"]]
     return reward_service
 
 

@@ -36,7 +36,9 @@ async function fakeOpenAI(script: Script) {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  const close = () => new Promise<void>((r) => { hung.forEach((h) => h.destroy()); server.close(() => r()); server.closeAllConnections(); });
+  const close = () => new Promise<void>((r) => {
+    hung.forEach((h) => h.destroy()); server.close(() => r()); server.closeAllConnections();
+  });
   opened.push(close);
   return { st, url, close };
 }
@@ -51,7 +53,8 @@ describe('chat backend', function () {
   this.timeout(30_000);
 
   it('retries a 429 after the backoff, then succeeds', async () => {
-    const f = await fakeOpenAI((_, n) => (n === 0 ? { status: 429, body: '{"error": "slow down"}' } : { body: completion('hi') }));
+    const f = await fakeOpenAI((_, n) => (n === 0 ? { status: 429, body: '{"error": "slow down"}' }
+      : { body: completion('hi') }));
     const b = new ChatBackend({ baseURL: f.url, model: 'm', backoffMs: 150, retries: 2 });
     const t0 = Date.now();
     const r = await b.complete(msgs('a'));
@@ -61,7 +64,8 @@ describe('chat backend', function () {
   });
 
   it('retries 5xx with exponential backoff, honours Retry-After, and gives up after the retries', async () => {
-    const f = await fakeOpenAI((_, n) => (n === 0 ? { status: 503, headers: { 'Retry-After': '0' } } : { status: 500, body: 'boom' }));
+    const f = await fakeOpenAI((_, n) => (n === 0 ? { status: 503, headers: { 'Retry-After': '0' } }
+      : { status: 500, body: 'boom' }));
     const b = new ChatBackend({ baseURL: f.url, model: 'm', backoffMs: 20, retries: 2 });
     const r = await b.complete(msgs('a'));
     assert.equal(r.ok, false);
@@ -91,7 +95,8 @@ describe('chat backend', function () {
   it('counts malformed replies and malformed model output as format failures, never throws', async () => {
     const f = await fakeOpenAI((body) => {
       const c = body.messages[0].content;
-      return c === 'reply' ? { body: '{"choices": [' } : c === 'shape' ? { body: '{"choices": []}' } : { body: completion('not json') };
+      return c === 'reply' ? { body: '{"choices": [' } : c === 'shape' ? { body: '{"choices": []}' }
+        : { body: completion('not json') };
     });
     const b = new ChatBackend({ baseURL: f.url, model: 'm', retries: 0 });
     assert.deepEqual(await b.complete(msgs('reply')), { ok: false, reason: 'reply is not JSON', format: true });
@@ -129,7 +134,8 @@ describe('chat backend', function () {
   it('sends the rubric JSON schema and checks the rubricator output', async () => {
     assert.deepEqual(checkRubric({ rubrics: [{ category: 'question-specific', criterion: ' Says 4 ', points: 2 }] }),
       { ok: true, items: [{ key: 'Says 4', points: 2 }] });
-    assert.match(checkRubric({ rubrics: [{ category: 'question-specific', criterion: 'x', points: 5 }] }) as string, /points/);
+    const five = checkRubric({ rubrics: [{ category: 'question-specific', criterion: 'x', points: 5 }] });
+    assert.match(five as string, /points/);
     assert.match(checkRubric({ rubrics: [] }) as string, /non-empty/);
   });
 
@@ -145,9 +151,11 @@ describe('chat backend', function () {
       return { body: completion(`\`\`\`json\n{"satisfied": [${sol.includes('step')}]}\n\`\`\``) };
     });
     const b = new ChatBackend({ baseURL: f.url, model: 'judge' });
-    const srv = await startRewardServer({ port: 0, defaultReward: 'rlcer', service: { ...defaultServiceConfig, llm: llmRoles(b) } });
+    const service = { ...defaultServiceConfig, llm: llmRoles(b) };
+    const srv = await startRewardServer({ port: 0, defaultReward: 'rlcer', service });
     opened.push(() => srv.close());
-    const body = JSON.stringify({ query: ['Q: 1+1?step one, \\boxed{2}', 'Q: 1+1?\\boxed{3}'], prompts: ['Q: 1+1?', 'Q: 1+1?'],
+    const body = JSON.stringify({
+      query: ['Q: 1+1?step one, \\boxed{2}', 'Q: 1+1?\\boxed{3}'], prompts: ['Q: 1+1?', 'Q: 1+1?'],
       labels: [{ group_size: 2, answer: '2' }, { group_size: 2, answer: '2' }] });
     const r = await fetch(`${srv.url}/get_reward`, { method: 'POST', body });
     const j = JSON.parse(await r.text());

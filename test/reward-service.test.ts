@@ -35,7 +35,10 @@ function parseRaw(reply: string): { status: number; headers: Record<string, stri
   const [head, ...rest] = reply.split('\r\n\r\n');
   const lines = head.split('\r\n');
   const headers: Record<string, string> = {};
-  for (const l of lines.slice(1)) { const k = l.indexOf(':'); headers[l.slice(0, k).toLowerCase()] = l.slice(k + 1).trim(); }
+  for (const l of lines.slice(1)) {
+    const k = l.indexOf(':');
+    headers[l.slice(0, k).toLowerCase()] = l.slice(k + 1).trim();
+  }
   return { status: Number(lines[0].split(' ')[1]), headers, body: rest.join('\r\n\r\n') };
 }
 
@@ -46,7 +49,8 @@ async function post(url: string, body: string | Buffer, headers: Record<string, 
 
 function py(script: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(PY, [script, ...args], { timeout: 60_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)));
+    execFile(PY, [script, ...args], { timeout: 60_000 },
+      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)));
   });
 }
 
@@ -74,12 +78,14 @@ describe('reward service: OpenRLHF clients', function () {
   before(async () => { srv = await startRewardServer({ port: 0, onBody: (b) => bodies.push(b) }); });
   after(async () => { await srv.close(); });
 
-  const OLD_REPLY = '{"rewards": [1.0, -1.0], "scores": [1.0, 0.0], "extra_logs": {"correct": [1.0, 0.0], "has_answer": [1.0, 0.0]}}';
+  const OLD_REPLY = '{"rewards": [1.0, -1.0], "scores": [1.0, 0.0], '
+    + '"extra_logs": {"correct": [1.0, 0.0], "has_answer": [1.0, 0.0]}}';
   const NEW_REPLY = '{"rewards": [1.0], "scores": [1.0], "extra_logs": {"correct": [1.0], "has_answer": [1.0]}}';
   const EMPTY_REPLY = '{"rewards": [], "scores": [], "extra_logs": {}}';
 
   it('answers the three captured requests, replayed byte for byte', async () => {
-    const want: Record<string, string> = { 'old-requests-batch2': OLD_REPLY, 'new-aiohttp-one': NEW_REPLY, 'new-aiohttp-second-url': EMPTY_REPLY };
+    const want: Record<string, string> = { 'old-requests-batch2': OLD_REPLY, 'new-aiohttp-one': NEW_REPLY,
+      'new-aiohttp-second-url': EMPTY_REPLY };
     for (const [name, raw] of Object.entries(captures)) {
       bodies.length = 0;
       const r = parseRaw(await rawRequest(srv.port, Buffer.from(raw, 'utf8')));
@@ -94,16 +100,19 @@ describe('reward service: OpenRLHF clients', function () {
   it('serves the real requests and aiohttp clients; they send the captured bytes and read floats', async function () {
     if (!hasPyClients) this.skip();
     bodies.length = 0;
-    const out = (await py('test/fixtures/openrlhf_clients.py', [`${srv.url}/get_reward`])).trim().split('\n').map((l) => JSON.parse(l));
+    const printed = await py('test/fixtures/openrlhf_clients.py', [`${srv.url}/get_reward`]);
+    const out = printed.trim().split('\n').map((l) => JSON.parse(l));
     // the bodies the real clients sent are the captured ones, byte for byte
-    const sent = ['old-requests-batch2', 'new-aiohttp-one', 'new-aiohttp-second-url'].map((n) => captures[n].split('\r\n\r\n')[1]);
+    const sent = ['old-requests-batch2', 'new-aiohttp-one', 'new-aiohttp-second-url']
+      .map((n) => captures[n].split('\r\n\r\n')[1]);
     assert.deepEqual(bodies.map((b) => b.toString('utf8')), sent);
     assert.deepEqual(out.map((o) => o.client), ['old', 'new', 'new-second-url']);
     for (const o of out) assert.equal(o.content_type, 'application/json');
     assert.deepEqual(out[0].reply, JSON.parse(OLD_REPLY));
     assert.deepEqual(out[0].types, { rewards: ['float', 'float'], scores: ['float', 'float'],
       extra_logs: { correct: ['float', 'float'], has_answer: ['float', 'float'] } });
-    assert.deepEqual(out[1].types, { rewards: ['float'], scores: ['float'], extra_logs: { correct: ['float'], has_answer: ['float'] } });
+    assert.deepEqual(out[1].types, { rewards: ['float'], scores: ['float'],
+      extra_logs: { correct: ['float'], has_answer: ['float'] } });
     assert.deepEqual(out[2].reply, { rewards: [], scores: [], extra_logs: {} });
   });
 
@@ -127,7 +136,9 @@ describe('reward service: OpenRLHF clients', function () {
 
 describe('reward service: rewards', () => {
   let srv: RewardServer;
-  before(async () => { srv = await startRewardServer({ port: 0, service: { ...defaultServiceConfig, groupTimeoutMs: 400 } }); });
+  before(async () => {
+    srv = await startRewardServer({ port: 0, service: { ...defaultServiceConfig, groupTimeoutMs: 400 } });
+  });
   after(async () => { await srv.close(); });
   const req = (query: string[], labels: unknown[]) => JSON.stringify({ query, prompts: query.map(() => ''), labels });
   const call = async (route: string, query: string[], labels: unknown[]) => {
@@ -146,7 +157,8 @@ describe('reward service: rewards', () => {
 
   it("Rubicon's aggregators over the label's dimension scores", async () => {
     const dims = [{ name: 'x', weight: 1 }, { name: 'y', weight: 3, critical: true }];
-    assert.deepEqual((await call('rubicon/weighted_sum', ['r'], [{ scores: [1, 0.5], dimensions: dims }])).rewards, [0.625]);
+    const sum = await call('rubicon/weighted_sum', ['r'], [{ scores: [1, 0.5], dimensions: dims }]);
+    assert.deepEqual(sum.rewards, [0.625]);
     assert.deepEqual((await call('rubicon/veto', ['r'], [{ scores: [1, 0.4], dimensions: dims }])).rewards, [0]);
     const bad = await post(`${srv.url}/rubicon/veto`, req(['r'], [{ scores: [1, 1.5], dimensions: dims }]));
     assert.equal(bad.status, 400);
@@ -162,19 +174,24 @@ describe('reward service: rewards', () => {
   });
 
   it('RLCER: a group forms across requests and is scored once complete', async () => {
-    // z = [1, 0]; c1 (+2) satisfied [1, 0]: corr 1, valid; c2 (-1) satisfied [0, 1]: sign-aware corr 1, valid.
-    // pooled points 2, -1: min -1, max 2. A: raw 2 -> cot 1, reward 1 + 1; B: raw -1 -> cot 0, reward -1 + 0.
-    const a = { group: 'g1', group_size: 2, answer: '2', rubric: [{ criterion: 'c1', points: 2 }], satisfied: { c1: true } };
-    const b = { group: 'g1', group_size: 2, answer: '2', rubric: [{ criterion: 'c1', points: 2 }, { criterion: 'c2', points: -1 }],
-      satisfied: [false, true] };
+    // z = [1, 0, 0]; c1 (+2) satisfied [1, 0, 0]: corr 1, valid; c2 (-1) satisfied [0, 1, 0]: corr -0.5, sign-aware
+    // 0.5, valid. Pooled points 2, -1: min -1, max 2. A: raw 2 -> cot 1, reward 1 + 1; B: raw -1 -> cot 0,
+    // reward -1; C (no rubric of its own): raw 0 -> cot 1/3, reward -1 + 1/3.
+    const c1 = { criterion: 'c1', points: 2 }, c2 = { criterion: 'c2', points: -1 };
+    const a = { group: 'g1', group_size: 3, answer: '2', rubric: [c1], satisfied: { c1: true } };
+    const b = { group: 'g1', group_size: 3, answer: '2', rubric: [c1, c2], satisfied: [false, true] };
+    const c = { group: 'g1', group_size: 3, answer: '2', satisfied: { c1: false, c2: false } };
     // another group in flight at the same time must not mix with g1
-    const other = { group: 'g2', group_size: 2, correct: true, rubric: [{ criterion: 'c1', points: 2 }], satisfied: { c1: false } };
-    const [ra, rOther, rb, rOther2] = await Promise.all([call('rlcer', ['\\boxed{2}'], [a]), call('rlcer', ['y'], [other]),
-      call('rlcer', ['\\boxed{3}'], [b]), call('rlcer', ['y'], [{ ...other, correct: false }])]);
+    const other = { group: 'g2', group_size: 2, correct: true, rubric: [c1], satisfied: { c1: false } };
+    const [ra, rOther, rb, rOther2, rc] = await Promise.all([
+      call('rlcer', ['\\boxed{2}'], [a]), call('rlcer', ['y'], [other]), call('rlcer', ['\\boxed{3}'], [b]),
+      call('rlcer', ['y'], [{ ...other, correct: false }]), call('rlcer', ['\\boxed{4}'], [c])]);
     assert.deepEqual([ra.rewards[0], rb.rewards[0]], [2, -1]);
+    assert.ok(Math.abs(rc.rewards[0] - (-1 + 1 / 3)) < 1e-12, String(rc.rewards[0]));
     assert.deepEqual([ra.extra_logs.cot[0], rb.extra_logs.cot[0]], [1, 0]);
-    assert.deepEqual([ra.extra_logs.valid_criteria[0], ra.extra_logs.incomplete[0]], [2, 0]);
-    assert.deepEqual([ra.extra_logs.rubricator_reward[0], rb.extra_logs.rubricator_reward[0]], [2, 2]);
+    const logs = ra.extra_logs;
+    assert.deepEqual([logs.valid_criteria[0], logs.incomplete[0], logs.group_members[0]], [2, 0, 3]);
+    assert.deepEqual([ra, rb, rc].map((r) => r.extra_logs.rubricator_reward[0]), [2, 2, 0]);
     assert.deepEqual([ra.extra_logs.unjudged[0], rb.extra_logs.unjudged[0]], [1, 0]); // a gave no verdict on c2
     // g2: c1 never satisfied -> invalid, cot 0: outcome only
     assert.deepEqual([rOther.rewards[0], rOther2.rewards[0]], [1, -1]);
@@ -183,7 +200,8 @@ describe('reward service: rewards', () => {
 
   it('RLCER: an incomplete group is scored as it stands after the timeout', async () => {
     const t0 = Date.now();
-    const r = await call('rlcer', ['\\boxed{2}'], [{ group: 'lonely', group_size: 4, answer: '2', rubric: [{ criterion: 'c', points: 1 }],
+    const r = await call('rlcer', ['\\boxed{2}'], [{ group: 'lonely', group_size: 4, answer: '2',
+      rubric: [{ criterion: 'c', points: 1 }],
       satisfied: { c: true } }]);
     assert.ok(Date.now() - t0 >= 380, 'scored before the timeout');
     // one member: correctness constant, no criterion valid, cot 0
@@ -204,7 +222,9 @@ describe('reward service: rewards', () => {
 describe('reward service: bad requests', function () {
   this.timeout(30_000);
   let srv: RewardServer;
-  before(async () => { srv = await startRewardServer({ port: 0, maxBodyBytes: 1024, bodyTimeoutMs: 300, headersTimeoutMs: 1000 }); });
+  before(async () => {
+    srv = await startRewardServer({ port: 0, maxBodyBytes: 1024, bodyTimeoutMs: 300, headersTimeoutMs: 1000 });
+  });
   after(async () => { await srv.close(); });
 
   const expect4xx = (r: { status: number; text: string }, status: number, re: RegExp) => {
@@ -214,21 +234,24 @@ describe('reward service: bad requests', function () {
   };
 
   it('answers each with a 4xx and a one-line message, and keeps serving', async () => {
-    expect4xx(await post(`${srv.url}/get_reward`, '{"query": ['), 400, /malformed JSON/);
-    expect4xx(await post(`${srv.url}/get_reward`, '{"query": ["a", "b"], "prompts": ["a"], "labels": ["", ""]}'), 400,
+    const url = `${srv.url}/get_reward`;
+    expect4xx(await post(url, '{"query": ['), 400, /malformed JSON/);
+    expect4xx(await post(url, '{"query": ["a", "b"], "prompts": ["a"], "labels": ["", ""]}'), 400,
       /lengths differ: 2 queries, 1 prompts/);
-    expect4xx(await post(`${srv.url}/get_reward`, '{"query": ["a"], "labels": []}'), 400, /lengths differ: 1 queries, 0 labels/);
-    expect4xx(await post(`${srv.url}/get_reward`, '{"query": ["a"], "prompts": ["a", "b"]}'), 400, /lengths differ: 1 queries, 2 prompts/);
-    expect4xx(await post(`${srv.url}/get_reward`, '{"query": [1]}'), 400, /query\[0\] must be a string/);
-    expect4xx(await post(`${srv.url}/get_reward`, '[1]'), 400, /JSON object/);
-    expect4xx(await post(`${srv.url}/get_reward`, `{"query": ["${'x'.repeat(2000)}"]}`), 413, /over the limit of 1024 bytes/);
-    expect4xx(await post(`${srv.url}/get_reward`, Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])), 400, /not valid UTF-8/);
-    expect4xx(await post(`${srv.url}/evolm`, '{"query": ["a"], "labels": [{"rubric": []}]}'), 400, /labels\[0\].rubric: empty rubric/);
+    expect4xx(await post(url, '{"query": ["a"], "labels": []}'), 400, /lengths differ: 1 queries, 0 labels/);
+    expect4xx(await post(url, '{"query": ["a"], "prompts": ["a", "b"]}'), 400, /lengths differ: 1 queries, 2 prompts/);
+    expect4xx(await post(url, '{"query": [1]}'), 400, /query\[0\] must be a string/);
+    expect4xx(await post(url, '[1]'), 400, /JSON object/);
+    expect4xx(await post(url, `{"query": ["${'x'.repeat(2000)}"]}`), 413, /over the limit of 1024 bytes/);
+    expect4xx(await post(url, Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])), 400, /not valid UTF-8/);
+    expect4xx(await post(`${srv.url}/evolm`, '{"query": ["a"], "labels": [{"rubric": []}]}'), 400,
+      /labels\[0\].rubric: empty rubric/);
     expect4xx(await post(`${srv.url}/nowhere`, '{"query": ["a"]}'), 404, /no reward at \/nowhere/);
     const get = await fetch(`${srv.url}/get_reward`);
     expect4xx({ status: get.status, text: await get.text() }, 405, /GET not allowed/);
     // a client that sends half its body and stalls
-    const slow = parseRaw(await rawRequest(srv.port, 'POST /get_reward HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"query"', { end: false }));
+    const half = 'POST /get_reward HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"query"';
+    const slow = parseRaw(await rawRequest(srv.port, half, { end: false }));
     assert.equal(slow.status, 408);
     assert.match(JSON.parse(slow.body).error, /not received within 300 ms/);
     // garbage instead of HTTP

@@ -14,7 +14,7 @@ export interface ServerOptions {
   host: string;
   /** 0 = an ephemeral port */
   port: number;
-  /** the reward POST /get_reward (and any path not naming a reward) serves: outcome, rlcer, evolm, corl, rubicon/<agg> */
+  /** the reward POST /get_reward (and / or /reward) serves: outcome, rlcer, evolm, corl, rubicon/<aggregator> */
   defaultReward: string;
   maxBodyBytes: number;
   /** the body must arrive within this time (408); the headers within headersTimeoutMs (Node's 408) */
@@ -31,7 +31,9 @@ export const defaultServerOptions: ServerOptions = {
   headersTimeoutMs: 20_000, service: defaultServiceConfig,
 };
 
-export interface RewardServer { server: http.Server; url: string; port: number; groups: RlcerGroups; close(): Promise<void> }
+export interface RewardServer {
+  server: http.Server; url: string; port: number; groups: RlcerGroups; close(): Promise<void>;
+}
 
 function send(res: http.ServerResponse, status: number, body: string): void {
   if (res.headersSent || res.destroyed) return;

@@ -14,24 +14,28 @@ runMain(async () => {
     'group-size': 'RLCER group size when a label gives none (default 8)',
     'group-timeout': 'seconds after which an incomplete RLCER group is scored as it stands (default 120)',
     'max-body': 'largest request body in MiB (default 16)', 'body-timeout': 'seconds to receive a body (default 30)',
-    'cot-norm': 'RLCER CoT reward normalisation: rubric (default) or group', sees: 'RLCER pooling: each_pooled (default) or each_own',
+    'cot-norm': 'RLCER CoT reward normalisation: rubric (default) or group',
+    sees: 'RLCER pooling: each_pooled (default) or each_own',
     'judge-url': 'OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1) for the LLM rubricator and judge',
     'judge-model': 'model name at --judge-url', 'judge-concurrency': 'judge requests in flight at most (default 8)',
   });
   const reward = a.reward ?? 'outcome';
   if (!['outcome', 'rlcer', 'evolm', 'corl'].includes(reward) && !AGGREGATORS.some((g) => reward === `rubicon/${g}`)) {
-    throw new ConfigError(`--reward must be one of outcome, rlcer, evolm, corl, rubicon/<${AGGREGATORS.join('|')}> (got "${reward}")`);
+    throw new ConfigError(`--reward must be one of outcome, rlcer, evolm, corl, rubicon/<${AGGREGATORS.join('|')}> `
+      + `(got "${reward}")`);
   }
   const service: ServiceConfig = {
     ...defaultServiceConfig,
     groupSize: intArg('group-size', a['group-size'] ?? '8', 1, 4096),
     groupTimeoutMs: 1000 * intArg('group-timeout', a['group-timeout'] ?? '120', 1, 170),
-    rlcer: { ...defaultServiceConfig.rlcer, cotNorm: choiceArg('cot-norm', a['cot-norm'] ?? 'rubric', ['rubric', 'group'] as const),
+    rlcer: { ...defaultServiceConfig.rlcer,
+      cotNorm: choiceArg('cot-norm', a['cot-norm'] ?? 'rubric', ['rubric', 'group'] as const),
       rubricatorSees: choiceArg('sees', a.sees ?? 'each_pooled', ['each_pooled', 'each_own'] as const) },
   };
   if (a['judge-url']) {
     if (!a['judge-model']) throw new ConfigError('--judge-url needs --judge-model');
-    const backend = new ChatBackend({ baseURL: a['judge-url'], model: a['judge-model'], apiKey: process.env.OPENAI_API_KEY,
+    const backend = new ChatBackend({
+      baseURL: a['judge-url'], model: a['judge-model'], apiKey: process.env.OPENAI_API_KEY,
       concurrency: intArg('judge-concurrency', a['judge-concurrency'] ?? '8', 1) });
     service.llm = llmRoles(backend);
   }

@@ -25,7 +25,9 @@ export const MAX_SAMPLES = 4096;
 
 /** Check a parsed request body; a 400 names what is wrong. Keys other than the three are ignored. */
 export function parseRewardRequest(body: unknown): RewardRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'body must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new HttpError(400, 'body must be a JSON object');
+  }
   const o = body as Record<string, unknown>;
   if (!Array.isArray(o.query)) throw new HttpError(400, '"query" must be a list of strings');
   const n = o.query.length;
@@ -40,7 +42,8 @@ export function parseRewardRequest(body: unknown): RewardRequest {
   };
   const query = strings('query', o.query), prompts = strings('prompts', o.prompts);
   if (o.labels !== undefined && (!Array.isArray(o.labels) || o.labels.length !== n)) {
-    throw new HttpError(400, Array.isArray(o.labels) ? `lengths differ: ${n} queries, ${o.labels.length} labels` : '"labels" must be a list');
+    throw new HttpError(400, Array.isArray(o.labels) ? `lengths differ: ${n} queries, ${o.labels.length} labels`
+      : '"labels" must be a list');
   }
   return { query, prompts, labels: (o.labels as unknown[] | undefined) ?? Array(n).fill('') };
 }
@@ -111,8 +114,12 @@ export function parseRubric(x: unknown): KeyedSet & { reason?: string } {
   const items: KeyedSet['items'] = [], seen = new Set<string>();
   for (const [k, it] of list.entries()) {
     const o = (typeof it === 'object' && it !== null ? it : {}) as Record<string, unknown>;
-    if (typeof o.criterion !== 'string' || o.criterion.trim() === '') return fail(`rubric[${k}].criterion must be a non-empty string`);
-    if (typeof o.points !== 'number' || !Number.isFinite(o.points) || o.points === 0) return fail(`rubric[${k}].points must be a non-zero number`);
+    if (typeof o.criterion !== 'string' || o.criterion.trim() === '') {
+      return fail(`rubric[${k}].criterion must be a non-empty string`);
+    }
+    if (typeof o.points !== 'number' || !Number.isFinite(o.points) || o.points === 0) {
+      return fail(`rubric[${k}].points must be a non-zero number`);
+    }
     const key = o.criterion.trim();
     if (seen.has(key)) return fail(`duplicate criterion ${JSON.stringify(key)}`);
     seen.add(key);
@@ -127,14 +134,19 @@ function satisfiedOf(f: Record<string, unknown>, own: KeyedSet, i: number): Map<
   if (s === undefined) return out;
   if (Array.isArray(s)) {
     if (s.length !== own.items.length || s.some((b) => typeof b !== 'boolean')) {
-      throw new HttpError(400, `labels[${i}].satisfied: a list needs one true/false per rubric criterion (${own.items.length})`);
+      throw new HttpError(400,
+        `labels[${i}].satisfied: a list needs one true/false per rubric criterion (${own.items.length})`);
     }
     own.items.forEach((it, k) => out.set(it.key, s[k] as boolean));
     return out;
   }
-  if (typeof s !== 'object' || s === null) throw new HttpError(400, `labels[${i}].satisfied must be an object or a list`);
+  if (typeof s !== 'object' || s === null) {
+    throw new HttpError(400, `labels[${i}].satisfied must be an object or a list`);
+  }
   for (const [k, v] of Object.entries(s)) {
-    if (typeof v !== 'boolean') throw new HttpError(400, `labels[${i}].satisfied[${JSON.stringify(k)}] must be true or false`);
+    if (typeof v !== 'boolean') {
+      throw new HttpError(400, `labels[${i}].satisfied[${JSON.stringify(k)}] must be true or false`);
+    }
     out.set(k.trim(), v);
   }
   return out;
@@ -166,15 +178,17 @@ export interface ServiceConfig {
 
 const s = defaultRlcerConfig;
 export const defaultServiceConfig: ServiceConfig = {
-  rlcer: { validity: s.validity, validityReading: s.validityReading, threshold: s.threshold, constantCorrectness: s.constantCorrectness,
-    evolve: s.evolve, cotNorm: s.cotNorm, rubricatorSees: 'each_pooled', outcomeWeight: s.outcomeWeight, cotWeight: s.cotWeight },
+  rlcer: { validity: s.validity, validityReading: s.validityReading, threshold: s.threshold,
+    constantCorrectness: s.constantCorrectness, evolve: s.evolve, cotNorm: s.cotNorm, rubricatorSees: 'each_pooled',
+    outcomeWeight: s.outcomeWeight, cotWeight: s.cotWeight },
   groupSize: 8, groupTimeoutMs: 120_000, dimensions: [], aggregatorParams: defaultAggregatorParams, llm: {},
 };
 
 interface Sample { i: number; prompt: string; response: string; f: Record<string, unknown> }
 
 function samplesOf(r: RewardRequest): Sample[] {
-  return r.query.map((q, i) => ({ i, prompt: r.prompts[i], response: responseOf(q, r.prompts[i]), f: labelFields(r.labels[i], i) }));
+  return r.query.map((q, i) => ({
+    i, prompt: r.prompts[i], response: responseOf(q, r.prompts[i]), f: labelFields(r.labels[i], i) }));
 }
 
 /** Assemble a reply from per-sample results (each with the same extra_logs keys). */
@@ -231,7 +245,8 @@ function dimensionsOf(v: unknown, fallback: Dimension[], i: number): Dimension[]
     if (typeof o.name !== 'string') throw new HttpError(400, `labels[${i}].dimensions[${k}].name must be a string`);
     const weight = o.weight ?? 1;
     if (typeof weight !== 'number') throw new HttpError(400, `labels[${i}].dimensions[${k}].weight must be a number`);
-    return { name: o.name, weight, critical: o.critical === true, ...(typeof o.description === 'string' ? { description: o.description } : {}) };
+    const description = typeof o.description === 'string' ? { description: o.description } : {};
+    return { name: o.name, weight, critical: o.critical === true, ...description };
   });
 }
 
@@ -242,9 +257,13 @@ export async function rubiconRoute(r: RewardRequest, name: string, c: ServiceCon
   }
   const xs = samplesOf(r).map((x) => {
     const dims = dimensionsOf(x.f.dimensions, c.dimensions, x.i);
-    if (dims.length === 0) throw new HttpError(400, `labels[${x.i}]: no dimensions (give "dimensions" or start the server with some)`);
+    if (dims.length === 0) {
+      throw new HttpError(400, `labels[${x.i}]: no dimensions (give "dimensions" or start the server with some)`);
+    }
     const scores = x.f.scores;
-    if (scores === undefined && !c.llm.scoreDimensions) throw new HttpError(400, `labels[${x.i}].scores missing and no LLM judge`);
+    if (scores === undefined && !c.llm.scoreDimensions) {
+      throw new HttpError(400, `labels[${x.i}].scores missing and no LLM judge`);
+    }
     if (scores !== undefined && (!Array.isArray(scores) || scores.some((v) => typeof v !== 'number'))) {
       throw new HttpError(400, `labels[${x.i}].scores must be a list of numbers`);
     }
@@ -291,7 +310,9 @@ export function corlRoute(r: RewardRequest): RewardReply {
 
 // ---- RLCER: group-level ----
 
-interface Member extends Sample { correct: boolean; rubric: KeyedSet | null; given: Map<string, boolean>; done: (v: Result | Error) => void }
+interface Member extends Sample {
+  correct: boolean; rubric: KeyedSet | null; given: Map<string, boolean>; done: (v: Result | Error) => void;
+}
 type Result = { reward: number; score: number; logs: Record<string, number> };
 interface Group { key: string; size: number; members: Member[]; timer: NodeJS.Timeout }
 
@@ -323,7 +344,8 @@ export class RlcerGroups {
         given: satisfiedOf(x.f, rubric ?? { ok: false, items: [] }, x.i) };
     });
     const results = xs.map(({ x, key, size, correct, rubric, given }) => new Promise<Result>((resolve, reject) => {
-      this.join(key, size, { ...x, correct, rubric, given, done: (v) => (v instanceof Error ? reject(v) : resolve(v)) });
+      const done = (v: Result | Error) => (v instanceof Error ? reject(v) : resolve(v));
+      this.join(key, size, { ...x, correct, rubric, given, done });
     }));
     return reply(await Promise.all(results));
   }
@@ -364,8 +386,10 @@ export async function scoreGroup(ms: Omit<Member, 'done'>[], incomplete: boolean
   const pooledValid = new Set(r.sets.flatMap((v) => v.items.filter((_, k) => v.valid[k]).map((it) => it.key))).size;
   return ms.map((m, k) => ({
     reward: r.reward[k], score: +m.correct,
-    logs: { outcome: r.outcome[k], cot: r.cot[k], correct: +m.correct, valid_criteria: pooledValid, group_members: ms.length,
+    logs: { outcome: r.outcome[k], cot: r.cot[k], correct: +m.correct, valid_criteria: pooledValid,
+      group_members: ms.length,
       incomplete: +incomplete, rubricator_reward: r.sets[k].rubricator.evolving + r.sets[k].rubricator.format,
-      rubricator_format: r.sets[k].rubricator.format, unjudged: judged[k].unjudged, judge_failures: judged[k].judgeFailures },
+      rubricator_format: r.sets[k].rubricator.format, unjudged: judged[k].unjudged,
+      judge_failures: judged[k].judgeFailures },
   }));
 }

@@ -35,8 +35,8 @@ export interface ChatOptions {
 }
 
 export const defaultChatOptions: Omit<ChatOptions, 'baseURL' | 'model'> = {
-  concurrency: 8, timeoutMs: 60_000, retries: 4, backoffMs: 500, maxBackoffMs: 20_000, cacheSize: 10_000, temperature: 0,
-  maxTokens: 1024,
+  concurrency: 8, timeoutMs: 60_000, retries: 4, backoffMs: 500, maxBackoffMs: 20_000, cacheSize: 10_000,
+  temperature: 0, maxTokens: 1024,
 };
 
 export interface ChatStats {
@@ -50,7 +50,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class ChatBackend {
   readonly o: ChatOptions;
-  readonly stats: ChatStats = { requests: 0, retries: 0, timeouts: 0, httpErrors: 0, cacheHits: 0, formatFailures: 0, failures: 0 };
+  readonly stats: ChatStats = {
+    requests: 0, retries: 0, timeouts: 0, httpErrors: 0, cacheHits: 0, formatFailures: 0, failures: 0 };
   private active = 0;
   private waiting: (() => void)[] = [];
   private cache: Map<string, Promise<ChatResult>>;
@@ -58,7 +59,9 @@ export class ChatBackend {
   constructor(o: Partial<ChatOptions> & Pick<ChatOptions, 'baseURL' | 'model'>) {
     this.o = { ...defaultChatOptions, ...o };
     this.cache = this.o.cache ?? new Map();
-    if (!(Number.isInteger(this.o.concurrency) && this.o.concurrency >= 1)) throw new Error('concurrency must be an integer >= 1');
+    if (!(Number.isInteger(this.o.concurrency) && this.o.concurrency >= 1)) {
+      throw new Error('concurrency must be an integer >= 1');
+    }
   }
 
   /** Requests in flight now (never above the concurrency limit). */
@@ -94,7 +97,8 @@ export class ChatBackend {
   private async attempts(messages: ChatMessage[], schema?: JsonSchema): Promise<ChatResult> {
     const body = JSON.stringify({
       model: this.o.model, messages, temperature: this.o.temperature, max_tokens: this.o.maxTokens,
-      ...(schema ? { response_format: { type: 'json_schema', json_schema: { name: schema.name, schema: schema.schema, strict: true } } } : {}),
+      ...(schema ? { response_format: { type: 'json_schema',
+        json_schema: { name: schema.name, schema: schema.schema, strict: true } } } : {}),
     });
     let last = 'no attempt';
     for (let k = 0; ; k++) {
@@ -104,7 +108,8 @@ export class ChatBackend {
       try {
         const res = await fetch(`${this.o.baseURL.replace(/\/+$/, '')}/chat/completions`, {
           method: 'POST', body, signal: ac.signal,
-          headers: { 'Content-Type': 'application/json', ...(this.o.apiKey ? { Authorization: `Bearer ${this.o.apiKey}` } : {}) },
+          headers: { 'Content-Type': 'application/json',
+            ...(this.o.apiKey ? { Authorization: `Bearer ${this.o.apiKey}` } : {}) },
         });
         const text = await res.text();
         if (res.ok) return readCompletion(text);
@@ -149,7 +154,8 @@ function readCompletion(text: string): ChatResult {
   let j: unknown;
   try { j = JSON.parse(text); } catch { return { ok: false, reason: 'reply is not JSON', format: true }; }
   const content = (j as { choices?: { message?: { content?: unknown } }[] })?.choices?.[0]?.message?.content;
-  return typeof content === 'string' ? { ok: true, content } : { ok: false, reason: 'reply has no choices[0].message.content', format: true };
+  return typeof content === 'string' ? { ok: true, content }
+    : { ok: false, reason: 'reply has no choices[0].message.content', format: true };
 }
 
 /** Models often wrap JSON in a ``` fence even when asked not to. */
@@ -167,7 +173,8 @@ export const RUBRIC_SCHEMA: JsonSchema = {
       question_domain: { type: 'string' },
       rubrics: { type: 'array', minItems: 1, maxItems: MAX_ITEMS, items: {
         type: 'object', additionalProperties: false, required: ['category', 'criterion', 'points'],
-        properties: { category: { enum: Object.values(CATEGORY_NAMES) }, criterion: { type: 'string' }, points: { enum: POINTS } },
+        properties: {
+          category: { enum: Object.values(CATEGORY_NAMES) }, criterion: { type: 'string' }, points: { enum: POINTS } },
       } },
     },
   },
@@ -177,9 +184,10 @@ export const RUBRIC_SCHEMA: JsonSchema = {
 export function rubricatorMessages(question: string, cot: string): ChatMessage[] {
   return [
     { role: 'system', content: 'You write grading rubrics for step-by-step solutions. Reply with JSON only.' },
-    { role: 'user', content: `Question:\n${question}\n\nA solution:\n${cot}\n\nWrite up to ${MAX_ITEMS} criteria on the reasoning `
-      + `(categories: ${Object.values(CATEGORY_NAMES).join('; ')}) that separate correct solutions of this question from `
-      + `wrong ones. Each criterion is one checkable sentence with points in {${POINTS.join(', ')}} (negative for a flaw). `
+    { role: 'user', content: `Question:\n${question}\n\nA solution:\n${cot}\n\n`
+      + `Write up to ${MAX_ITEMS} criteria on the reasoning (categories: ${Object.values(CATEGORY_NAMES).join('; ')}) `
+      + 'that separate correct solutions of this question from wrong ones. Each criterion is one checkable sentence '
+      + `with points in {${POINTS.join(', ')}} (negative for a flaw). `
       + 'Reply as {"question_domain": ..., "rubrics": [{"category": ..., "criterion": ..., "points": ...}]}.' },
   ];
 }
@@ -193,7 +201,9 @@ export function checkRubric(x: unknown): LlmRubric | string {
   for (const [k, it] of list.entries()) {
     const o = (it ?? {}) as Record<string, unknown>;
     if (!Object.values(CATEGORY_NAMES).includes(o.category as string)) return `rubrics[${k}]: unknown category`;
-    if (typeof o.criterion !== 'string' || o.criterion.trim() === '') return `rubrics[${k}]: criterion must be a sentence`;
+    if (typeof o.criterion !== 'string' || o.criterion.trim() === '') {
+      return `rubrics[${k}]: criterion must be a sentence`;
+    }
     if (!POINTS.includes(o.points as number)) return `rubrics[${k}]: points must be one of ${POINTS.join(', ')}`;
     const key = o.criterion.trim();
     if (seen.has(key)) return `rubrics[${k}]: duplicate criterion`;
@@ -214,22 +224,27 @@ export function judgeMessages(question: string, response: string, criteria: stri
   return [
     { role: 'system', content: 'You check whether a solution meets each criterion. Reply with JSON only.' },
     { role: 'user', content: `Question:\n${question}\n\nSolution:\n${response}\n\nCriteria:\n`
-      + `${criteria.map((c, k) => `${k + 1}. ${c}`).join('\n')}\n\nReply as {"satisfied": [true or false for each criterion, in order]}.` },
+      + `${criteria.map((c, k) => `${k + 1}. ${c}`).join('\n')}\n\n`
+      + 'Reply as {"satisfied": [true or false for each criterion, in order]}.' },
   ];
 }
 
 const scoreSchema = (n: number): JsonSchema => ({
   name: 'dimension_scores',
   schema: { type: 'object', additionalProperties: false, required: ['scores'],
-    properties: { scores: { type: 'array', items: { type: 'number', minimum: 0, maximum: 1 }, minItems: n, maxItems: n } } },
+    properties: {
+      scores: { type: 'array', items: { type: 'number', minimum: 0, maximum: 1 }, minItems: n, maxItems: n } } },
 });
 
 /** Rubicon's per-dimension scoring prompt: a score in [0, 1] for each dimension, in order. */
-export function dimensionMessages(question: string, response: string, dims: (Dimension & { description?: string })[]): ChatMessage[] {
+export function dimensionMessages(question: string, response: string, dims: (Dimension & { description?: string })[]):
+  ChatMessage[] {
+  const line = (d: Dimension & { description?: string }, k: number) =>
+    `${k + 1}. ${d.name}${d.description ? `: ${d.description}` : ''}${d.critical ? ' (critical)' : ''}`;
   return [
     { role: 'system', content: 'You grade a response on several dimensions. Reply with JSON only.' },
     { role: 'user', content: `Prompt:\n${question}\n\nResponse:\n${response}\n\nDimensions:\n`
-      + `${dims.map((d, k) => `${k + 1}. ${d.name}${d.description ? `: ${d.description}` : ''}${d.critical ? ' (critical)' : ''}`).join('\n')}`
+      + `${dims.map(line).join('\n')}`
       + '\n\nReply as {"scores": [a number in [0, 1] for each dimension, in order]}.' },
   ];
 }
