@@ -9,7 +9,7 @@ PROFILE ?= quick
 
 .PHONY: verify-results reproduce-long corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon rubicon-preregister table2-report
 
-.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks docs clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick coldstart-save-partial coldstart-report rlvr world-criteria bench verifier
+.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks docs clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick coldstart-save-partial coldstart-report rlvr world-criteria bench verifier serve-rewards bench-rewards
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
 RLVR_SEEDS ?= 0 1
 
@@ -39,6 +39,8 @@ help:
 	@echo "make bench      every tfjs backend vs the PyTorch reference, alternating runs (update step, sampling, ratios)"
 	@echo "make rate-calibration  the pre-registered rubricator rate (RLVR + 5 candidates, 30 steps) -> results/rlcer/rate_calibration.csv"
 	@echo "make bench-steps  wall time of one SFT, RLVR and RLCER step on every backend present"
+	@echo "make serve-rewards  the reward service for OpenRLHF/verl/TRL on 127.0.0.1:5057 (SERVE_ARGS='--reward rlcer'; docs/reward-service.md)"
+	@echo "make bench-rewards  bounded loopback load test of the reward service: throughput, latency percentiles"
 	@echo "make figures    regenerate every figure from the committed tables in results/"
 	@echo "make notebooks  execute notebooks/*.ipynb headless into results/notebooks/"
 	@echo "make docs       the tables of README.md and docs/*.md, rendered from the committed CSVs (analysis/docs.ts)"
@@ -189,6 +191,13 @@ bench-steps:
 
 bench:
 	python=$$(bash bin/setup-torch | tail -1); TORCH_PYTHON=$$python $(TSX) src/cli/bench.ts $(BENCH_ARGS)
+
+# the reward service (docs/reward-service.md); SERVE_ARGS='--port 5057 --reward rlcer --group-size 8'
+serve-rewards:
+	$(TSX) src/cli/serve-rewards.ts $(SERVE_ARGS)
+
+bench-rewards:
+	$(TSX) src/cli/bench-rewards.ts $(BENCH_ARGS)
 
 clean-runs:
 	rm -rf runs

@@ -132,10 +132,27 @@ export interface SetRewards {
  */
 export function groupRewards(sets: Parsed[], sat: ReadonlyMap<string, boolean[]>, correct: boolean[], c: RewardSettings,
   rng: Rng): { sets: SetRewards[]; outcome: number[]; cot: number[]; reward: number[] } {
+  const items = sets.map((s) => (s.ok ? s.rubric.items : []));
+  const keyed = sets.map((s, n) => ({ ok: s.ok, items: items[n].map((i) => ({ key: criterionText(i.criterion), points: i.points })) }));
+  const r = groupRewardsByKey(keyed, sat, correct, c, rng);
+  return { ...r, sets: r.sets.map((v, n) => ({ ...v, items: items[n] })) };
+}
+
+/** A rubric set reduced to what the reward arithmetic reads: whether it parsed, each criterion's key and points. */
+export interface KeyedSet { ok: boolean; items: { key: string; points: number }[] }
+
+/**
+ * groupRewards over criteria named by any key (free-text criteria of an LLM rubricator, served by
+ * src/cli/serve-rewards.ts): the same arithmetic, `sat` maps a key to its satisfaction over the group's rollouts.
+ */
+export function groupRewardsByKey(sets: KeyedSet[], sat: ReadonlyMap<string, boolean[]>, correct: boolean[],
+  c: RewardSettings, rng: Rng): { sets: (Omit<SetRewards, 'items'> & { items: KeyedSet['items'] })[]; outcome: number[];
+  cot: number[]; reward: number[] } {
   const z = correct.map(Number);
-  const satOf = (i: RubricItem) => sat.get(criterionText(i.criterion))!;
+  type Item = KeyedSet['items'][number];
+  const satOf = (i: Item) => sat.get(i.key)!;
   const verdicts = sets.map((s) => {
-    const items = s.ok ? s.rubric.items : [];
+    const items = s.ok ? s.items : [];
     const signs = c.validityReading === 'sign_aware' ? items.map((i) => Math.sign(i.points)) : undefined;
     const val = criterionValidity(items.map((i) => satOf(i).map(Number)), z, c.threshold, c.constantCorrectness, signs);
     const valid = c.validity === 'random' ? randomValidity(val.valid, rng) : val.valid;
@@ -144,11 +161,11 @@ export function groupRewards(sets: Parsed[], sat: ReadonlyMap<string, boolean[]>
   });
   const validSets = verdicts.map((v) => v.items.filter((_, k) => v.valid[k]));
   // the reasoner's CoT reward: pooled valid criteria, or each rollout's own set's
-  const scoreWith = (items: RubricItem[]) =>
+  const scoreWith = (items: Item[]) =>
     cotRewards(items.map((i) => i.points), z.map((_, r) => items.map((i) => satOf(i)[r])), c.cotNorm);
   const cot = c.rubricatorSees === 'each_own'
     ? z.map((_, r) => scoreWith(validSets[r])[r])
-    : scoreWith(poolItems(validSets, (i) => criterionText(i.criterion)));
+    : scoreWith(poolItems(validSets, (i) => i.key));
   const outcome = correct.map((x) => outcomeReward({ correct: x }));
   return { sets: verdicts, outcome, cot, reward: outcome.map((o, r) => c.outcomeWeight * o + c.cotWeight * cot[r]) };
 }

@@ -84,8 +84,8 @@ export function rubricatorReward(parsed: boolean, proposed: number, valid: numbe
 }
 
 /** Pool valid items from several rubric sets, one copy per criterion (the first set's points win). */
-export function poolItems(sets: RubricItem[][], key: (i: RubricItem) => string): RubricItem[] {
-  const seen = new Set<string>(), out: RubricItem[] = [];
+export function poolItems<T = RubricItem>(sets: T[][], key: (i: T) => string): T[] {
+  const seen = new Set<string>(), out: T[] = [];
   for (const s of sets) for (const i of s) { const k = key(i); if (!seen.has(k)) { seen.add(k); out.push(i); } }
   return out;
 }
