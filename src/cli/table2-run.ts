@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { choiceArg, intArg, parseArgs, runMain } from './args.js';
 import { openRun, loadJsonConfig } from '../io/run.js';
 import { mergeConfig } from '../io/config.js';
+import { ConfigError } from '../io/validate.js';
 import { loadPolicy } from '../models/index.js';
 import { checkCheckpoints, sample, saveCheckpoint, SIZE_NAMES, type Policy } from '../models/policy.js';
 import { learnedJudge, loadVerifier } from '../models/verifier.js';
@@ -17,7 +18,7 @@ import type { Family, Problem } from '../world/problems.js';
 import { isCorrect, parseTrace, promptTokens } from '../world/trace.js';
 import { decode, encode } from '../world/vocab.js';
 import { accuracyColumns, evalReport, familyAccuracy } from '../rl/evaluate.js';
-import { checkRlvrConfig, defaultRlvrConfig, makeRlvrTrainer, type RewardFn, type Trainer } from '../methods/rlvr.js';
+import { checkRlvrConfig, defaultRlvrConfig, formatRewardFn, makeRlvrTrainer, randomRewardFn, type RewardFn, type Trainer } from '../methods/rlvr.js';
 import { checkRlcerConfig, defaultRlcerConfig, makeRlcerTrainer } from '../methods/rlcer.js';
 import { checkEvolmConfig, defaultEvolmConfig, makeEvolmTrainer, needsGeneratorPolicy } from '../methods/evolm.js';
 import type { Rng } from '../util/random.js';
@@ -36,15 +37,32 @@ function probeAccuracy(policy: Policy, seed: number): number {
   return outs.filter((o, i) => isCorrect(problems[i], parseTrace(decode(o)))).length / problems.length;
 }
 
+/** --overrides: an inline JSON object (a sweep's knob level), read like a config file. */
+function parseOverrides(text: string): Record<string, unknown> {
+  let o: unknown;
+  try { o = JSON.parse(text); } catch (e) { throw new ConfigError(`--overrides is not valid JSON: ${(e as Error).message}`); }
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new ConfigError('--overrides must be a JSON object');
+  return o as Record<string, unknown>;
+}
+
+/** `over` deep-merged onto `base` (plain objects merge, everything else replaces). */
+function overlay(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const out = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = isObj(v) && isObj(out[k]) ? overlay(out[k] as Record<string, unknown>, v) : v;
+  return out;
+}
+
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
     method: 'method id (src/methods/table2.ts)', size: 'S or M', seed: 'seed', profile: 'quick or full', steps: 'override the profile\'s steps',
     out: 'run directory', config: 'JSON overriding the method\'s RL config',
+    overrides: 'inline JSON overriding the method\'s RL config, over --config (a sweep\'s knob levels)',
   });
   const method = a.method ?? 'rlcer', spec = methodSpec(method), profile = profileSpec(a.profile ?? 'quick');
   const size = choiceArg('size', a.size ?? 'S', SIZE_NAMES), seed = intArg('seed', a.seed ?? '0', 0);
   const steps = spec.kind === 'sft' ? 0 : intArg('steps', a.steps ?? String(profile.steps), 0);
-  const user = a.config ? loadJsonConfig(a.config) : {};
+  const user = overlay(a.config ? loadJsonConfig(a.config) : {}, a.overrides ? parseOverrides(a.overrides) : {});
   const out = a.out ?? `runs/table2/${a.profile ?? 'quick'}/${size}/${method}/seed-${seed}`;
   // the user's overrides apply to the config of the method's kind only
   const rlvrCfg = mergeConfig(defaultRlvrConfig, { ...(spec.kind === 'rlvr' || spec.kind === 'scalar_rm' ? user : {}), steps });
@@ -77,7 +95,8 @@ runMain(async () => {
   const trainer: { totalSteps: number; step: (step: number, rng: Rng) => Record<string, number>; lastRubrics?: () => unknown[]; phaseOf: (step: number) => string } =
     spec.kind === 'evolm' ? makeEvolmTrainer(policy, evolmCfg, verifier, generator)
       : oneRole(spec.kind === 'rlcer' ? makeRlcerTrainer(policy, rlcerCfg, { verifier, frozenRubricator: rlcerCfg.rubricSource === 'fixed_untrained' ? loadPolicy(ckpt) : undefined })
-        : makeRlvrTrainer(policy, rlvrCfg, spec.kind === 'scalar_rm' ? rmReward : undefined));
+        : makeRlvrTrainer(policy, rlvrCfg, spec.kind === 'scalar_rm' ? rmReward : spec.reward === 'random' ? randomRewardFn(makeRng(7_000_000 + seed))
+          : spec.reward === 'format' ? formatRewardFn : undefined));
 
   const curve: Record<string, string | number>[] = [];
   const evaluateCurve = (step: number) => {
