@@ -6,10 +6,14 @@ SEEDS ?= 0,1,2,3,4
 JUPYTER := JUPYTER_PATH="$(CURDIR)/.jupyter/share/jupyter" PYDEVD_DISABLE_FILE_VALIDATION=1 /usr/bin/jupyter
 
 PROFILE ?= quick
+# where runs execute: local (the job pool, one process per core) or slurm (one array job; docs/sweeps.md)
+EXECUTOR ?= local
+SBATCH_ARGS ?=
+EXECUTOR_FLAGS = --executor $(EXECUTOR) $(if $(SBATCH_ARGS),--sbatch-args "$(SBATCH_ARGS)")
 
 .PHONY: verify-results reproduce-long corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon rubicon-preregister table2-report
 
-.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks docs clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick coldstart-save-partial coldstart-report rlvr world-criteria bench verifier serve-rewards bench-rewards
+.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks docs clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick coldstart-save-partial coldstart-report rlvr world-criteria bench verifier serve-rewards bench-rewards test-slurm regime-map
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
 RLVR_SEEDS ?= 0 1
 
@@ -21,7 +25,7 @@ help:
 	@echo "make coldstart-report  re-evaluate cold starts (MODELS=transformer-M ...) -> results/coldstart/report.csv"
 	@echo "make coldstart-save-partial  keep unfinished cold starts' resumable state in data/checkpoints/partial/ (commit it; make coldstart resumes from it)"
 	@echo "make rlvr       RLVR from the transformer-S cold start, seeds $(RLVR_SEEDS) in parallel -> results/rlvr/"
-	@echo "make reproduce-table2  Table 2 (PROFILE=quick|full; quick -> results/quick/, full -> results/table2.csv) and RLCER figures"
+	@echo "make reproduce-table2  Table 2 (PROFILE=quick|full; quick -> results/quick/, full -> results/table2.csv) and RLCER figures (EXECUTOR=local|slurm)"
 	@echo "make reproduce-long  RLVR vs RLCER over 300 steps, 3 seeds (PROFILE long) -> results/rlcer/long.csv, figure rlcer_long"
 	@echo "make table2-report  tables and figures of a Table 2 profile from its finished runs (quick: compared with results/quick)"
 	@echo "make verify-quick  recompute the committed quick tables from the committed run records (results/runs/table2/quick)"
@@ -46,6 +50,8 @@ help:
 	@echo "make docs       the tables of README.md and docs/*.md, rendered from the committed CSVs (analysis/docs.ts)"
 	@echo "make typecheck  tsc --noEmit over src/, analysis/ and test/"
 	@echo "make test       typecheck, then the test suite (ends with 'N passed, N failed')"
+	@echo "make test-slurm the Slurm executor for real: single-node cluster, a tiny array sweep, one failure resubmitted"
+	@echo "make regime-map the pre-registered regime map (sweeps/regimes.json, 189 runs; EXECUTOR=local|slurm) -> results/regimes/"
 	@echo "make clean-runs delete runs/ (raw run directories; results/ is kept)"
 
 setup:
@@ -56,6 +62,16 @@ typecheck:
 
 test: typecheck
 	./node_modules/.bin/mocha 'test/**/*.test.ts'
+
+# installs Debian's slurm-wlm and munge if missing (needs root), runs a tiny sweep as an array job, shuts down
+test-slurm:
+	bash bin/test-slurm
+
+# the pre-registered regime map (results/regimes/preregistration.md): every run of sweeps/regimes.json on the
+# executor, then table.csv and claims.csv from the run records; a rerun finishes only what is missing
+regime-map:
+	$(TSX) src/cli/sweep.ts submit --config sweeps/regimes.json $(EXECUTOR_FLAGS) --wait yes
+	$(TSX) src/cli/sweep.ts table --config sweeps/regimes.json --out results/regimes
 
 theory:
 	$(TSX) src/cli/theory.ts --seeds $(SEEDS) --out runs/theory
@@ -100,7 +116,7 @@ rlvr:
 
 # both cores: one run per process; finished runs are kept, so an interrupted target resumes where it stopped
 reproduce-table2:
-	$(TSX) src/cli/table2.ts --profile $(PROFILE)
+	$(TSX) src/cli/table2.ts --profile $(PROFILE) $(EXECUTOR_FLAGS)
 	$(MAKE) table2-report
 
 # the tables and figures of a Table 2 profile from its finished runs. The full profile writes the committed results/;

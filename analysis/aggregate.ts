@@ -3,17 +3,8 @@
 import * as dfd from 'danfojs-node';
 import type { Row } from '../src/io/table.js';
 
-// two-sided 95% Student t quantiles for df = 1..30
-const T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131,
-  2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042];
-
-/** t_{0.975, df}; beyond the table a Cornish-Fisher expansion (error < 1e-3 for df > 30). */
-export function tQuantile95(df: number): number {
-  if (!(df >= 1) || !Number.isInteger(df)) throw new Error(`degrees of freedom must be an integer >= 1 (got ${df})`);
-  if (df <= 30) return T95[df - 1];
-  const z = 1.959964;
-  return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2);
-}
+export { tQuantile95 } from '../src/util/stats.js';
+import { tQuantile95 } from '../src/util/stats.js';
 
 /**
  * Group rows by `by` and summarise each of `values` as <v>_mean, <v>_ci95 (half-width; empty for a single

@@ -23,7 +23,7 @@ import type { Family, Problem } from '../world/problems.js';
 import { isCorrect, parseTrace, promptTokens } from '../world/trace.js';
 import { decode, encode } from '../world/vocab.js';
 import { accuracyColumns, evalReport, familyAccuracy } from '../rl/evaluate.js';
-import { checkRlvrConfig, defaultRlvrConfig, makeRlvrTrainer, type RewardFn, type Trainer } from '../methods/rlvr.js';
+import { checkRlvrConfig, defaultRlvrConfig, formatRewardFn, makeRlvrTrainer, randomRewardFn, type RewardFn, type Trainer } from '../methods/rlvr.js';
 import { checkRlcerConfig, defaultRlcerConfig, makeRlcerTrainer } from '../methods/rlcer.js';
 import { checkEvolmConfig, defaultEvolmConfig, makeEvolmTrainer, needsGeneratorPolicy } from '../methods/evolm.js';
 import type { Rng } from '../util/random.js';
@@ -42,16 +42,33 @@ function probeAccuracy(policy: Policy, seed: number): number {
   return outs.filter((o, i) => isCorrect(problems[i], parseTrace(decode(o)))).length / problems.length;
 }
 
+/** --overrides: an inline JSON object (a sweep's knob level), read like a config file. */
+function parseOverrides(text: string): Record<string, unknown> {
+  let o: unknown;
+  try { o = JSON.parse(text); } catch (e) { throw new ConfigError(`--overrides is not valid JSON: ${(e as Error).message}`); }
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new ConfigError('--overrides must be a JSON object');
+  return o as Record<string, unknown>;
+}
+
+/** `over` deep-merged onto `base` (plain objects merge, everything else replaces). */
+function overlay(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const out = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = isObj(v) && isObj(out[k]) ? overlay(out[k] as Record<string, unknown>, v) : v;
+  return out;
+}
+
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
     method: 'method id (src/methods/table2.ts)', size: 'S or M', seed: 'seed', profile: 'quick or full', steps: 'override the profile\'s steps',
     out: 'run directory', config: 'JSON overriding the method\'s RL config',
     'checkpoint-every': 'steps between resumable checkpoints (default 10)',
+    overrides: 'inline JSON overriding the method\'s RL config, over --config (a sweep\'s knob levels)',
   });
   const method = a.method ?? 'rlcer', spec = methodSpec(method), profile = profileSpec(a.profile ?? 'quick');
   const size = choiceArg('size', a.size ?? 'S', SIZE_NAMES), seed = intArg('seed', a.seed ?? '0', 0);
   const steps = spec.kind === 'sft' ? 0 : intArg('steps', a.steps ?? String(profile.steps), 0);
-  const user = a.config ? loadJsonConfig(a.config) : {};
+  const user = overlay(a.config ? loadJsonConfig(a.config) : {}, a.overrides ? parseOverrides(a.overrides) : {});
   const out = a.out ?? `runs/table2/${a.profile ?? 'quick'}/${size}/${method}/seed-${seed}`;
   // the user's overrides apply to the config of the method's kind only
   const rlvrCfg = mergeConfig(defaultRlvrConfig, { ...(spec.kind === 'rlvr' || spec.kind === 'scalar_rm' ? user : {}), steps });
@@ -97,6 +114,13 @@ runMain(async () => {
   const generator = spec.kind === 'evolm' && needsGeneratorPolicy(evolmCfg) ? loadPolicy(ckpt) : undefined;
   const rm = spec.kind === 'scalar_rm' || spec.quality === 'scalar_rm' ? loadVerifier(scalarRmCheckpoint(size)) : null;
   const rmReward: RewardFn = (rs) => rmScores(rm!, rs.map((r) => ({ p: r.problem, completion: decode(r.completion) }))).map((s) => ({ reward: 2 * s - 1, components: { scalar_rm: 2 * s - 1 } }));
+  // the random-reward control draws one number per rollout from its own stream: a resumed run skips the draws of the
+  // steps already taken, so it continues the same stream
+  const randomStream = () => {
+    const r = makeRng(7_000_000 + seed);
+    for (let i = 0; i < start * rlvrCfg.prompts * rlvrCfg.rollouts; i++) r.next();
+    return r;
+  };
   // every row's trainer as one interface: EvoLM's global steps interleave policy and generator steps
   const oneRole = (t: Trainer & { lastRubrics?: () => unknown[] }) => ({ totalSteps: steps, step: (_: number, rng: Rng) => t.step(rng),
     lastRubrics: t.lastRubrics, phaseOf: () => 'policy', state: t.state, restore: t.restore });
@@ -104,7 +128,8 @@ runMain(async () => {
     phaseOf: (step: number) => string } & Pick<Trainer, 'state' | 'restore'> =
     spec.kind === 'evolm' ? makeEvolmTrainer(policy, evolmCfg, verifier, generator)
       : oneRole(spec.kind === 'rlcer' ? makeRlcerTrainer(policy, rlcerCfg, { verifier, frozenRubricator: rlcerCfg.rubricSource === 'fixed_untrained' ? loadPolicy(ckpt) : undefined })
-        : makeRlvrTrainer(policy, rlvrCfg, spec.kind === 'scalar_rm' ? rmReward : undefined));
+        : makeRlvrTrainer(policy, rlvrCfg, spec.kind === 'scalar_rm' ? rmReward : spec.reward === 'random' ? randomRewardFn(randomStream())
+          : spec.reward === 'format' ? formatRewardFn : undefined));
 
   const curve: Record<string, string | number>[] = resume ? resume.curve : [];
   if (resume && saved) {

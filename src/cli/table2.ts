@@ -2,17 +2,19 @@
 // core), skipping runs already finished (a run directory with done.json), then the tidy table and the figures.
 // An archived profile (full) also counts a run as finished when its committed record is in TABLE2_ARCHIVE, and
 // archives each run it finishes; --archive no runs everything afresh in runs/ and archives nothing.
-// Usage: tsx src/cli/table2.ts [--profile quick|full] [--jobs 2] [--methods a,b|evolm-ablations|evolm-controls] [--sizes S,M] [--seeds 0,1] [--archive no]
+// Usage: tsx src/cli/table2.ts [--executor local|slurm] [--profile quick|full] [--jobs 2] [--methods a,b|evolm-ablations|evolm-controls] [--sizes S,M] [--seeds 0,1] [--archive no]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { choiceListArg, intArg, intListArg, parseArgs, runMain } from './args.js';
 import { ConfigError, RunFailure } from '../io/validate.js';
 import { SIZE_NAMES } from '../models/policy.js';
 import { runJobs, runLogged } from '../io/jobs.js';
+import { makeExecutor, runToEnd, type RunSpec } from '../io/sweep.js';
 import { coldStartCheckpoint, EVOLM_ABLATIONS, EVOLM_CONTROLS, TABLE2_ARCHIVE, methodSpec, profileSpec, scalarRmCheckpoint, VERIFIER_CHECKPOINT } from '../methods/table2.js';
 
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids, or evolm-ablations, or evolm-controls', sizes: 'comma-separated sizes', seeds: 'comma-separated seeds (default: the profile\'s)', archive: '"no" to ignore and not write the committed run archive' });
+  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids, or evolm-ablations, or evolm-controls', sizes: 'comma-separated sizes', seeds: 'comma-separated seeds (default: the profile\'s)', archive: '"no" to ignore and not write the committed run archive',
+    executor: 'local (default: the job pool) or slurm (one array job, then wait)', 'sbatch-args': 'slurm: flags passed to sbatch', concurrency: 'slurm: most tasks at once' });
   const name = a.profile ?? 'quick', profile = profileSpec(name), jobs = intArg('jobs', a.jobs ?? '2', 1);
   const methods = a.methods === 'evolm-ablations' ? ['evolm', ...EVOLM_ABLATIONS]
     : a.methods === 'evolm-controls' ? ['evolm', ...EVOLM_CONTROLS]
@@ -34,8 +36,13 @@ runMain(async () => {
   const queue = sizes.flatMap((size) => seeds.flatMap((seed) => methods.map((method) => ({ size, method, seed, dir: `runs/table2/${name}/${size}/${method}/seed-${seed}`,
     archive: archived ? path.join(TABLE2_ARCHIVE, name, size, method, `seed-${seed}`) : undefined }))));
   console.log(`[table2] profile ${name}: ${profile.steps} steps per run`);
-  const failed = await runJobs('table2', queue.map((j) => ({ label: `${j.size} ${j.method} seed ${j.seed}`, dir: j.dir,
-    archive: j.archive,
-    args: ['src/cli/table2-run.ts', '--method', j.method, '--size', j.size, '--seed', String(j.seed), '--profile', name, '--out', j.dir] })), jobs);
+  const specs: RunSpec[] = queue.map((j, index) => ({ index, label: `${j.size} ${j.method} seed ${j.seed}`, dir: j.dir, archive: j.archive,
+    method: j.method, size: j.size, seed: j.seed, cell: 'baseline',
+    args: ['src/cli/table2-run.ts', '--method', j.method, '--size', j.size, '--seed', String(j.seed), '--profile', name, '--out', j.dir] }));
+  const executor = a.executor ?? 'local';
+  // local: the job pool exactly as before; slurm: one array job over the unfinished runs, then wait for the queue
+  const failed = executor === 'local' ? await runJobs('table2', specs, jobs)
+    : await runToEnd(makeExecutor(executor, { concurrency: a.concurrency ? intArg('concurrency', a.concurrency, 1) : undefined,
+      sbatchArgs: (a['sbatch-args'] ?? '').split(/\s+/).filter(Boolean) }), `runs/sweeps/table2-${name}`, specs);
   if (failed) throw new RunFailure(`${failed} runs failed; rerun to retry them (finished runs are kept)`);
 });

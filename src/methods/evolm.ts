@@ -14,7 +14,7 @@ import type { Rng } from '../util/random.js';
 import type { Problem } from '../world/problems.js';
 import { isCorrect, parseTrace, promptTokens } from '../world/trace.js';
 import { decode, encode } from '../world/vocab.js';
-import { defaultWorld, drawTrainingProblem, type WorldConfig } from '../world/defaults.js';
+import { checkWorldConfig, defaultWorld, drawTrainingProblem, type WorldConfig } from '../world/defaults.js';
 import type { Criterion } from '../rubrics/criteria.js';
 import type { Parsed } from '../rubrics/rubric.js';
 import { normalisedScore } from '../rubrics/rewards.js';
@@ -86,6 +86,8 @@ export const defaultEvolmConfig: EvolmConfig = {
 };
 
 export function checkEvolmConfig(c: EvolmConfig): void {
+  checkWorldConfig(c.world);
+  if ((c.world.labelNoise ?? 0) !== 0) throw new ConfigError('world.labelNoise is implemented for RLVR and RLCER only (EvoLM reads exact labels)');
   requireInteger('steps', c.steps, 0); requireInteger('prompts', c.prompts, 2); requireInteger('rollouts', c.rollouts, 1);
   requirePositive('temperature', c.temperature); requireInteger('alternation', c.alternation, 0); requireProbability('alternationFraction', c.alternationFraction);
   requireProbability('marginWeight', c.marginWeight); requireProbability('formatWeight', c.formatWeight);

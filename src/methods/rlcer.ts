@@ -8,8 +8,8 @@ import { learnedJudge, oracleJudge } from '../models/verifier.js';
 import type { Rng } from '../util/random.js';
 import { decode } from '../world/vocab.js';
 import { domainOf, type Problem } from '../world/problems.js';
-import { defaultWorld, type WorldConfig } from '../world/defaults.js';
-import { criterionText, type Criterion, criterionEnglish } from '../rubrics/criteria.js';
+import { checkWorldConfig, defaultWorld, type WorldConfig } from '../world/defaults.js';
+import { CRITERION_NAMES, criterionText, type Criterion, type CriterionName, criterionEnglish } from '../rubrics/criteria.js';
 import { referenceRubric, type Parsed, type RubricItem } from '../rubrics/rubric.js';
 import { cotRewards, criterionValidity, poolItems, randomValidity, rubricatorReward, type ConstantCorrectness, type CotNorm, type ValidityReading } from '../rubrics/rewards.js';
 import { checkPpoConfig, defaultPpoConfig, makeRoleOptimizers, ppoUpdate, type PpoConfig } from '../rl/ppo.js';
@@ -61,6 +61,11 @@ export interface RlcerConfig {
   verifier: 'learned' | 'oracle';
   /** judged items per step re-checked against the teacher to log the learned verifier's agreement */
   agreementSample: number;
+  /**
+   * a deliberately weakened verifier (the regime map's knob): every verdict on a criterion of kind `kind` is flipped
+   * with probability `delta`, after the chosen verifier (learned or oracle) has judged it; null (default): none
+   */
+  weakVerifier: { kind: CriterionName; delta: number } | null;
   ppo: PpoConfig;
   world: WorldConfig;
 }
@@ -68,7 +73,7 @@ export interface RlcerConfig {
 export const defaultRlcerConfig: RlcerConfig = {
   steps: 100, prompts: 16, rollouts: 8, temperature: 1,
   rubricSource: 'self', evolve: true, outcomeWeight: 1, cotWeight: 1, validity: 'correlation', validityReading: 'sign_aware', threshold: 0.2,
-  constantCorrectness: 'none_valid', cotNorm: 'rubric', rubricatorSees: 'each_pooled', verifier: 'learned', agreementSample: 256,
+  constantCorrectness: 'none_valid', cotNorm: 'rubric', rubricatorSees: 'each_pooled', verifier: 'learned', agreementSample: 256, weakVerifier: null,
   ppo: { ...defaultPpoConfig, epochs: 1, minibatches: 2 }, world: defaultWorld,
 };
 
@@ -88,8 +93,13 @@ export function checkRlcerConfig(c: RlcerConfig): void {
   oneOf('cotNorm', c.cotNorm, ['rubric', 'group']);
   oneOf('rubricatorSees', c.rubricatorSees, ['each_pooled', 'each_own', 'one']);
   oneOf('verifier', c.verifier, ['learned', 'oracle']);
+  if (c.weakVerifier !== null) {
+    if (typeof c.weakVerifier !== 'object' || !CRITERION_NAMES.includes(c.weakVerifier.kind)) throw new ConfigError(`weakVerifier.kind must be one of ${CRITERION_NAMES.join(', ')} (got "${c.weakVerifier?.kind}")`);
+    if (!(c.weakVerifier.delta >= 0 && c.weakVerifier.delta <= 1)) throw new ConfigError(`weakVerifier.delta must be in [0, 1] (got ${c.weakVerifier.delta})`);
+  }
   checkPpoConfig(c.ppo);
   if (c.world.trainFamilies.includes('chain_ood')) throw new ConfigError('chain_ood is held out of RL training');
+  checkWorldConfig(c.world);
 }
 
 /** Criteria with arguments name a concrete value of the problem (EvoLM's "concrete" criteria). */
@@ -170,6 +180,15 @@ export function groupRewardsByKey(sets: KeyedSet[], sat: ReadonlyMap<string, boo
   return { sets: verdicts, outcome, cot, reward: outcome.map((o, r) => c.outcomeWeight * o + c.cotWeight * cot[r]) };
 }
 
+/**
+ * The weakened verifier: each verdict on a criterion of kind `weak.kind` flipped with probability `weak.delta`
+ * (one draw from `rng` per such verdict, in order); returns the verdicts unchanged, drawing nothing, when `weak` is null.
+ */
+export function weakenVerdicts(verdicts: boolean[], kinds: CriterionName[], weak: RlcerConfig['weakVerifier'], rng: Rng): boolean[] {
+  if (weak === null) return verdicts;
+  return verdicts.map((v, i) => (kinds[i] === weak.kind && rng.next() < weak.delta ? !v : v));
+}
+
 /** One rubric set as logged: who wrote it, whether it parsed, each criterion in English with its correlation and validity. */
 export interface RubricLog { step?: number; problem: string; parsed: boolean; reason?: string; reward?: number; items: { criterion: string; english: string; points: number; corr: number | null; valid: boolean }[] }
 
@@ -207,7 +226,7 @@ export function makeRlcerTrainer(policy: Policy, c: RlcerConfig, models: RlcerMo
         return [...new Map(items.map((i) => [criterionText(i.criterion), i.criterion])).values()];
       });
       const queries = universe.flatMap((u, g) => u.flatMap((crit) => groups[g].map((r) => ({ c: crit, p: r.problem, completion: text.get(r)! }))));
-      const answers = batchJudge(queries);
+      const answers = weakenVerdicts(batchJudge(queries), queries.map((x) => x.c.name), c.weakVerifier, rng);
       // per prompt: criterion text -> its satisfaction over the prompt's rollouts
       const sat = universe.map(() => new Map<string, boolean[]>());
       let q = 0;
@@ -225,7 +244,8 @@ export function makeRlcerTrainer(policy: Policy, c: RlcerConfig, models: RlcerMo
       const kinds: Record<string, number> = {};
       logged = [];
       groups.forEach((g, gi) => {
-        const res = groupRewards(sets.slice(gi * perGroup, (gi + 1) * perGroup), sat[gi], g.map((r) => r.correct), c, rng);
+        // the training label (the exact correctness unless the world's labels are noisy)
+        const res = groupRewards(sets.slice(gi * perGroup, (gi + 1) * perGroup), sat[gi], g.map((r) => r.label), c, rng);
         res.sets.forEach(({ items, corr, valid, rubricator: rr }, j) => {
           const s = sets[gi * perGroup + j];
           const nValid = valid.filter(Boolean).length;

@@ -6,7 +6,7 @@ import type { Rng } from '../util/random.js';
 import type { Problem } from '../world/problems.js';
 import { isCorrect, parseTrace, promptTokens, type ParsedTrace } from '../world/trace.js';
 import { decode, encode } from '../world/vocab.js';
-import { defaultWorld, drawTrainingProblem, type WorldConfig } from '../world/defaults.js';
+import { checkWorldConfig, defaultWorld, drawTrainingProblem, type WorldConfig } from '../world/defaults.js';
 import { classifyStyle } from '../rl/evaluate.js';
 import { checkPpoConfig, defaultPpoConfig, makeRoleOptimizers, ppoUpdate, type PpoConfig } from '../rl/ppo.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../rl/grpo.js';
@@ -41,18 +41,30 @@ export function checkRlvrConfig(c: RlvrConfig): void {
   checkPpoConfig(c.ppo);
   checkGrpoConfig(c.grpo);
   if (c.world.trainFamilies.includes('chain_ood')) throw new ConfigError('chain_ood is held out of RL training');
+  checkWorldConfig(c.world);
 }
 
-export interface ReasonerRollout extends Rollout { problem: Problem; trace: ParsedTrace; correct: boolean }
+/**
+ * A reasoner rollout: `correct` is the exact outcome (logged accuracy), `label` the training label the rewards read
+ * (the same, unless the world's labelNoise flipped it).
+ */
+export interface ReasonerRollout extends Rollout { problem: Problem; trace: ParsedTrace; correct: boolean; label: boolean }
+
+/** The training label of an outcome: flipped with probability `noise` (no draw from `rng` when noise is 0). */
+export function noisyLabel(correct: boolean, noise: number, rng: Rng): boolean {
+  return noise > 0 && rng.next() < noise ? !correct : correct;
+}
 
 /** Draw `prompts` training problems and `rollouts` completions of each. */
 export function rollOutReasoner(policy: Policy, c: Pick<RlvrConfig, 'prompts' | 'rollouts' | 'temperature' | 'world'>, rng: Rng): ReasonerRollout[] {
   const problems = Array.from({ length: c.prompts }, () => drawTrainingProblem(c.world, rng));
   const prompts = problems.flatMap((p) => Array.from({ length: c.rollouts }, () => encode(promptTokens(p, 'reason'))));
   const outs = sample(policy, prompts, { maxNew: 96, temperature: c.temperature, topP: 1 }, rng);
+  const noise = c.world.labelNoise ?? 0;
   return outs.map((completion, i) => {
     const problem = problems[Math.floor(i / c.rollouts)], trace = parseTrace(decode(completion)), correct = isCorrect(problem, trace);
-    return { role: 'reason', group: Math.floor(i / c.rollouts), prompt: prompts[i], completion, problem, trace, correct, reward: 0, components: {} };
+    const label = noisyLabel(correct, noise, rng);
+    return { role: 'reason', group: Math.floor(i / c.rollouts), prompt: prompts[i], completion, problem, trace, correct, label, reward: 0, components: {} };
   });
 }
 
@@ -71,7 +83,24 @@ export interface Trainer {
 /** A reward as a small pluggable function: each rollout's total reward and its logged components. */
 export type RewardFn = (rs: ReasonerRollout[]) => { reward: number; components: Record<string, number> }[];
 
-export const outcomeRewardFn: RewardFn = (rs) => rs.map((r) => ({ reward: outcomeReward(r), components: { outcome: outcomeReward(r) } }));
+/** RLVR's reward: the outcome reward of each rollout's training label (its exact correctness unless labels are noisy). */
+export const outcomeRewardFn: RewardFn = (rs) => rs.map((r) => {
+  const o = outcomeReward({ correct: r.label });
+  return { reward: o, components: { outcome: o } };
+});
+
+/** The format-only reward: +1 for a well-formed trace that ends with <eos> after its answer, -1 otherwise, right or wrong. */
+export function formatReward(t: Pick<ParsedTrace, 'terminated' | 'issues'>): number {
+  return t.terminated && t.issues.length === 0 ? 1 : -1;
+}
+
+/** Control: +1 or -1 for every rollout with probability 1/2 each, drawn from `rng`, whatever the rollout. */
+export function randomRewardFn(rng: Rng): RewardFn {
+  return (rs) => rs.map(() => { const r = rng.next() < 0.5 ? 1 : -1; return { reward: r, components: { random: r } }; });
+}
+
+/** Control: the format-only reward. */
+export const formatRewardFn: RewardFn = (rs) => rs.map((r) => { const f = formatReward(r.trace); return { reward: f, components: { format: f } }; });
 
 /** RLVR by default; another reward function (the static scalar RM) trains the same way. */
 export function makeRlvrTrainer(policy: Policy, c: RlvrConfig, rewardFn: RewardFn = outcomeRewardFn): Trainer {

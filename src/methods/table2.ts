@@ -11,6 +11,8 @@ export const VERIFIER_CHECKPOINT = 'data/checkpoints/verifier-S.json';
 export interface MethodSpec {
   /** how the policy is trained: not at all (the cold start), RLVR, the static scalar RM, or RLCER with overrides */
   kind: 'sft' | 'rlvr' | 'scalar_rm' | 'rlcer' | 'evolm';
+  /** the reward of an RLVR-kind row: the outcome (default), or a control: a random +1/-1, the format only */
+  reward?: 'outcome' | 'random' | 'format';
   rlcer?: Partial<RlcerConfig>;
   evolm?: Partial<EvolmConfig>;
   /**
@@ -33,6 +35,9 @@ export const METHODS: Record<string, MethodSpec> = {
   rlcer_rubric_only: { kind: 'rlcer', rlcer: { outcomeWeight: 0 }, quality: 'policy', label: 'RLCER rubric-only' },
   evolm_sequential: { kind: 'evolm', evolm: { schedule: 'sequential' }, quality: 'policy', label: 'EvoLM sequential' },
   evolm: { kind: 'evolm', evolm: { schedule: 'alternate' }, quality: 'policy', label: 'EvoLM (co-evolving)' },
+  // the regime map's controls (issue 20): RLVR's update with a reward that ignores the answer
+  random_reward: { kind: 'rlvr', reward: 'random', quality: 'policy', label: 'control: random +1/-1 reward' },
+  format_only: { kind: 'rlvr', reward: 'format', quality: 'policy', label: 'control: format-only reward' },
   // ablations beyond the table's rows
   rlcer_rubric_only_random: { kind: 'rlcer', rlcer: { outcomeWeight: 0, validity: 'random' }, quality: 'policy', label: 'rubric-only, random rubrics' },
   rlcer_oracle: { kind: 'rlcer', rlcer: { verifier: 'oracle' }, quality: 'policy', label: 'RLCER, oracle verifier' },

@@ -1,0 +1,76 @@
+// Sweeps from a config (src/io/sweep.ts): an indexed list of runs, executed locally or as a Slurm job array.
+// Usage: tsx src/cli/sweep.ts <list|run|status|submit|table> [options]
+//   list    --config F [--root DIR]                      the runs, one line each: index, state, label
+//   run     --config F --index i | --sweep DIR --index i one entry (what each array task runs); skipped when finished
+//   status  --config F [--root DIR] [--executor local|slurm]   counts per state, and the failed runs
+//   submit  --config F [--root DIR] --executor local|slurm [--jobs 2] [--concurrency K] [--sbatch-args "..."]
+//           [--wait yes]                                  runs (local) or submits (slurm) only what is unfinished
+//   table   --config F [--root DIR] --out DIR             table.csv and claims.csv from the run records
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { intArg, parseArgs, runMain } from './args.js';
+import { ConfigError, RunFailure } from '../io/validate.js';
+import { loadJsonConfig } from '../io/run.js';
+import { writeCsv } from '../io/table.js';
+import { aggregateSweep, CLAIM_COLUMNS, expandSweep, localExecutor, makeExecutor, runIndex, sweepDir, TABLE_COLUMNS, writeSpecs,
+  type Executor, type SweepConfig } from '../io/sweep.js';
+
+const HELP = {
+  config: 'sweep config (JSON)', root: 'run directory root (default: the config\'s)', sweep: 'a submitted sweep\'s directory (<root>/sweep)',
+  index: 'entry to run', executor: 'local (default) or slurm', jobs: 'local: parallel processes (default 2)',
+  concurrency: 'slurm: most tasks at once (%K)', 'sbatch-args': 'slurm: flags passed to sbatch, space-separated',
+  wait: '"yes": wait until nothing is queued or running', out: 'table: output directory',
+};
+
+function loadSweep(a: Record<string, string>): SweepConfig {
+  if (!a.config) throw new ConfigError('--config is required');
+  const c = loadJsonConfig(a.config) as unknown as SweepConfig;
+  return a.root ? { ...c, root: a.root } : c;
+}
+
+function executorFor(name: string, a: Record<string, string>): Executor {
+  return makeExecutor(name, { jobs: intArg('jobs', a.jobs ?? '2', 1), concurrency: a.concurrency ? intArg('concurrency', a.concurrency, 1) : undefined,
+    sbatchArgs: (a['sbatch-args'] ?? '').split(/\s+/).filter(Boolean) });
+}
+
+runMain(async () => {
+  const [cmd, ...rest] = process.argv.slice(2);
+  const a = parseArgs(rest, HELP);
+  if (cmd === 'run') {
+    if (a.index === undefined) throw new ConfigError('run needs --index');
+    let dir = a.sweep;
+    if (!dir) { const c = loadSweep(a); writeSpecs(c.root, expandSweep(c)); dir = sweepDir(c.root); }
+    const code = await runIndex(dir, intArg('index', a.index, 0));
+    if (code !== 0) throw new RunFailure(`run ${a.index} failed (exit ${code})`);
+    return;
+  }
+  const c = loadSweep(a), specs = expandSweep(c);
+  if (cmd === 'list') {
+    const st = localExecutor().status(c.root, specs);
+    for (const s of specs) console.log(`${String(s.index).padStart(4)}  ${st[s.index].padEnd(7)}  ${s.label}`);
+    console.log(`${specs.length} runs`);
+  } else if (cmd === 'status') {
+    const ex = executorFor(a.executor ?? 'local', a), st = ex.status(c.root, specs);
+    const counts = Object.entries(st.reduce<Record<string, number>>((m, s) => ({ ...m, [s]: (m[s] ?? 0) + 1 }), {}));
+    console.log(`[sweep ${c.name}] ${specs.length} runs: ${counts.map(([k, v]) => `${v} ${k}`).join(', ')}`);
+    for (const s of specs) if (st[s.index] === 'failed') console.log(`  failed ${s.index}: ${s.label} (log: ${fs.existsSync(path.join(s.dir, 'log.txt')) ? path.join(s.dir, 'log.txt') : path.join(sweepDir(c.root), 'logs')})`);
+  } else if (cmd === 'submit') {
+    const ex = executorFor(a.executor ?? 'local', a);
+    await ex.submit(c.root, specs);
+    if (a.wait === 'yes' || ex.name === 'local') {
+      await ex.wait(c.root);
+      const failed = ex.status(c.root, specs).filter((s) => s !== 'done').length;
+      if (failed) throw new RunFailure(`${failed} of ${specs.length} runs unfinished; submit again to retry only those`);
+      console.log(`[sweep ${c.name}] all ${specs.length} runs finished`);
+    }
+  } else if (cmd === 'table') {
+    if (!a.out) throw new ConfigError('table needs --out');
+    const { table, claims } = aggregateSweep(c, specs);
+    const sized = c.sizes.length > 1, cols = (xs: string[]) => (sized ? [...xs.slice(0, 2), 'size', ...xs.slice(2)] : xs);
+    writeCsv(path.join(a.out, 'table.csv'), table, cols(TABLE_COLUMNS));
+    if (c.comparisons?.length) writeCsv(path.join(a.out, 'claims.csv'), claims, cols(CLAIM_COLUMNS));
+    console.log(`[sweep ${c.name}] ${table.length} table rows, ${claims.length} claims -> ${a.out}`);
+  } else {
+    throw new ConfigError(`unknown subcommand "${cmd ?? ''}" (list, run, status, submit, table)`);
+  }
+});

@@ -1,0 +1,106 @@
+// Sweeps (src/io/sweep.ts): expansion into indexed runs, reuse of baseline runs by knobs that do not reach a
+// method, sbatch's array lists and squeue's lines, the verdict rule, aggregation from run records (hand-computed),
+// and the local executor end to end on a test-only fast method, with one run failing and only it resubmitted.
+// The Slurm executor runs for real in `make test-slurm` (bin/test-slurm).
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { aggregateSweep, expandSweep, localExecutor, parseSqueue, rangeList, readFinal, sbatchCommand, verdictOf, type RunSpec,
+  type SweepConfig } from '../src/io/sweep.js';
+
+const fake = (root: string): SweepConfig => ({ ...JSON.parse(fs.readFileSync('test/fixtures/sweep-fake.json', 'utf8')), root });
+const close = (a: unknown, b: number) => assert.ok(Math.abs(Number(a) - b) < 1e-9, `${a} vs ${b}`);
+// t_{0.975,2} sd / sqrt(3) for seeds 0, 1, 2 (sd of 0.5, 0.51, 0.52 = 0.01)
+const H = 4.303 * 0.01 / Math.sqrt(3);
+
+describe('sweep expansion', () => {
+  const specs = expandSweep(fake('/r'));
+  it('indexes seeds outermost, then cells, sizes, methods; a knob reruns only the methods it reaches', () => {
+    assert.equal(specs.length, 15); // per seed: baseline a, b; x=0.2 b only; horizon=5 a, b
+    assert.deepEqual(specs.slice(0, 5).map((s) => s.label), ['S a baseline seed 0', 'S b baseline seed 0', 'S b x=0.2 seed 0',
+      'S a horizon=5 seed 0', 'S b horizon=5 seed 0']);
+    assert.equal(specs[5].label, 'S a baseline seed 1');
+    assert.ok(specs.every((s, i) => s.index === i));
+  });
+  it('fills the command template and appends a level\'s args and overrides', () => {
+    assert.deepEqual(specs[2].args, ['test/fixtures/sweep-fake-run.ts', '--method', 'b', '--size', 'S', '--seed', '0', '--out', '/r/S/b/x=0.2/seed-0',
+      '--overrides', '{"x":0.2}']);
+    assert.deepEqual(specs[3].args.slice(-2), ['--steps', '5']);
+    assert.equal(specs[0].args.includes('--overrides'), false);
+  });
+  it('rejects a comparison or knob naming a method outside the sweep', () => {
+    assert.throws(() => expandSweep({ ...fake('/r'), comparisons: [{ claim: 'c', a: 'z', b: 'a', column: 'average' }] }), /method "z"/);
+    assert.throws(() => expandSweep({ ...fake('/r'), knobs: [{ name: 'k', default: '1', levels: [{ level: '1' }] }] }), /distinct/);
+  });
+});
+
+describe('Slurm command lines', () => {
+  it('array lists: sorted ranges', () => {
+    assert.equal(rangeList([8, 0, 1, 2, 3, 5, 7, 3]), '0-3,5,7-8');
+    assert.equal(rangeList([4]), '4');
+  });
+  it('sbatch: the array with its throttle, the passed-through flags, the script last', () => {
+    assert.deepEqual(sbatchCommand('a.sh', [0, 1, 2, 4], { concurrency: 2, sbatchArgs: ['--partition=cpu', '--time=01:00:00'] }),
+      ['--parsable', '--array=0-2,4%2', '--partition=cpu', '--time=01:00:00', 'a.sh']);
+  });
+  it('squeue: running and pending tasks of our jobs, pending ranges expanded, other jobs ignored', () => {
+    const q = parseSqueue('12_3 RUNNING\n12_[5-7,9%2] PENDING\n13_1 PENDING\n12_4 COMPLETING\n', ['12']);
+    assert.deepEqual([...q.entries()].sort((a, b) => a[0] - b[0]),
+      [[3, 'running'], [4, 'running'], [5, 'pending'], [6, 'pending'], [7, 'pending'], [9, 'pending']]);
+  });
+});
+
+describe('verdicts and aggregation', () => {
+  it('helps above 0, hurts below 0, unclear across 0 or with too few seeds', () => {
+    assert.equal(verdictOf(0.01, 0.2, 3, 3), 'helps');
+    assert.equal(verdictOf(-0.2, -0.01, 3, 3), 'hurts');
+    assert.equal(verdictOf(-0.1, 0.2, 3, 3), 'unclear');
+    assert.equal(verdictOf(0.01, 0.2, 2, 3), 'unclear');
+    assert.equal(verdictOf(null, null, 1, 1), 'unclear');
+  });
+  it('table and claims from the records: the baseline under every default level, a knob\'s unreached method too', () => {
+    const c = fake('/r'), specs = expandSweep(c);
+    // the fake method's formula, without running it
+    const read = (s: RunSpec) => {
+      const avg = 0.5 + 0.01 * s.seed + (s.method === 'b' ? 0.1 : 0) + (s.cell === 'x=0.2' ? 0.2 : 0) + (s.cell === 'horizon=5' ? 0.005 : 0);
+      return new Map([['average', avg]]);
+    };
+    const { table, claims } = aggregateSweep(c, specs, read);
+    const row = (knob: string, level: string, method: string) => table.find((r) => r.knob === knob && r.level === level && r.method === method)!;
+    assert.equal(table.length, 8); // 2 knobs x 2 levels x 2 methods, one column
+    close(row('x', '0', 'a').mean, 0.51); close(row('x', '0', 'a').ci_low, 0.51 - H); close(row('x', '0', 'a').ci_high, 0.51 + H);
+    close(row('x', '0.2', 'a').mean, 0.51);   // a is not reached by x: the baseline's runs
+    close(row('x', '0.2', 'b').mean, 0.81);
+    close(row('horizon', '5', 'b').mean, 0.615);
+    assert.equal(row('x', '0.2', 'b').seeds, 3);
+    assert.deepEqual(claims.map((r) => [r.knob, r.level, r.claim, r.verdict]), [['x', '0', 'b_minus_a', 'helps'], ['x', '0.2', 'b_minus_a', 'helps'],
+      ['horizon', '0', 'b_minus_a', 'helps'], ['horizon', '5', 'b_minus_a', 'helps']]);
+    close(claims[1].delta, 0.3); close(claims[1].ci_low, 0.3); close(claims[0].delta, 0.1);
+    // one seed missing: 2 seeds < minSeeds 3
+    const partial = aggregateSweep(c, specs, (s) => (s.method === 'a' && s.seed === 2 ? null : read(s)));
+    assert.equal(partial.claims[0].verdict, 'unclear');
+    assert.equal(partial.table.find((r) => r.knob === 'x' && r.level === '0' && r.method === 'a')!.seeds, 2);
+  });
+});
+
+describe('local executor', () => {
+  it('runs every entry, reports the one that failed, reruns only it, and aggregates the records', async function () {
+    this.timeout(300_000);
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sweep-local-')), c = fake(root), specs = expandSweep(c);
+    fs.mkdirSync(specs[7].dir, { recursive: true });
+    fs.writeFileSync(path.join(specs[7].dir, 'FAIL_ONCE'), '');
+    const ex = localExecutor(2, () => {});
+    const first = await ex.submit(root, specs);
+    assert.equal(first.submitted.length, 15);
+    const st = ex.status(root, specs);
+    assert.deepEqual(st.map((s, i) => [i, s]).filter(([, s]) => s !== 'done'), [[7, 'failed']]);
+    const again = await ex.submit(root, specs);
+    assert.deepEqual(again.submitted, [7]);
+    assert.ok(ex.status(root, specs).every((s) => s === 'done'));
+    const { claims } = aggregateSweep(c, specs, readFinal);
+    close(claims[1].delta, 0.3);
+    assert.equal(claims.every((r) => r.verdict === 'helps'), true);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+});
