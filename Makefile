@@ -9,7 +9,7 @@ PROFILE ?= quick
 
 .PHONY: corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon table2-report
 
-.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick coldstart-save-partial coldstart-report rlvr world-criteria bench verifier
+.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick mutation coldstart-save-partial coldstart-report rlvr world-criteria bench verifier
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
 RLVR_SEEDS ?= 0 1
 
@@ -40,6 +40,7 @@ help:
 	@echo "make notebooks  execute notebooks/*.ipynb headless into results/notebooks/"
 	@echo "make typecheck  tsc --noEmit over src/, analysis/ and test/"
 	@echo "make test       typecheck, then the test suite (ends with 'N passed, N failed')"
+	@echo "make mutation   StrykerJS over the reward and evaluation code -> results/mutation/ (about 25 min on one core)"
 	@echo "make clean-runs delete runs/ (raw run directories; results/ is kept)"
 
 setup:
@@ -50,6 +51,12 @@ typecheck:
 
 test: typecheck
 	./node_modules/.bin/mocha 'test/**/*.test.ts'
+
+# mutation testing (not part of `make test`: slow): StrykerJS with the mocha runner, the TypeScript checker and
+# per-test coverage over the fast hand-computed tests, one process at low priority; see docs/testing-mutation.md
+mutation:
+	nice -n 10 ./node_modules/.bin/stryker run stryker/stryker.config.json
+	node stryker/score.mjs results/mutation
 
 theory:
 	$(TSX) src/cli/theory.ts --seeds $(SEEDS) --out runs/theory
