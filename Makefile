@@ -40,7 +40,7 @@ help:
 	@echo "make notebooks  execute notebooks/*.ipynb headless into results/notebooks/"
 	@echo "make typecheck  tsc --noEmit over src/, analysis/ and test/"
 	@echo "make test       typecheck, then the test suite (ends with 'N passed, N failed')"
-	@echo "make mutation   StrykerJS over the reward and evaluation code -> results/mutation/ (about 25 min on one core)"
+	@echo "make mutation   StrykerJS over the reward and evaluation code -> results/mutation/ (incremental; FORCE=1 all: ~35 min, busy 2 cores)"
 	@echo "make clean-runs delete runs/ (raw run directories; results/ is kept)"
 
 setup:
@@ -52,10 +52,15 @@ typecheck:
 test: typecheck
 	./node_modules/.bin/mocha 'test/**/*.test.ts'
 
-# mutation testing (not part of `make test`: slow): StrykerJS with the mocha runner, the TypeScript checker and
+# mutation testing (not part of `make test`: slow): StrykerJS with the mocha runner and
 # per-test coverage over the fast hand-computed tests, one process at low priority; see docs/testing-mutation.md
+# incremental: mutants whose code and covering tests are unchanged since the last report keep its result (the
+# committed results/mutation/mutation.json seeds runs/mutation/incremental.json); FORCE=1 tests every mutant again
 mutation:
-	nice -n 10 ./node_modules/.bin/stryker run stryker/stryker.config.json
+	mkdir -p runs/mutation
+	if [ ! -f runs/mutation/incremental.json ] && [ -f results/mutation/mutation.json ]; then \
+	  cp results/mutation/mutation.json runs/mutation/incremental.json; fi
+	nice -n 10 ./node_modules/.bin/stryker run stryker/stryker.config.json $(if $(FORCE),--force,)
 	node stryker/score.mjs results/mutation
 
 theory:

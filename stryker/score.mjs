@@ -27,13 +27,17 @@ for (const file of files) {
 }
 const score = killed + survived === 0 ? 0 : Math.round((killed / (killed + survived)) * 1e4) / 1e4;
 fs.writeFileSync(path.join(dir, 'score.json'), `${JSON.stringify({ files, killed, survived, score })}\n`);
-console.log(`mutation score ${score} (killed ${killed}, survived ${survived}) over ${files.length} files -> ${dir}/score.json`);
+console.log(`mutation score ${score} (killed ${killed}, survived ${survived}) over ${files.length} files`
+  + ` -> ${dir}/score.json`);
 
 const eqFile = path.join(dir, 'equivalent.md');
 const listed = fs.existsSync(eqFile) ? fs.readFileSync(eqFile, 'utf8') : '';
 const unlisted = survivors.filter((s) => !listed.includes(`\`${s.at}\``));
-for (const s of unlisted) console.log(`unlisted survivor: \`${s.at}\` ${s.status} ${s.mutator}: ${JSON.stringify(s.replacement)}`);
+for (const s of unlisted) {
+  console.log(`unlisted survivor: \`${s.at}\` ${s.status} ${s.mutator}: ${JSON.stringify(s.replacement)}`);
+}
 if (unlisted.length) {
-  console.log(`${unlisted.length} surviving mutant(s) not in ${eqFile}: kill each with a test or list it with its reason`);
+  console.log(`${unlisted.length} surviving mutant(s) not in ${eqFile}:`
+    + ' kill each with a test or list it with its reason');
   process.exit(1);
 }
