@@ -23,7 +23,8 @@ describe('aggregation over seeds (hand-computed)', () => {
     const out = meanCi(rows, ['g'], ['v', 'w']);
     const a = out.find((r) => r.g === 'a')!, b = out.find((r) => r.g === 'b')!;
     assert.equal(out.length, 2);
-    close(a.v_mean, 2); close(a.v_ci95, 2.48433820832296, 1e-9, 'a v ci'); close(a.w_mean, 20); close(a.w_ci95, 43.03, 1e-9, 'a w ci');
+    close(a.v_mean, 2); close(a.v_ci95, 2.48433820832296, 1e-9, 'a v ci');
+    close(a.w_mean, 20); close(a.w_ci95, 43.03, 1e-9, 'a w ci');
     assert.equal(a.n, 3);
     close(b.v_mean, 5); close(b.w_mean, 7);
     assert.equal(b.v_ci95, ''); assert.equal(b.w_ci95, ''); assert.equal(b.n, 1);
@@ -65,7 +66,8 @@ describe('aggregation over seeds (hand-computed)', () => {
     assert.equal(pairedDifference(s, 'a', 'b', 'nothing'), null);
   });
   it('claim rows: the difference, its interval, the seeds, the sign and the verdict', () => {
-    const s = scoresBySeed([...[0, 1, 2].map((seed) => ({ run: 'x', seed, measure: 'acc', value: [0.5, 0.6, 0.7][seed] })),
+    const s = scoresBySeed([
+      ...[0, 1, 2].map((seed) => ({ run: 'x', seed, measure: 'acc', value: [0.5, 0.6, 0.7][seed] })),
       ...[0, 1, 2].map((seed) => ({ run: 'y', seed, measure: 'acc', value: [0.4, 0.4, 0.6][seed] })),
       ...[0, 1, 2].map((seed) => ({ run: 'x', seed, measure: 'base', value: 0.5 }))]);
     // x - y = [0.1, 0.2, 0.1]: mean 0.4/3, s = sqrt(1/300), half-width 4.303 s / sqrt(3) = 0.14343 -> low -0.0101
@@ -74,15 +76,17 @@ describe('aggregation over seeds (hand-computed)', () => {
       { claim: 'x rises', a: 'x', b: 'x', measure: 'acc', measureB: 'base', sign: -1 },
       { claim: 'absent', a: 'x', b: 'z', measure: 'acc', sign: 1 },
     ], 'quick');
-    assert.deepEqual({ ...r1, delta: 0, ci_low: 0, ci_high: 0 }, { profile: 'quick', claim: 'x beats y', run: 'x', against: 'y',
-      measure: 'acc', expected_sign: '+', delta: 0, ci_low: 0, ci_high: 0, seeds: 3, verdict: 'inconclusive' });
+    assert.deepEqual({ ...r1, delta: 0, ci_low: 0, ci_high: 0 }, {
+      profile: 'quick', claim: 'x beats y', run: 'x', against: 'y', measure: 'acc', expected_sign: '+',
+      delta: 0, ci_low: 0, ci_high: 0, seeds: 3, verdict: 'inconclusive' });
     close(r1.delta, 0.4 / 3, 1e-12, 'delta');
     const h = 4.303 * Math.sqrt(1 / 300) / Math.sqrt(3);
     close(r1.ci_low, 0.4 / 3 - h, 1e-9, 'low'); close(r1.ci_high, 0.4 / 3 + h, 1e-9, 'high');
     // acc - base = [0, 0.1, 0.2]: mean 0.1, s = 0.1, half-width 0.24843 -> inconclusive; the label names both measures
     assert.equal(r2.measure, 'acc - base'); assert.equal(r2.expected_sign, '-'); close(r2.delta, 0.1, 1e-12);
     assert.equal(r2.verdict, 'inconclusive');
-    assert.deepEqual(r3, { profile: 'quick', claim: 'absent', run: 'x', against: 'z', measure: 'acc', expected_sign: '+',
+    assert.deepEqual(r3, {
+      profile: 'quick', claim: 'absent', run: 'x', against: 'z', measure: 'acc', expected_sign: '+',
       delta: '', ci_low: '', ci_high: '', seeds: 0, verdict: 'inconclusive' });
     // a clear difference gets its verdict: y - x on acc is below 0 everywhere only with a tighter spread
     const t = scoresBySeed([0, 1, 2].flatMap((seed) => [{ run: 'p', seed, measure: 'm', value: 1 + seed / 100 },
