@@ -1,7 +1,8 @@
 // analysis/aggregate.ts against hand-computed values: t quantiles, mean and 95% CI over seeds, paired differences
 // by seed and the claims table built from them.
 import { strict as assert } from 'node:assert';
-import { claimRows, interval, meanCi, pairedDifference, scoresBySeed, tQuantile95 } from '../analysis/aggregate.js';
+import { claimRows, interval, meanCi, pairedDifference, scoresBySeed, tQuantile95, verdict }
+  from '../analysis/aggregate.js';
 
 const close = (a: unknown, b: number, tol = 1e-9, what = '') =>
   assert.ok(typeof a === 'number' && Math.abs(a - b) <= tol, `${what} ${String(a)} != ${b}`);
@@ -95,5 +96,6 @@ describe('aggregation over seeds (hand-computed)', () => {
       { claim: 'down', a: 'p', b: 'q', measure: 'm', sign: -1 }], 'full');
     assert.equal(up.verdict, 'reproduced'); assert.equal(down.verdict, 'contradicted');
     assert.equal(up.measure, 'm');
+    assert.equal(verdict({ ci_low: -0.3, ci_high: -0.1 }, 1), 'contradicted', 'below 0 against a claimed +');
   });
 });

@@ -72,6 +72,14 @@ describe('RLCER rewards (hand-computed)', () => {
   it('pairwise accuracy counts ties as one half', () => {
     close(pairwiseAccuracy([1, 0.5, 0, 0.7], [0, 0.5, 1, 0.2]), (1 + 0.5 + 0 + 1) / 4);
     assert.ok(Number.isNaN(pairwiseAccuracy([], [])), 'no pairs: no accuracy');
+    // a loss scores 0 and a tie 1/2, each on its own (above, one of each: swapping them would not show)
+    assert.equal(pairwiseAccuracy([0], [1]), 0);
+    assert.equal(pairwiseAccuracy([0.5], [0.5]), 0.5);
+  });
+  it('edge cases of the normalised score and the default CoT normalisation (over the rubric)', () => {
+    assert.equal(normalisedScore([0, 0], [true, false]), 0, 'all points 0: 0, not 0/0');
+    // default 'rubric': [2/3, 0]; 'group' would give [1, 0]
+    assert.deepEqual(cotRewards([2, 1], [[true, false], [false, false]]), [2 / 3, 0]);
   });
   it('judge scores of preference pairs: J per response under its pair\'s rubric, 0 for both when unparsed', () => {
     // pair 0: rubric STEPS +3, CARRY -1 (J = (raw + 1) / 4); pair 1: unparsed; pair 2: VERIFY +2 (J = raw / 2).
