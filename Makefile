@@ -13,7 +13,7 @@ EXECUTOR_FLAGS = --executor $(EXECUTOR) $(if $(SBATCH_ARGS),--sbatch-args "$(SBA
 
 .PHONY: verify-results reproduce-long corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon rubicon-preregister table2-report
 
-.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks docs clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick coldstart-save-partial coldstart-report rlvr world-criteria bench verifier serve-rewards bench-rewards test-slurm regime-map
+.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks docs clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick mutation coldstart-save-partial coldstart-report rlvr world-criteria bench verifier serve-rewards bench-rewards test-slurm regime-map
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
 RLVR_SEEDS ?= 0 1
 
@@ -52,6 +52,7 @@ help:
 	@echo "make test       typecheck, then the test suite (ends with 'N passed, N failed')"
 	@echo "make test-slurm the Slurm executor for real: single-node cluster, a tiny array sweep, one failure resubmitted"
 	@echo "make regime-map the pre-registered regime map (sweeps/regimes.json, 189 runs; EXECUTOR=local|slurm) -> results/regimes/"
+	@echo "make mutation   StrykerJS over the reward and evaluation code -> results/mutation/ (incremental; FORCE=1 all: ~35 min, busy 2 cores)"
 	@echo "make clean-runs delete runs/ (raw run directories; results/ is kept)"
 
 setup:
@@ -72,6 +73,17 @@ test-slurm:
 regime-map:
 	$(TSX) src/cli/sweep.ts submit --config sweeps/regimes.json $(EXECUTOR_FLAGS) --wait yes
 	$(TSX) src/cli/sweep.ts table --config sweeps/regimes.json --out results/regimes
+
+# mutation testing (not part of `make test`: slow): StrykerJS with the mocha runner and
+# per-test coverage over the fast hand-computed tests, one process at low priority; see docs/testing-mutation.md
+# incremental: mutants whose code and covering tests are unchanged since the last report keep its result (the
+# committed results/mutation/mutation.json seeds runs/mutation/incremental.json); FORCE=1 tests every mutant again
+mutation:
+	mkdir -p runs/mutation
+	if [ ! -f runs/mutation/incremental.json ] && [ -f results/mutation/mutation.json ]; then \
+	  cp results/mutation/mutation.json runs/mutation/incremental.json; fi
+	nice -n 10 ./node_modules/.bin/stryker run stryker/stryker.config.json $(if $(FORCE),--force,)
+	node stryker/score.mjs results/mutation
 
 theory:
 	$(TSX) src/cli/theory.ts --seeds $(SEEDS) --out runs/theory

@@ -1,6 +1,8 @@
 // RL engine formulas against hand-computed values, and a gradient check of the PPO loss.
 import { strict as assert } from 'node:assert';
-import { gae, groupAdvantages, whiten } from '../src/rl/advantages.js';
+import { defaultGroupNorm, gae, groupAdvantages, whiten } from '../src/rl/advantages.js';
+import { grpoAdvantages } from '../src/rl/grpo.js';
+import type { Rollout } from '../src/rl/rollout.js';
 import { clippedSurrogate, clippedValueLoss, klK3, tokenMean } from '../src/rl/losses.js';
 import { initBackend, tf } from '../src/models/backend.js';
 import { roleAdvantages } from '../src/rl/ppo.js';
@@ -85,6 +87,33 @@ describe('PPO advantages per role (golden, hand-computed)', () => {
     assert.deepEqual(reason.ret.map((x) => Array.from(x)), [[1], [2], [3]]);
     assert.deepEqual(rubric.ret.map((x) => Array.from(x)), [[10, 10], [10, 10], [40, 40]]);
     assert.equal(reason.kl, 0);
+  });
+  it('subtracts the k1 KL penalty klCoef (logp - ref) from every token and reports the mean KL per rollout', () => {
+    // klCoef 0.1, gamma = lambda = 1, V = 0 (so A = returns before whitening):
+    // rollout 0, reward 1: k = logp - ref = [-1 + 1.5, -2 + 1] = [0.5, -1] -> rewards [-0.05, 1 + 0.1] = [-0.05, 1.1],
+    //   returns (sums from t on) [1.05, 1.1]; rollout 1, reward 0: k = [0.2] -> rewards [-0.02], returns [-0.02].
+    // kl = (0.5/2 - 1/2 + 0.2/1) / 2 rollouts = -0.025. Whitened A: mean 0.71, population std sqrt(0.8006/3):
+    //   [0.34, 0.39, -0.73] / 0.51659139 = [0.658160, 0.754949, -1.413109].
+    const [r] = roleAdvantages([{
+      rs: [{ reward: 1, completion: [5, 5] }, { reward: 0, completion: [5] }],
+      values: [[0, 0], [0]], logp: [[-1, -2], [-0.2]], refLogp: [[-1.5, -1], [-0.4]],
+    }], { gamma: 1, lambda: 1, klCoef: 0.1 });
+    r.ret.forEach((x, i) => Array.from(x).forEach((v, t) => close(v, [[1.05, 1.1], [-0.02]][i][t], 1e-12, `ret[${i}][${t}]`)));
+    close(r.kl, -0.025, 1e-12, 'kl');
+    [[0.658160392, 0.754948685], [-1.413109077]].forEach((a, i) => a.forEach((x, t) => close(r.adv[i][t], x, 1e-8, `A[${i}][${t}]`)));
+  });
+});
+
+describe('GRPO advantages by group id (hand-computed)', () => {
+  it('normalise each group on its own, whatever the order of the rollouts', () => {
+    // groups 0 (rollouts 0, 2, 4: rewards 1, 0, 2: mean 1, sample std 1), 1 (rollouts 1, 3: 5, 5: all equal) and
+    // 7 (rollout 5 alone): A = [0, 0, -1/(1 + 1e-6), 0, 1/(1 + 1e-6), 0]
+    const rs = [[0, 1], [1, 5], [0, 0], [1, 5], [0, 2], [7, 3]].map(([group, reward]) => ({ group, reward })) as Rollout[];
+    const a = grpoAdvantages(rs, defaultGroupNorm), u = 1 / (1 + 1e-6);
+    [0, 0, -u, 0, u, 0].forEach((x, i) => close(a[i], x, 1e-12, `A[${i}]`));
+    // the raw-singleton reading keeps the lone rollout's reward; the population std is sqrt(2/3)
+    close(grpoAdvantages(rs, { ...defaultGroupNorm, singleton: 'raw' })[5], 3, 1e-12);
+    close(grpoAdvantages(rs, { ...defaultGroupNorm, std: 'population' })[4], 1 / (Math.sqrt(2 / 3) + 1e-6), 1e-12);
   });
 });
 

@@ -5,7 +5,7 @@ import { initBackend, tf } from '../src/models/backend.js';
 import { createPolicy, loadPolicy } from '../src/models/index.js';
 import { modelConfig } from '../src/models/policy.js';
 import { cotRewards, criterionValidity, normalisedScore, poolItems, randomValidity, rubricatorReward } from '../src/rubrics/rewards.js';
-import { pairwiseAccuracy } from '../src/methods/rubric-quality.js';
+import { judgePairs, pairwiseAccuracy } from '../src/methods/rubric-quality.js';
 import { defaultPpoConfig, makeRoleOptimizers, ppoUpdate } from '../src/rl/ppo.js';
 import { defaultGrpoConfig, grpoUpdate } from '../src/rl/grpo.js';
 import { defaultRlcerConfig, groupRewards, makeRlcerTrainer, type RewardSettings, type RlcerConfig }
@@ -71,6 +71,39 @@ describe('RLCER rewards (hand-computed)', () => {
   });
   it('pairwise accuracy counts ties as one half', () => {
     close(pairwiseAccuracy([1, 0.5, 0, 0.7], [0, 0.5, 1, 0.2]), (1 + 0.5 + 0 + 1) / 4);
+    assert.ok(Number.isNaN(pairwiseAccuracy([], [])), 'no pairs: no accuracy');
+    // a loss scores 0 and a tie 1/2, each on its own (above, one of each: swapping them would not show)
+    assert.equal(pairwiseAccuracy([0], [1]), 0);
+    assert.equal(pairwiseAccuracy([0.5], [0.5]), 0.5);
+  });
+  it('edge cases of the normalised score and the default CoT normalisation (over the rubric)', () => {
+    assert.equal(normalisedScore([0, 0], [true, false]), 0, 'all points 0: 0, not 0/0');
+    // default 'rubric': [2/3, 0]; 'group' would give [1, 0]
+    assert.deepEqual(cotRewards([2, 1], [[true, false], [false, false]]), [2 / 3, 0]);
+  });
+  it('judge scores of preference pairs: J per response under its pair\'s rubric, 0 for both when unparsed', () => {
+    // pair 0: rubric STEPS +3, CARRY -1 (J = (raw + 1) / 4); pair 1: unparsed; pair 2: VERIFY +2 (J = raw / 2).
+    // The judge is asked item by item, chosen before rejected: STEPS c, r, CARRY c, r (pair 0), VERIFY c, r (pair 2).
+    // answers: STEPS c yes, r no; CARRY c no, r yes -> J = (3 + 1) / 4 = 1 and (-1 + 1) / 4 = 0;
+    //          VERIFY c no, r yes -> J = 0 and 1. Pairwise accuracy (1 + 1/2 (tie 0, 0) + 0) / 3 = 1/2.
+    const item = (name: 'STEPS' | 'CARRY' | 'VERIFY', points: number): RubricItem =>
+      ({ category: 'clarity', criterion: { name, args: [] }, points });
+    const rubrics: Parsed[] = [
+      { ok: true, rubric: { domain: 'add', items: [item('STEPS', 3), item('CARRY', -1)] } },
+      { ok: false, reason: 'bad json' },
+      { ok: true, rubric: { domain: 'add', items: [item('VERIFY', 2)] } },
+    ];
+    const probs = [0, 1, 2].map((k) => sampleProblem('add', 2, makeRng(k)));
+    const pairs = probs.map((p, k) => ({ p, chosen: [`c${k}`], rejected: [`r${k}`] }));
+    const asked: string[] = [];
+    const answers = [true, false, false, true, false, true];
+    const s = judgePairs(pairs, rubrics, (xs) => {
+      xs.forEach((x) => asked.push(`${x.c.name} ${x.completion.join('')} ${probs.indexOf(x.p)}`));
+      return answers.slice(0, xs.length);
+    });
+    assert.deepEqual(asked, ['STEPS c0 0', 'STEPS r0 0', 'CARRY c0 0', 'CARRY r0 0', 'VERIFY c2 2', 'VERIFY r2 2']);
+    assert.deepEqual(s, { chosen: [1, 0, 0], rejected: [0, 0, 1] });
+    close(pairwiseAccuracy(s.chosen, s.rejected), 0.5);
   });
 });
 
