@@ -181,7 +181,7 @@ describe('CO-RL run records', function () {
       fs.writeFileSync(path.join(run, f), '{}');
     }
     archiveRun(run, arc);
-    assert.deepEqual(fs.readdirSync(arc).sort(), ['config.json', 'done.json', 'final.csv', 'metrics.jsonl',
+    assert.deepEqual(fs.readdirSync(arc).sort(), ['SHA256SUMS', 'config.json', 'done.json', 'final.csv', 'metrics.jsonl',
       'per_problem.json', 'samples.csv']);
   });
 });

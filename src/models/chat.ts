@@ -116,7 +116,8 @@ export class ChatBackend {
         this.stats.httpErrors++;
         last = `HTTP ${res.status}: ${text.slice(0, 200).replace(/\s+/g, ' ')}`;
         if (res.status !== 429 && res.status < 500) return { ok: false, reason: last, format: false };
-        const after = Number(res.headers.get('retry-after'));
+        // no header means no hint (Number(null) is 0, which would skip the backoff)
+        const header = res.headers.get('retry-after'), after = header === null || header.trim() === '' ? NaN : Number(header);
         if (Number.isFinite(after) && after >= 0) wait = Math.min(after * 1000, this.o.maxBackoffMs);
       } catch (e) {
         const timedOut = ac.signal.aborted;
