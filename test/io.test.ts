@@ -188,6 +188,7 @@ describe('checksums of archived records and checkpoints', () => {
     writeCsv(path.join(run, 'final.csv'), [{ column: 'average', value: 0.5 }]);
     fs.writeFileSync(path.join(run, 'metrics.jsonl'), '{"step":0}\n');
     fs.writeFileSync(path.join(run, 'checkpoint.json'), '{}');
+    fs.writeFileSync(path.join(run, 'checkpoint.json.123.456.tmp'), 'a torn write'); // never archived
     fs.writeFileSync(path.join(run, 'done.json'), '{"seconds":1}');
     archiveRun(run, arch);
     const sums = fs.readFileSync(path.join(arch, SUMS_FILE), 'utf8');
