@@ -8,11 +8,11 @@
 // Usage: tsx src/cli/table2-run.ts --method rlcer --size S --seed 0 --profile quick [--steps N] [--out DIR] [--config F]
 //   [--checkpoint-every N]
 import * as fs from 'node:fs';
-import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { choiceArg, intArg, parseArgs, runMain } from './args.js';
 import { openRun, loadJsonConfig, readMetrics } from '../io/run.js';
 import { ConfigError } from '../io/validate.js';
+import { sha256Hex } from '../io/checksums.js';
 import { mergeConfig } from '../io/config.js';
 import { loadPolicy } from '../models/index.js';
 import { checkCheckpoints, loadWeights, readCheckpoint, sample, saveCheckpoint, SIZE_NAMES, type Policy } from '../models/policy.js';
@@ -82,7 +82,7 @@ runMain(async () => {
   const needsRm = spec.kind === 'scalar_rm' || spec.quality === 'scalar_rm';
   checkCheckpoints(ckpt, VERIFIER_CHECKPOINT, ...(needsRm ? [scalarRmCheckpoint(size)] : []));
   // the files the run's numbers depend on, by content: a record is only comparable with records of the same inputs
-  const fileHash = (f: string) => createHash('sha256').update(fs.readFileSync(f)).digest('hex').slice(0, 12);
+  const fileHash = (f: string) => sha256Hex(fs.readFileSync(f)).slice(0, 12);
   const inputs = { coldstart: fileHash(ckpt), verifier: fileHash(VERIFIER_CHECKPOINT),
     ...(needsRm ? { scalar_rm: fileHash(scalarRmCheckpoint(size)) } : {}) };
   const every = intArg('checkpoint-every', a['checkpoint-every'] ?? '10', 1);
