@@ -45,7 +45,7 @@ help:
 	@echo "make bench-steps  wall time of one SFT, RLVR and RLCER step on every backend present"
 	@echo "make serve-rewards  the reward service for OpenRLHF/verl/TRL on 127.0.0.1:5057 (SERVE_ARGS='--reward rlcer'; docs/reward-service.md)"
 	@echo "make bench-rewards  bounded loopback load test of the reward service: throughput, latency percentiles"
-	@echo "make figures    regenerate every figure from the committed tables in results/"
+	@echo "make figures    regenerate every figure from the committed tables in results/, and the gallery results/figures/index.html"
 	@echo "make notebooks  execute notebooks/*.ipynb headless into results/notebooks/"
 	@echo "make docs       the tables of README.md and docs/*.md, rendered from the committed CSVs (analysis/docs.ts)"
 	@echo "make typecheck  tsc --noEmit over src/, analysis/ and test/"
@@ -90,8 +90,11 @@ theory:
 	$(TSX) analysis/theory.ts runs/theory results/theory
 	$(TSX) analysis/make-figures.ts theory
 
+# every figure, then the gallery (results/figures/index.html) opened in Chromium: fails on a console error or an
+# empty plot, and keeps a screenshot of the whole page (results/figures/gallery.png)
 figures:
 	$(TSX) analysis/make-figures.ts
+	$(TSX) analysis/gallery.ts results/figures --screenshot results/figures/gallery.png
 
 # the generated tables of README.md and docs/*.md (between <!-- table: ... --> and <!-- /table -->); test/docs.test.ts
 # fails while one is stale

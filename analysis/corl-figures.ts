@@ -5,17 +5,39 @@ import { readCsv, type Row } from '../src/io/table.js';
 import { CORL_METHODS } from '../src/methods/table1.js';
 import type { Figure } from './figures.js';
 
-/** One panel per metric: a line per (method, agent), mean over seeds. */
-function metricFigure(curves: Row[], metric: string, title: string, ytitle: string, normalise = false): Figure {
-  const keys = [...new Set(curves.filter((r) => r.metric === metric).map((r) => `${r.method}|${r.agent}`))];
-  return { name: `corl_${metric}${normalise ? '_normalised' : ''}`,
-    data: keys.map((key) => {
-      const [method, agent] = key.split('|');
-      const rs = curves.filter((r) => r.metric === metric && r.method === method && r.agent === agent).sort((a, b) => Number(a.step) - Number(b.step));
-      const first = Number(rs[0]?.mean) || 1;
-      return { type: 'scatter', mode: 'lines', name: `${CORL_METHODS[method]?.label ?? method} (${agent})`, x: rs.map((r) => Number(r.step)), y: rs.map((r) => Number(r.mean) / (normalise ? first : 1)) };
-    }),
-    layout: { title: { text: title }, xaxis: { title: { text: 'RL step' } }, yaxis: { title: { text: ytitle } } } };
+/** One colour per CO-RL method, in every CO-RL figure. */
+const METHOD_COLORS: Record<string, string> = { gt_reward: '#000000', ttrl: '#1f77b4', intuitor: '#ff7f0e', rent: '#d62728', corl_same_family: '#9467bd',
+  corl_diff_family: '#2ca02c', corl_diff_family_decoupled: '#17becf', corl_three_ring: '#8c564b' };
+
+/**
+ * One metric over training: one panel per agent, one line per method (mean over seeds, the method's colour in every
+ * CO-RL figure); `normalise` divides each line by its first step.
+ */
+function metricFigure(curves: Row[], metric: string, title: string, ytitle: string, source: string, what: string,
+  normalise = false): Figure {
+  const rows = curves.filter((r) => r.metric === metric);
+  const agents = [...new Set(rows.map((r) => String(r.agent)))].sort();
+  const methods = [...Object.keys(METHOD_COLORS), ...new Set(rows.map((r) => String(r.method)))]
+    .filter((m, i, all) => all.indexOf(m) === i && rows.some((r) => r.method === m));
+  const gap = 0.05, w = (1 - gap * (agents.length - 1)) / Math.max(1, agents.length);
+  const layout: Record<string, unknown> = { title: { text: title }, legend: { orientation: 'h', y: -0.18 },
+    annotations: agents.map((a, j) => ({ text: a, x: j * (w + gap) + w / 2, y: 1.04, xref: 'paper', yref: 'paper', showarrow: false })) };
+  const data: Record<string, unknown>[] = [];
+  agents.forEach((agent, j) => {
+    const ax = j === 0 ? '' : String(j + 1);
+    layout[`xaxis${ax}`] = { domain: [j * (w + gap), j * (w + gap) + w], anchor: `y${ax}`, title: { text: 'RL step' } };
+    layout[`yaxis${ax}`] = { anchor: `x${ax}`, title: { text: j === 0 ? ytitle : '' } };
+    for (const m of methods) {
+      const rs = rows.filter((r) => r.method === m && r.agent === agent).sort((a, b) => Number(a.step) - Number(b.step));
+      if (!rs.length) continue;
+      const first = normalise ? Number(rs[0].mean) || 1 : 1;
+      data.push({ type: 'scatter', mode: 'lines', name: CORL_METHODS[m]?.label ?? m, legendgroup: m,
+        showlegend: !data.some((d) => d.legendgroup === m), x: rs.map((r) => Number(r.step)),
+        y: rs.map((r) => Number(r.mean) / first), line: { color: METHOD_COLORS[m] }, xaxis: `x${ax}`, yaxis: `y${ax}` });
+    }
+  });
+  return { name: `corl_${metric}${normalise ? '_normalised' : ''}`, width: Math.max(900, 420 * agents.length), height: 560,
+    data, layout, table: source, caption: `${what} One panel per agent, one line per method: means over seeds, unsmoothed.` };
 }
 
 /**
@@ -23,7 +45,7 @@ function metricFigure(curves: Row[], metric: string, title: string, ytitle: stri
  * into cells; marker size = problems in the cell, colour = share that ended correct. The theory: correct iff above
  * the separatrix pA + pB = 1.
  */
-function phaseFigure(phase: Row[], method: string): Figure {
+function phaseFigure(phase: Row[], method: string, source: string): Figure {
   const rows = phase.filter((r) => r.method === method && r.p_partner !== '');
   const cells = new Map<string, { x: number; y: number; n: number; correct: number }>();
   for (const r of rows) {
@@ -32,7 +54,10 @@ function phaseFigure(phase: Row[], method: string): Figure {
     c.n++; c.correct += Number(r.outcome); cells.set(key, c);
   }
   const cs = [...cells.values()];
-  return { name: `corl_phase_${method}`, width: 760, height: 700,
+  return { name: `corl_phase_${method}`, width: 760, height: 700, table: source,
+    caption: 'Each held-out problem of each agent and seed, placed at (its initial p, its supervising agent\'s initial p) ' +
+      'and grouped into cells (marker size: problems; colour: the share whose majority answer ended correct). The ' +
+      'theory predicts correct above the separatrix pA + pB = 1 and wrong below.',
     data: [
       { type: 'scatter', mode: 'markers', name: 'problems (size: count; colour: share ending correct)', x: cs.map((c) => c.x), y: cs.map((c) => c.y),
         text: cs.map((c) => `${c.correct}/${c.n} correct`),
@@ -44,11 +69,14 @@ function phaseFigure(phase: Row[], method: string): Figure {
 }
 
 /** Self-rewarding's prediction (correct iff p > 1/2): share ending correct by initial p, one line per method and agent. */
-function selfRewardOutcomeFigure(phase: Row[]): Figure | null {
+function selfRewardOutcomeFigure(phase: Row[], source: string): Figure | null {
   const rows = phase.filter((r) => r.p_partner === '' && r.method !== 'base');
   if (!rows.length) return null;
   const keys = [...new Set(rows.map((r) => `${r.method}|${r.agent}`))];
-  return { name: 'corl_self_reward_outcome',
+  return { name: 'corl_self_reward_outcome', table: source,
+    caption: 'Self-rewarding and the other label-free single-agent methods: the share of held-out problems whose ' +
+      'majority answer ends correct, by the problem\'s initial p, one line per method and agent; the dashed step is the ' +
+      'theory\'s 1[p > 1/2].',
     data: [...keys.map((key) => {
       const [method, agent] = key.split('|'), rs = rows.filter((r) => r.method === method && r.agent === agent);
       const ps = [...new Set(rs.map((r) => Number(r.p)))].sort((a, b) => a - b);
@@ -58,53 +86,76 @@ function selfRewardOutcomeFigure(phase: Row[]): Figure | null {
     layout: { title: { text: 'Share of held-out problems whose majority answer ends correct, by the initial p' }, xaxis: { title: { text: 'initial p (share of correct samples)' } }, yaxis: { title: { text: 'share ending correct' } } } };
 }
 
-const METHOD_COLORS: Record<string, string> = { gt_reward: '#000000', ttrl: '#1f77b4', intuitor: '#ff7f0e', rent: '#d62728', corl_same_family: '#9467bd',
-  corl_diff_family: '#2ca02c', corl_diff_family_decoupled: '#17becf', corl_three_ring: '#8c564b' };
+interface GridSpec { name: string; title: string; caption: string; rows: readonly (readonly [string, string])[]; methods?: string[] }
 
 /**
- * CO-RL's training-dynamics figure: a grid with one column per agent and one row per metric (accuracy, reward std
- * normalised to its first step, response length), one line per method, the same colour for a method throughout.
+ * A grid with one column per agent and one row per metric (reward std normalised to its first step), one line per
+ * method, the same colour for a method throughout (means over seeds).
  */
-function dynamicsGrid(curves: Row[]): Figure | null {
+function metricGrid(curves: Row[], source: string, g: GridSpec): Figure | null {
   const agents = ['transformer-S', 'gru-S'].filter((a) => curves.some((r) => r.agent === a));
-  const rows = [['accuracy', 'accuracy'], ['reward_std', 'reward std / step 0'], ['response_length', 'length (tokens)']] as const;
   if (!agents.length) return null;
-  const methods = Object.keys(METHOD_COLORS).filter((m) => curves.some((r) => r.method === m));
-  const gap = 0.06, w = (1 - gap * (agents.length - 1)) / agents.length, h = (1 - gap * 2) / 3;
-  const layout: Record<string, unknown> = { title: { text: 'Training dynamics of label-free methods (mean over seeds)' }, legend: { orientation: 'h', y: -0.08 } };
+  const methods = (g.methods ?? Object.keys(METHOD_COLORS)).filter((m) => curves.some((r) => r.method === m));
+  const n = g.rows.length, gap = 0.06, w = (1 - gap * (agents.length - 1)) / agents.length, h = (1 - gap * (n - 1)) / n;
+  const layout: Record<string, unknown> = { title: { text: g.title }, legend: { orientation: 'h', y: -0.08 } };
   const data: Record<string, unknown>[] = [];
-  rows.forEach(([metric, ytitle], i) => agents.forEach((agent, j) => {
+  g.rows.forEach(([metric, ytitle], i) => agents.forEach((agent, j) => {
     const k = i * agents.length + j + 1, ax = k === 1 ? '' : String(k);
-    layout[`xaxis${ax}`] = { domain: [j * (w + gap), j * (w + gap) + w], anchor: `y${ax}`, title: i === rows.length - 1 ? { text: 'RL step' } : undefined };
+    layout[`xaxis${ax}`] = { domain: [j * (w + gap), j * (w + gap) + w], anchor: `y${ax}`,
+      title: i === n - 1 ? { text: 'RL step' } : undefined };
     layout[`yaxis${ax}`] = { domain: [1 - i * (h + gap) - h, 1 - i * (h + gap)], anchor: `x${ax}`, title: { text: j === 0 ? ytitle : '' } };
     for (const m of methods) {
-      const rs = curves.filter((r) => r.metric === metric && r.method === m && r.agent === agent).sort((a, b) => Number(a.step) - Number(b.step));
+      const rs = curves.filter((r) => r.metric === metric && r.method === m && r.agent === agent)
+        .sort((a, b) => Number(a.step) - Number(b.step));
       if (!rs.length) continue;
       const first = metric === 'reward_std' ? Number(rs[0].mean) || 1 : 1;
-      data.push({ type: 'scatter', mode: 'lines', name: CORL_METHODS[m]?.label ?? m, legendgroup: m, showlegend: k === 1 || !data.some((d) => d.legendgroup === m),
-        x: rs.map((r) => Number(r.step)), y: rs.map((r) => Number(r.mean) / first), line: { color: METHOD_COLORS[m] }, xaxis: `x${ax}`, yaxis: `y${ax}` });
+      data.push({ type: 'scatter', mode: 'lines', name: CORL_METHODS[m]?.label ?? m, legendgroup: m,
+        showlegend: !data.some((d) => d.legendgroup === m), x: rs.map((r) => Number(r.step)), y: rs.map((r) => Number(r.mean) / first),
+        line: { color: METHOD_COLORS[m] }, xaxis: `x${ax}`, yaxis: `y${ax}` });
     }
   }));
-  (layout as { annotations: unknown[] }).annotations = agents.map((agent, j) => ({ text: agent, x: j * (w + gap) + w / 2, y: 1.04, xref: 'paper', yref: 'paper', showarrow: false }));
-  return { name: 'corl_dynamics_grid', width: 1000, height: 900, data, layout };
+  layout.annotations = agents.map((agent, j) => ({ text: agent, x: j * (w + gap) + w / 2, y: 1.04, xref: 'paper', yref: 'paper',
+    showarrow: false }));
+  return { name: g.name, width: 1000, height: 300 * n, data, layout, table: source, caption: g.caption };
 }
 
+/** CO-RL's training-dynamics figure (its Fig. 4): accuracy, normalised reward std and response length. */
+const DYNAMICS: GridSpec = { name: 'corl_dynamics_grid', title: 'Training dynamics of label-free methods (mean over seeds)',
+  rows: [['accuracy', 'accuracy'], ['reward_std', 'reward std / step 0'], ['response_length', 'length (tokens)']],
+  caption: 'Training dynamics of the label-free methods: accuracy, within-group reward std (normalised to step 0) and ' +
+    'response length, one column per agent, one line per method (means over seeds, unsmoothed).' };
+
+/** CO-RL's Fig. 2 (a)-(c) in one figure: agreement, pseudo-label accuracy and accuracy of the co-training runs. */
+const AGREEMENT: GridSpec = { name: 'corl_agreement_grid', title: 'Co-training: agreement, pseudo-label accuracy and accuracy',
+  rows: [['agreement', 'agreement'], ['pseudo_label_accuracy', 'pseudo-label acc.'], ['accuracy', 'accuracy']],
+  methods: ['ttrl', 'corl_same_family', 'corl_diff_family', 'corl_diff_family_decoupled', 'corl_three_ring'],
+  caption: 'The counterpart of CO-RL\'s Fig. 2 (a)-(c): per step, the share of prompts on which the agents\' majority ' +
+    'answers agree, the accuracy of the pseudo-labels against the hidden truth (analysis only, never trained on) and ' +
+    'the accuracy on training prompts; TTRL (self-voting) as the single-agent reference. One column per agent, ' +
+    'means over seeds, unsmoothed.' };
+
 export function corlFigures(dir = 'results/corl'): Figure[] {
-  const f = path.join(dir, 'curves.csv');
+  const f = path.join(dir, 'curves.csv'), pf = path.join(dir, 'phase.csv');
   if (!fs.existsSync(f)) return [];
   const c = readCsv(f);
-  const phase = fs.existsSync(path.join(dir, 'phase.csv')) ? readCsv(path.join(dir, 'phase.csv')) : [];
+  const phase = fs.existsSync(pf) ? readCsv(pf) : [];
   const corlMethods = [...new Set(phase.filter((r) => r.p_partner !== '').map((r) => String(r.method)))];
-  const self = selfRewardOutcomeFigure(phase);
-  const grid = dynamicsGrid(c);
+  const self = selfRewardOutcomeFigure(phase, pf);
+  const grids = [DYNAMICS, AGREEMENT].map((g) => metricGrid(c, f, g)).filter((g): g is Figure => g !== null);
+  const metric = (name: string, title: string, ytitle: string, what: string, normalise = false) =>
+    metricFigure(c, name, title, ytitle, f, what, normalise);
   return [
-    ...(grid ? [grid] : []),
-    ...corlMethods.map((m) => phaseFigure(phase, m)),
+    ...grids,
+    ...corlMethods.map((m) => phaseFigure(phase, m, pf)),
     ...(self ? [self] : []),
-    metricFigure(c, 'accuracy', 'Training accuracy per method and agent (label-free methods; GT-reward as reference)', 'accuracy on training prompts'),
-    metricFigure(c, 'reward_std', 'Within-group reward std, normalised to its first step (collapse = 0)', 'reward std / first-step value', true),
-    metricFigure(c, 'response_length', 'Response length', 'tokens'),
-    metricFigure(c, 'agreement', 'Agreement between the agents\' majority votes', 'share of prompts'),
-    metricFigure(c, 'pseudo_label_accuracy', 'Pseudo-label accuracy against the hidden truth (analysis only)', 'share of prompts'),
+    metric('accuracy', 'Training accuracy (label-free methods; GT-reward as reference)', 'accuracy on training prompts',
+      'Accuracy on the training prompts at each step.'),
+    metric('reward_std', 'Within-group reward std, normalised to its first step (collapse = 0)', 'reward std / first step',
+      'The standard deviation of rewards within a prompt\'s group, divided by its value at the first step.', true),
+    metric('response_length', 'Response length', 'tokens', 'Mean response length.'),
+    metric('agreement', 'Agreement between the agents\' majority votes', 'share of prompts',
+      'The share of prompts on which the agents\' majority answers agree.'),
+    metric('pseudo_label_accuracy', 'Pseudo-label accuracy against the hidden truth (analysis only)', 'share of prompts',
+      'The share of prompts whose pseudo-label (the supervising majority vote) equals the hidden answer; never used in training.'),
   ].filter((g) => g.data.length > 0);
 }

@@ -1,38 +1,97 @@
-// Plotly figures: a figure is plain JSON (data + layout). Each is written as a self-contained HTML file
-// (the plotly bundle inlined, works offline) and exported to SVG and PNG by one headless Chromium page
-// per batch. Node never imports plotly: the bundle needs a DOM, so it only runs inside the browser.
+// Plotly figures: a figure is plain JSON (data + layout), with a caption and the table it is drawn from. Each is
+// written as <name>.js (the spec), <name>.html (a page that shows it) and SVG and PNG exports (one headless
+// Chromium page per batch). Every page loads one shared plotly bundle, results/figures/plotly.min.js (the full
+// plotly.js-dist-min, so heatmaps and contours are available), and the gallery results/figures/index.html shows
+// every figure of a folder, grouped by paper (analysis/gallery.ts, drawn by make-figures). Everything works offline from file://.
+// Node never imports plotly: the bundle needs a DOM, so it only runs inside the browser.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createRequire } from 'node:module';
 import { writeFileAtomic } from '../src/io/table.js';
 
 export interface Figure {
-  /** file stem: results/figures/<name>.{html,svg,png} */
+  /** file stem: <folder>/<name>.{js,html,svg,png} */
   name: string;
   data: Record<string, unknown>[];
   layout: Record<string, unknown>;
   width?: number;
   height?: number;
+  /** shown under the figure in the gallery: what is drawn, over what, how to read it (smoothing, bands) */
+  caption?: string;
+  /** the committed table the figure is drawn from, as a path from the project root */
+  table?: string;
 }
 
 export type Format = 'html' | 'svg' | 'png';
 
+/** The one plotly bundle every figure page and the gallery load (a path from the project root). */
+export const BUNDLE = path.join('results', 'figures', 'plotly.min.js');
+
 // Resolved from the working directory (the project root for make targets and the tslab kernel).
 const req = createRequire(path.join(process.cwd(), 'noop.js'));
 let plotlySource: string | undefined;
-function plotlyJs(): string {
-  plotlySource ??= fs.readFileSync(req.resolve('plotly.js-basic-dist-min'), 'utf8');
+export function plotlyJs(): string {
+  plotlySource ??= fs.readFileSync(req.resolve('plotly.js-dist-min'), 'utf8');
   return plotlySource;
+}
+
+/** Keep the shared bundle beside the figures equal to the installed plotly (written only when it differs). */
+export function ensureBundle(): void {
+  const src = plotlyJs();
+  if (fs.existsSync(BUNDLE) && fs.readFileSync(BUNDLE, 'utf8') === src) return;
+  writeFileAtomic(BUNDLE, src);
 }
 
 const size = (f: Figure) => ({ width: f.width ?? 900, height: f.height ?? 600 });
 
-/** A self-contained HTML page showing the figure. */
-export function figureHtml(f: Figure): string {
-  const spec = JSON.stringify({ data: f.data, layout: { ...size(f), ...f.layout } }).replace(/</g, '\\u003c');
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${f.name}</title></head><body>` +
-    `<div id="fig"></div><script>${plotlyJs()}</script>` +
-    `<script>const spec = ${spec}; Plotly.newPlot('fig', spec.data, spec.layout, {responsive: true});</script></body></html>`;
+/** What <name>.js holds: the figure's spec, registered under its name for the pages that load it. */
+export interface FigureSpec {
+  name: string;
+  data: Record<string, unknown>[];
+  layout: Record<string, unknown>;
+  caption: string;
+  table: string;
+}
+
+export const specOf = (f: Figure): FigureSpec => ({ name: f.name, data: f.data, layout: { ...size(f), ...f.layout },
+  caption: f.caption ?? '', table: f.table ?? '' });
+
+const SPEC_HEAD = '(window.FIGURES = window.FIGURES || {})[';
+
+/** <name>.js: three lines (the registration, the spec as one line of JSON, the end), so that Node can read it back. */
+export function figureScript(f: Figure): string {
+  return `${SPEC_HEAD}${JSON.stringify(f.name)}] =\n${JSON.stringify(specOf(f))}\n;\n`;
+}
+
+/** Read a <name>.js back (the gallery does); throws on a file that is not a figure spec. */
+export function readFigureScript(file: string): FigureSpec {
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  if (!lines[0].startsWith(SPEC_HEAD) || lines[2] !== ';') throw new Error(`${file}: not a figure spec written by figureScript`);
+  return JSON.parse(lines[1]) as FigureSpec;
+}
+
+export const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** A page showing one figure, beside its <name>.js; `bundle` is the path of the plotly bundle from the page. */
+export function figureHtml(f: Figure, bundle: string): string {
+  const cap = f.caption ? `<p style="max-width:900px;font-family:sans-serif">${escapeHtml(f.caption)}</p>` : '';
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(f.name)}</title>` +
+    `<script src="${escapeHtml(bundle)}"></script><script src="${escapeHtml(f.name)}.js"></script></head>` +
+    `<body><div id="fig"></div>${cap}<script>const f = FIGURES[${JSON.stringify(f.name).replace(/</g, '\\u003c')}];\n` +
+    `Plotly.newPlot('fig', f.data, f.layout, {responsive: true});</script></body></html>\n`;
+}
+
+/** The bundle's path as a page in `dir` refers to it (a relative URL path). */
+export const bundleFrom = (dir: string) => path.relative(dir, BUNDLE).split(path.sep).join('/');
+
+/** Debian's Chromium, headless and offline, driven by playwright-core (the caller closes it). */
+export async function launchChromium() {
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({
+    executablePath: chromiumPath(),
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-quic', '--allow-file-access-from-files'],
+  });
 }
 
 export function chromiumPath(): string {
@@ -62,12 +121,7 @@ const RENDER = `async ({ data, layout, width, height, formats }) => {
 /** Render figures to SVG (text) and PNG (bytes) in one browser session. */
 export async function renderFigures(figs: Figure[], formats: ('svg' | 'png')[] = ['svg', 'png']): Promise<{ svg?: string; png?: Buffer }[]> {
   if (figs.length === 0) return [];
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: chromiumPath(),
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     await page.setContent(`<html><body><div id="fig"></div><script>${plotlyJs()}</script></body></html>`);
@@ -85,13 +139,21 @@ export async function renderFigures(figs: Figure[], formats: ('svg' | 'png')[] =
   }
 }
 
-/** Write <name>.html, .svg and .png for every figure into outDir (atomically, one browser for the batch). */
+/**
+ * Write <name>.js, .html, .svg and .png for every figure into outDir (atomically, one browser for the batch) and keep
+ * the shared bundle current. make-figures then redraws the folder's gallery (analysis/gallery.ts).
+ */
 export async function writeFigures(figs: Figure[], outDir: string, formats: Format[] = ['html', 'svg', 'png']): Promise<string[]> {
   const written: string[] = [];
   const images = formats.some((f) => f !== 'html') ? await renderFigures(figs, formats.filter((f): f is 'svg' | 'png' => f !== 'html')) : [];
+  if (formats.includes('html')) ensureBundle();
   figs.forEach((f, i) => {
     const file = (ext: string) => path.join(outDir, `${f.name}.${ext}`);
-    if (formats.includes('html')) { writeFileAtomic(file('html'), figureHtml(f)); written.push(file('html')); }
+    if (formats.includes('html')) {
+      writeFileAtomic(file('js'), figureScript(f));
+      writeFileAtomic(file('html'), figureHtml(f, bundleFrom(outDir)));
+      written.push(file('js'), file('html'));
+    }
     if (images[i]?.svg) { writeFileAtomic(file('svg'), images[i].svg!); written.push(file('svg')); }
     if (images[i]?.png) { writeFileAtomic(file('png'), images[i].png!); written.push(file('png')); }
   });

@@ -11,6 +11,7 @@ import { METHODS, TABLE2_ARCHIVE } from '../src/methods/table2.js';
 import { mean } from '../src/util/stats.js';
 import { checkSameInputs, runsWithArchive } from './table2.js';
 import type { Figure } from './figures.js';
+import { band, METHOD_COLORS } from './style.js';
 
 export const LONG_COLUMNS = ['method', 'step', 'column', 'mean', 'ci_low', 'ci_high', 'seeds'];
 
@@ -32,21 +33,20 @@ export function longTable(curves: { method: string; seed: number; rows: Row[] }[
     .sort((a, b) => String(a.method).localeCompare(String(b.method)) || Number(a.step) - Number(b.step) || String(a.column).localeCompare(String(b.column)));
 }
 
-const COLORS: Record<string, string> = { rlvr: '#7f7f7f', rlcer: '#1f77b4', rlcer_no_evolve: '#9ecae1', fixed_teacher: '#ff7f0e' };
-
 /** Average held-out accuracy against RL steps, one line per method with its 95% band (no smoothing). */
-export function longFigure(table: Row[]): Figure {
+export function longFigure(table: Row[], source = 'results/rlcer/long.csv'): Figure {
   const methods = [...new Set(table.map((r) => String(r.method)))];
   const data = methods.flatMap((m) => {
     const rs = table.filter((r) => r.method === m && r.column === 'average').sort((a, b) => Number(a.step) - Number(b.step));
-    const x = rs.map((r) => Number(r.step)), color = COLORS[m] ?? '#333333';
-    const hasBand = rs.every((r) => r.ci_low !== '');
-    const band = hasBand ? [{ type: 'scatter', mode: 'lines', x: [...x, ...[...x].reverse()], showlegend: false, hoverinfo: 'skip',
-      y: [...rs.map((r) => Number(r.ci_high)), ...[...rs].reverse().map((r) => Number(r.ci_low))], fill: 'toself',
-      fillcolor: `${color}33`, line: { width: 0 }, name: `${m} 95% CI` }] : [];
-    return [...band, { type: 'scatter', mode: 'lines+markers', name: METHODS[m]?.label ?? m, x, y: rs.map((r) => Number(r.mean)), line: { color } }];
+    const x = rs.map((r) => Number(r.step)), color = METHOD_COLORS[m] ?? '#333333', label = METHODS[m]?.label ?? m;
+    const bands = rs.every((r) => r.ci_low !== '')
+      ? [band(x, rs.map((r) => Number(r.ci_low)), rs.map((r) => Number(r.ci_high)), color, label)] : [];
+    return [...bands, { type: 'scatter', mode: 'lines+markers', name: label, x, y: rs.map((r) => Number(r.mean)), line: { color } }];
   });
-  return { name: 'rlcer_long', data, layout: { title: { text: 'Held-out accuracy over a long horizon (size S): mean and 95% band over seeds, unsmoothed' },
+  return { name: 'rlcer_long', data, table: source,
+    caption: 'Held-out accuracy (average of the four families, fixed evaluation set) every few steps over 300 RL steps; ' +
+      'lines are means over seeds and bands 95% t-intervals over seeds, unsmoothed.',
+    layout: { title: { text: 'Held-out accuracy over a long horizon (size S): mean and 95% band over seeds, unsmoothed' },
     xaxis: { title: { text: 'RL step' } }, yaxis: { title: { text: 'accuracy, average of 4 families' }, range: [0, 1] } } };
 }
 

@@ -2,6 +2,7 @@
 // Usage: tsx analysis/make-figures.ts [theme ...]   (themes: theory, rlvr, rlcer, corl, rubicon; default all)
 import * as path from 'node:path';
 import { writeFigures, type Figure } from './figures.js';
+import { writeGallery } from './gallery.js';
 import { theoryFigures } from './theory-figures.js';
 import { rlvrFigures } from './rlvr-figures.js';
 import { rlcerFigures } from './rlcer-figures.js';
@@ -23,6 +24,6 @@ runMain(async () => {
   const figs = (asked.length ? asked : Object.keys(THEMES)).flatMap((t) => THEMES[t]());
   const t0 = Date.now();
   const outDir = process.env.FIGURES ?? 'results/figures';
-  const files = await writeFigures(figs, outDir);
+  const files = [...await writeFigures(figs, outDir), writeGallery(outDir)];
   console.log(`${figs.length} figures, ${files.length} files -> ${outDir} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
 });

@@ -6,57 +6,134 @@ import { readCsv, type Row } from '../src/io/table.js';
 import { METHODS, TABLE2_ROWS } from '../src/methods/table2.js';
 import type { Figure } from './figures.js';
 import { longFigure } from './long.js';
+import { band, FAMILY_COLORS, METHOD_COLORS } from './style.js';
 
-const COLORS: Record<string, string> = {
-  rlvr: '#7f7f7f', rlcer: '#1f77b4', rlcer_no_evolve: '#9ecae1', rlcer_rubric_only: '#2ca02c', rlcer_rubric_only_random: '#d62728',
-  rlcer_oracle: '#17becf', fixed_teacher: '#ff7f0e', fixed_untrained: '#bcbd22', scalar_rm: '#8c564b', sft: '#000000',
-};
+const SMOOTH = 5;
 
-/** One line per method for a metric, smoothed over `window` steps (a centred moving average of the seed means). */
-function metricLines(curves: Row[], metric: string, methods: string[], size: string, window = 5) {
-  return methods.flatMap((m) => {
-    const rs = curves.filter((r) => r.metric === metric && r.method === m && r.size === size).sort((a, b) => Number(a.step) - Number(b.step));
-    if (rs.length === 0) return [];
-    const y = rs.map((r) => Number(r.mean));
-    const smooth = y.map((_, i) => { const lo = Math.max(0, i - (window >> 1)), hi = Math.min(y.length, i + (window >> 1) + 1); return y.slice(lo, hi).reduce((a, b) => a + b, 0) / (hi - lo); });
-    return [{ type: 'scatter', mode: 'lines', name: METHODS[m]?.label ?? m, x: rs.map((r) => Number(r.step)), y: smooth, line: { color: COLORS[m] } }];
+/** A centred moving average over `window` points (shorter at the ends). */
+export function smooth(y: number[], window = SMOOTH): number[] {
+  return y.map((_, i) => {
+    const lo = Math.max(0, i - (window >> 1)), hi = Math.min(y.length, i + (window >> 1) + 1);
+    return y.slice(lo, hi).reduce((a, b) => a + b, 0) / (hi - lo);
   });
 }
 
-function lineFigure(name: string, title: string, ytitle: string, curves: Row[], metric: string, methods: string[], size: string): Figure {
-  return { name, data: metricLines(curves, metric, methods, size),
-    layout: { title: { text: title }, xaxis: { title: { text: 'RL step' } }, yaxis: { title: { text: ytitle } } } };
+/**
+ * One line per method for a metric: the seed means smoothed over SMOOTH steps, under it the 95% band over seeds
+ * (the per-step interval, smoothed the same way; no band for a single seed).
+ */
+function metricLines(curves: Row[], metric: string, methods: string[], size: string) {
+  return methods.flatMap((m) => {
+    const rs = curves.filter((r) => r.metric === metric && r.method === m && r.size === size)
+      .sort((a, b) => Number(a.step) - Number(b.step));
+    if (rs.length === 0) return [];
+    const x = rs.map((r) => Number(r.step)), y = smooth(rs.map((r) => Number(r.mean)));
+    const color = METHOD_COLORS[m] ?? '#333333', label = METHODS[m]?.label ?? m;
+    const h = rs.every((r) => r.ci95 !== '') ? smooth(rs.map((r) => Number(r.ci95))) : undefined;
+    const bands = h ? [band(x, y.map((v, i) => v - h[i]), y.map((v, i) => v + h[i]), color, label)] : [];
+    return [...bands, { type: 'scatter', mode: 'lines', name: label, x, y, line: { color } }];
+  });
 }
+
+function lineFigure(name: string, title: string, ytitle: string, curves: Row[], metric: string, methods: string[],
+  size: string, source: string, what: string): Figure {
+  return { name, data: metricLines(curves, metric, methods, size), table: source,
+    caption: `${what} Lines: means over seeds, smoothed by a centred ${SMOOTH}-step moving average; bands: 95% t-intervals ` +
+      'over seeds, smoothed the same way.',
+    layout: { title: { text: `${title} (${SMOOTH}-step moving average)` }, xaxis: { title: { text: 'RL step' } },
+      yaxis: { title: { text: ytitle } } } };
+}
+
+/** Held-out accuracy on the fixed evaluation set, one panel per family, mean and 95% band over seeds (unsmoothed). */
+export function evalFigure(rows: Row[], methods: string[], size: string, source: string): Figure {
+  const families = [...new Set(rows.map((r) => String(r.family)))].sort((a, b) => FAMILY_ORDER.indexOf(a) - FAMILY_ORDER.indexOf(b));
+  const data = families.flatMap((f, k) => {
+    const axes = { xaxis: `x${k + 1}`, yaxis: `y${k + 1}` };
+    return methods.flatMap((m) => {
+      const rs = rows.filter((r) => r.size === size && r.method === m && r.family === f).sort((a, b) => Number(a.step) - Number(b.step));
+      if (rs.length === 0) return [];
+      const x = rs.map((r) => Number(r.step)), y = rs.map((r) => Number(r.accuracy_mean));
+      const color = METHOD_COLORS[m] ?? '#333333', label = METHODS[m]?.label ?? m;
+      const h = rs.every((r) => r.accuracy_ci95 !== '') ? rs.map((r) => Number(r.accuracy_ci95)) : undefined;
+      const bands = h ? [band(x, y.map((v, i) => v - h[i]), y.map((v, i) => v + h[i]), color, label, axes)] : [];
+      return [...bands, { type: 'scatter', mode: 'lines+markers', name: label, legendgroup: m, showlegend: k === 0, x, y,
+        line: { color }, ...axes }];
+    });
+  });
+  const layout: Record<string, unknown> = { title: { text: `Held-out accuracy during training (size ${size}), per family` },
+    grid: { rows: 2, columns: 2, pattern: 'independent' }, height: 700,
+    annotations: families.map((f, k) => ({ text: f === 'chain_ood' ? 'chain_ood (held-out lengths)' : f, showarrow: false,
+      xref: `x${k + 1} domain`, yref: `y${k + 1} domain`, x: 0.5, y: 1.08, font: { size: 13 } })) };
+  families.forEach((_, k) => {
+    layout[`xaxis${k ? k + 1 : ''}`] = { title: { text: k >= 2 ? 'RL step' : '' } };
+    layout[`yaxis${k ? k + 1 : ''}`] = { title: { text: k % 2 === 0 ? 'accuracy' : '' }, range: [0, 1] };
+  });
+  return { name: 'rlcer_eval_accuracy', data, layout, height: 700, table: source,
+    caption: 'The main accuracy figure: accuracy on the fixed held-out evaluation set (several samples per problem) ' +
+      'at the evaluation steps, one panel per problem family. Lines: means over seeds, unsmoothed; bands: 95% ' +
+      't-intervals over seeds.' };
+}
+
+const FAMILY_ORDER = Object.keys(FAMILY_COLORS);
 
 /** The mix of criterion kinds the rubricator proposes over training (shares of proposed criteria, stacked). */
-export function kindMixFigure(curves: Row[], method: string, size: string): Figure {
-  const kinds = [...new Set(curves.filter((r) => String(r.metric).startsWith('kind/') && r.method === method).map((r) => String(r.metric)))].sort();
-  return { name: `rlcer_kind_mix_${method}`,
+export function kindMixFigure(curves: Row[], method: string, size: string, source: string): Figure {
+  const kinds = [...new Set(curves.filter((r) => String(r.metric).startsWith('kind/') && r.method === method)
+    .map((r) => String(r.metric)))].sort();
+  const label = METHODS[method]?.label ?? method;
+  return { name: `rlcer_kind_mix_${method}`, table: source,
+    caption: `Shares of the criterion kinds among the criteria ${label}'s rubricator proposes at each step, stacked ` +
+      '(means over seeds, unsmoothed).',
     data: kinds.map((k) => {
-      const rs = curves.filter((r) => r.metric === k && r.method === method && r.size === size).sort((a, b) => Number(a.step) - Number(b.step));
-      return { type: 'scatter', mode: 'lines', stackgroup: 'one', name: k.replace('kind/', ''), x: rs.map((r) => Number(r.step)), y: rs.map((r) => Number(r.mean)) };
+      const rs = curves.filter((r) => r.metric === k && r.method === method && r.size === size)
+        .sort((a, b) => Number(a.step) - Number(b.step));
+      return { type: 'scatter', mode: 'lines', stackgroup: 'one', name: k.replace('kind/', ''), x: rs.map((r) => Number(r.step)),
+        y: rs.map((r) => Number(r.mean)) };
     }),
-    layout: { title: { text: `Criterion kinds proposed over training (${METHODS[method]?.label ?? method})` }, xaxis: { title: { text: 'RL step' } }, yaxis: { title: { text: 'share of proposed criteria' }, range: [0, 1] } } };
+    layout: { title: { text: `Criterion kinds proposed over training (${label})` }, xaxis: { title: { text: 'RL step' } },
+      yaxis: { title: { text: 'share of proposed criteria' }, range: [0, 1] } } };
 }
 
-/** Table 2 as grouped bars: average accuracy and rubric quality per method (one bar each, in table order), with 95% CI. */
-export function table2Figure(table: Row[], size: string): Figure {
+const signed = (v: number) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(3)}`;
+
+/** The paper's claims and our verdicts, one line each, for the figure's subtitle (rows of table2_claims.csv). */
+export function claimLines(claims: Row[], size: string, max = 3): string[] {
+  return claims.filter((c) => String(c.run).startsWith(`${size}|`) && c.delta !== '').slice(0, max)
+    .map((c) => `paper: ${c.claim} · ours: ${signed(Number(c.delta))} [${signed(Number(c.ci_low))}, ` +
+      `${signed(Number(c.ci_high))}], ${c.verdict}`);
+}
+
+/**
+ * Table 2 as grouped bars: average accuracy and rubric quality per method (one bar each, in table order), with 95%
+ * CI; under the title, the first claims with our deltas and verdicts.
+ */
+export function table2Figure(table: Row[], size: string, claims: Row[] = [], source = 'results/table2.csv'): Figure {
   // TABLE2_ROWS already ends with the EvoLM rows: adding them again drew (and stacked) their bars twice
   const methods = TABLE2_ROWS.filter((m) => table.some((r) => r.method === m && r.size === size));
   const bar = (column: string, name: string, color: string) => {
     const rs = methods.map((m) => table.find((r) => r.method === m && r.size === size && r.column === column));
-    return { type: 'bar', name, x: methods.map((m) => METHODS[m]?.label ?? m), y: rs.map((r) => (r ? Number(r.mean) : null)), marker: { color },
+    return { type: 'bar', name, x: methods.map((m) => METHODS[m]?.label ?? m), y: rs.map((r) => (r ? Number(r.mean) : null)),
+      marker: { color },
       error_y: { type: 'data', array: rs.map((r) => (r && r.ci_high !== '' ? (Number(r.ci_high) - Number(r.ci_low)) / 2 : 0)) } };
   };
-  return { name: `table2_${size}`, data: [bar('average', 'accuracy, average of 4 families', '#1f77b4'), bar('rubric_quality', 'rubric quality (pairwise)', '#ff7f0e')],
-    layout: { title: { text: `Table 2 (size ${size}): policy accuracy and reward-source quality, mean and 95% CI over seeds` }, barmode: 'group', yaxis: { range: [0, 1] }, margin: { b: 170 } } };
+  const lines = claimLines(claims, size);
+  return { name: `table2_${size}`, table: source, width: 1200, height: 680 + 24 * lines.length,
+    caption: 'Every Table 2 row run at this size: the policy\'s held-out accuracy (average of the four families) and the ' +
+      'pairwise quality of its reward source, means over seeds with 95% t-intervals. Bars are capped at 1 (the axis ' +
+      'range); under the title, the paper\'s first claims with our deltas and verdicts (all in results/table2_claims.csv).',
+    data: [bar('average', 'accuracy, average of 4 families', '#1f77b4'), bar('rubric_quality', 'rubric quality (pairwise)', '#ff7f0e')],
+    layout: { title: { text: `Table 2 (size ${size}): policy accuracy and reward-source quality, mean and 95% CI over seeds` +
+      lines.map((l) => `<br><sup>${l}</sup>`).join('') }, barmode: 'group', yaxis: { range: [0, 1], title: { text: 'accuracy / quality' } },
+      margin: { b: 250, t: 110 + 24 * lines.length },
+      shapes: [{ type: 'line', xref: 'paper', x0: 0, x1: 1, y0: 0.5, y1: 0.5, line: { dash: 'dot', color: '#999', width: 1 } }] } };
 }
 
 const sizesOf = (rows: Row[]) => [...new Set(rows.map((r) => String(r.size)))];
 
 /** Figures are drawn once per size: the S figure keeps its plain name, other sizes get a suffix and a title note. */
 function named(g: Figure, size: string): Figure {
-  return size === 'S' ? g : { ...g, name: `${g.name}_${size}`, layout: { ...g.layout, title: { text: `${(g.layout.title as { text: string }).text} (size ${size})` } } };
+  return size === 'S' ? g : { ...g, name: `${g.name}_${size}`,
+    layout: { ...g.layout, title: { text: `${(g.layout.title as { text: string }).text} (size ${size})` } } };
 }
 
 export function rlcerFigures(dir = 'results'): Figure[] {
@@ -64,17 +141,37 @@ export function rlcerFigures(dir = 'results'): Figure[] {
   const figs: Figure[] = [];
   if (fs.existsSync(f)) {
     const c = readCsv(f);
+    const line = (name: string, title: string, ytitle: string, metric: string, methods: string[], size: string, what: string) =>
+      lineFigure(name, title, ytitle, c, metric, methods, size, f, what);
     for (const size of sizesOf(c)) {
       figs.push(...[
-        lineFigure('rlcer_accuracy', 'Probe accuracy during training: RLVR, RLCER, RLCER without evolving', 'probe accuracy (1 sample per problem)', c, 'probe_accuracy', ['rlvr', 'rlcer', 'rlcer_no_evolve'], size),
-        lineFigure('rlcer_cot_reward', 'CoT reward during training, with and without self-evolution', 'mean CoT reward', c, 'reward/cot', ['rlcer', 'rlcer_no_evolve'], size),
-        lineFigure('rlcer_correlation', 'Mean correlation of proposed criteria with correctness', 'mean Pearson corr(v, z)', c, 'corr_proposed', ['rlcer', 'rlcer_no_evolve'], size),
-        lineFigure('rlcer_rubric_only', 'Rubric-only training (no outcome reward): filtered vs random rubrics', 'probe accuracy', c, 'probe_accuracy', ['rlcer_rubric_only', 'rlcer_rubric_only_random'], size),
-        lineFigure('rlcer_valid_fraction', 'Share of proposed criteria that are valid', 'valid / proposed', c, 'valid_fraction', ['rlcer', 'rlcer_no_evolve'], size),
-        kindMixFigure(c, 'rlcer', size), kindMixFigure(c, 'rlcer_no_evolve', size),
-        lineFigure('rlcer_concrete_share', 'Share of concrete-value criteria (criteria with arguments) in the rubrics', 'concrete share', c, 'concrete_share', ['rlcer', 'rlcer_no_evolve'], size),
+        line('rlcer_accuracy', 'Probe accuracy during training: RLVR, RLCER, RLCER without evolving',
+          'probe accuracy (1 sample per problem)', 'probe_accuracy', ['rlvr', 'rlcer', 'rlcer_no_evolve'], size,
+          'Training-time probe: one sample at temperature 1 per probe problem (4 per evaluation cell) at every ' +
+          'step, noisier than the held-out curve in rlcer_eval_accuracy.'),
+        line('rlcer_cot_reward', 'CoT reward during training, with and without self-evolution', 'mean CoT reward',
+          'reward/cot', ['rlcer', 'rlcer_no_evolve'], size, 'The reasoner\'s CoT reward per step: the points of the ' +
+          'valid criteria its chain of thought satisfies, min-max normalised over the rubric\'s point range.'),
+        line('rlcer_correlation', 'Mean correlation of proposed criteria with correctness', 'mean Pearson corr(v, z)',
+          'corr_proposed', ['rlcer', 'rlcer_no_evolve'], size, 'Pearson correlation, over a group\'s rollouts, between ' +
+          'satisfying a proposed criterion and being correct, averaged over the proposed criteria of each step.'),
+        line('rlcer_rubric_only', 'Rubric-only training (no outcome reward): filtered vs random rubrics', 'probe accuracy',
+          'probe_accuracy', ['rlcer_rubric_only', 'rlcer_rubric_only_random'], size, 'Probe accuracy when the reasoner is ' +
+          'rewarded by rubrics alone: valid (filtered) rubrics against random ones.'),
+        line('rlcer_valid_fraction', 'Share of proposed criteria that are valid', 'valid / proposed', 'valid_fraction',
+          ['rlcer', 'rlcer_no_evolve'], size, 'The share of the rubricator\'s proposed criteria that pass the validity ' +
+          'test (see docs/rlcer.md).'),
+        kindMixFigure(c, 'rlcer', size, f), kindMixFigure(c, 'rlcer_no_evolve', size, f),
+        line('rlcer_concrete_share', 'Share of concrete-value criteria (criteria with arguments) in the rubrics',
+          'concrete share', 'concrete_share', ['rlcer', 'rlcer_no_evolve'], size, 'The share of proposed criteria that ' +
+          'name a concrete value (an argument), per step.'),
       ].map((g) => named(g, size)));
     }
+  }
+  const e = path.join(dir, 'rlcer', 'eval_curves.csv');
+  if (fs.existsSync(e)) {
+    const rows = readCsv(e);
+    for (const size of sizesOf(rows)) figs.push(named(evalFigure(rows, ['rlvr', 'rlcer', 'rlcer_no_evolve'], size, e), size));
   }
   const hintsFile = path.join(dir, 'rlcer', 'hints.csv');
   if (fs.existsSync(hintsFile)) {
@@ -82,10 +179,17 @@ export function rlcerFigures(dir = 'results'): Figure[] {
     for (const size of sizesOf(all)) {
       const h = all.filter((r) => r.size === size);
       const methods = [...new Set(h.map((r) => String(r.method)))].sort((a, b) => TABLE2_ROWS.indexOf(a) - TABLE2_ROWS.indexOf(b));
-      const avg = (m: string, k: string) => { const rs = h.filter((r) => r.method === m); return rs.reduce((a, r) => a + Number(r[`${k}_mean`]), 0) / rs.length; };
-      figs.push(named({ name: 'rlcer_hints',
-        data: (['plain', 'hinted'] as const).map((k) => ({ type: 'bar', name: k === 'plain' ? 'plain prompt' : 'own rubric as in-prompt hint', x: methods.map((m) => METHODS[m]?.label ?? m), y: methods.map((m) => avg(m, k)) })),
-        layout: { title: { text: 'Rubrics as in-prompt hints at inference: accuracy averaged over the four families' }, barmode: 'group', yaxis: { range: [0, 1] }, margin: { b: 170 } } }, size));
+      const avg = (m: string, k: string) => {
+        const rs = h.filter((r) => r.method === m);
+        return rs.reduce((a, r) => a + Number(r[`${k}_mean`]), 0) / rs.length;
+      };
+      figs.push(named({ name: 'rlcer_hints', table: hintsFile,
+        caption: 'Accuracy at inference with a plain prompt and with the model\'s own rubric given as an in-prompt hint, ' +
+          'averaged over the four families (means over seeds of each family\'s accuracy).',
+        data: (['plain', 'hinted'] as const).map((k) => ({ type: 'bar', name: k === 'plain' ? 'plain prompt' : 'own rubric as in-prompt hint',
+          x: methods.map((m) => METHODS[m]?.label ?? m), y: methods.map((m) => avg(m, k)) })),
+        layout: { title: { text: 'Rubrics as in-prompt hints at inference: accuracy averaged over the four families' },
+          barmode: 'group', yaxis: { range: [0, 1], title: { text: 'accuracy' } }, margin: { b: 170 } } }, size));
     }
   }
   const evo = path.join(dir, 'evolm', 'rubric_evolution.csv');
@@ -93,16 +197,21 @@ export function rlcerFigures(dir = 'results'): Figure[] {
     const all = readCsv(evo);
     for (const size of sizesOf(all)) {
       const rows = all.filter((r) => r.size === size).sort((a, b) => Number(a.step) - Number(b.step));
-      figs.push(named({ name: 'evolm_rubric_evolution',
-        data: ['concrete_share', 'format_rate'].map((k) => ({ type: 'scatter', mode: 'lines', name: k.replace('_', ' '), x: rows.map((r) => Number(r.step)), y: rows.map((r) => (r[k] === '' ? null : Number(r[k]))) })),
-        layout: { title: { text: 'EvoLM (co-evolving): concrete-value criteria and format validity of the generated rubrics' }, xaxis: { title: { text: 'step (policy and generator phases)' } }, yaxis: { title: { text: 'share' }, range: [0, 1] } } }, size));
+      figs.push(named({ name: 'evolm_rubric_evolution', table: evo,
+        caption: 'EvoLM\'s generated rubrics over training: the share of concrete-value criteria and the share of ' +
+          'rubrics in the required format (means over seeds, unsmoothed).',
+        data: ['concrete_share', 'format_rate'].map((k) => ({ type: 'scatter', mode: 'lines', name: k.replace('_', ' '),
+          x: rows.map((r) => Number(r.step)), y: rows.map((r) => (r[k] === '' ? null : Number(r[k]))) })),
+        layout: { title: { text: 'EvoLM (co-evolving): concrete-value criteria and format validity of the generated rubrics' },
+          xaxis: { title: { text: 'step (policy and generator phases)' } }, yaxis: { title: { text: 'share' }, range: [0, 1] } } }, size));
     }
   }
   if (fs.existsSync(t)) {
-    const table = readCsv(t);
-    for (const size of sizesOf(table)) figs.push(table2Figure(table, size));
+    const table = readCsv(t), cf = path.join(dir, 'table2_claims.csv');
+    const claims = fs.existsSync(cf) ? readCsv(cf) : [];
+    for (const size of sizesOf(table)) figs.push(table2Figure(table, size, claims, t));
   }
   const long = path.join(dir, 'rlcer', 'long.csv');
-  if (fs.existsSync(long)) figs.push(longFigure(readCsv(long)));
+  if (fs.existsSync(long)) figs.push(longFigure(readCsv(long), long));
   return figs.filter((g) => g.data.length > 0);
 }

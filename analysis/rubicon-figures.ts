@@ -16,26 +16,33 @@ export function rubiconFigures(dir = 'results/rubicon'): Figure[] {
     const rows = readCsv(t);
     const runs = [...new Set(rows.map(label))];
     const dims = [...new Set(rows.map((r) => String(r.column)))].filter((c) => !HACK_MEASURES.test(c));
-    figs.push({ name: 'rubicon_seesaw',
+    figs.push({ name: 'rubicon_seesaw', table: t,
+      caption: 'Every rubric dimension and the accuracy after training, one bar group per dimension and one bar per ' +
+        'aggregator and schedule (means over seeds; the CIs are in the table).',
       data: runs.map((run) => ({ type: 'bar', name: run, x: dims, y: dims.map((d) => { const r = rows.find((x) => label(x) === run && x.column === d); return r ? Number(r.mean) : null; }) })),
       layout: { title: { text: 'Every dimension and accuracy after training, per aggregator and schedule (the seesaw)' }, barmode: 'group', yaxis: { range: [0, 1] }, margin: { b: 190 } } });
   }
   if (fs.existsSync(d)) {
     const rows = readCsv(d);
     const runs = [...new Set(rows.map(label))];
-    figs.push({ name: 'rubicon_seesaw_delta',
+    figs.push({ name: 'rubicon_seesaw_delta', table: d,
+      caption: 'Change over the cold start, paired by seed, of the mean constraint-dimension score, the mean ' +
+        'quality-dimension score and accuracy, per aggregator and schedule; error bars are 95% t-intervals.',
       data: ['constraints', 'quality', 'accuracy'].map((m) => {
         const rs = runs.map((run) => rows.find((x) => label(x) === run && x.measure === m));
         return { type: 'bar', name: m, x: runs, y: rs.map((r) => (r ? Number(r.delta) : null)),
           error_y: { type: 'data', symmetric: false, array: rs.map((r) => (r && r.ci_high !== '' ? Number(r.ci_high) - Number(r.delta) : 0)), arrayminus: rs.map((r) => (r && r.ci_low !== '' ? Number(r.delta) - Number(r.ci_low) : 0)) } };
       }),
-      layout: { title: { text: 'Change over the cold start (paired by seed, 95% CI): constraint dimensions, quality dimensions, accuracy' }, barmode: 'group', yaxis: { title: { text: 'trained - cold start' } }, margin: { b: 190 } } });
+      layout: { title: { text: 'Change over the cold start (paired by seed, 95% CI)' }, barmode: 'group', yaxis: { title: { text: 'trained - cold start' } }, margin: { b: 190 } } });
   }
   if (fs.existsSync(d) && fs.existsSync(rep)) {
     // the seesaw side by side: the paper's single-type ablation (benchmark points, as reported) and ours (change of
     // the mean dimension score, x100), each on its own axis because the units differ
     const ours = readCsv(d), paper = readCsv(rep).filter((r) => r.experiment === 'quality_only' || r.experiment === 'constraints_only');
-    figs.push({ name: 'rubicon_seesaw_reported',
+    figs.push({ name: 'rubicon_seesaw_reported', table: rep,
+      caption: 'Single-type training, side by side: left, the paper\'s reported benchmark changes for its quality-only ' +
+        'and constraints-only runs; right, ours (weighted sum), the change of the mean dimension score x 100. The ' +
+        'units differ, so each has its own axis; our numbers are in results/rubicon/seesaw.csv.',
       data: [
         ...['quality', 'constraints'].map((a) => {
           const rs = paper.filter((r) => r.analogue === a);
@@ -52,7 +59,9 @@ export function rubiconFigures(dir = 'results/rubicon'): Figure[] {
   if (fs.existsSync(h)) {
     const rows = readCsv(h);
     for (const k of ['hack_rate', 'judge_score', 'accuracy']) {
-      figs.push({ name: `rubicon_hacking_${k}`,
+      figs.push({ name: `rubicon_hacking_${k}`, table: h,
+        caption: `The reward-hacking probe under the joint schedule: ${k.replace('_', ' ')} at each RL step, one line per ` +
+          'aggregator (with and without the defence rubric), means over seeds, unsmoothed.',
         data: [...new Set(rows.map(withDefence))].map((agg) => {
           const rs = rows.filter((r) => withDefence(r) === agg).sort((a, b) => Number(a.step) - Number(b.step));
           return { type: 'scatter', mode: 'lines', name: agg, x: rs.map((r) => Number(r.step)), y: rs.map((r) => Number(r[k])) };

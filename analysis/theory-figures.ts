@@ -144,14 +144,28 @@ export function accuracyVsKappaFigure(rows: Row[]): Figure {
   };
 }
 
-/** Every theory figure, from the tables in `dir`. */
+/** Every theory figure, from the tables in `dir`, each with its caption and the table it is drawn from. */
 export function theoryFigures(dir = 'results/theory'): Figure[] {
-  const t = (name: string) => readCsv(path.join(dir, `${name}.csv`));
+  const file = (name: string) => path.join(dir, `${name}.csv`);
+  const t = (name: string) => readCsv(file(name));
+  const about = (f: Figure, table: string, caption: string): Figure => ({ ...f, table: file(table), caption });
   return [
-    selfRewardFieldFigure(t('self_reward_field')),
-    phasePortraitFigure(t('phase_field'), t('phase_trajectories')),
-    workedExampleFigure(t('worked_example')),
-    stochasticVsOdeFigure(t('stochastic_paths'), t('stochastic_basin')),
-    accuracyVsKappaFigure(t('error_overlap')),
+    about(selfRewardFieldFigure(t('self_reward_field')), 'self_reward_field', 'The self-rewarding ODE (majority vote of K ' +
+      'own samples as the label): dp/dt against the accuracy p, one line per K. It is negative below 1/2 and positive ' +
+      'above, so the policy drifts to whichever answer it already prefers (Prop. 2).'),
+    about(phasePortraitFigure(t('phase_field'), t('phase_trajectories')), 'phase_field', 'Co-training of two agents ' +
+      'labelled by each other\'s majority votes: the vector field (grey arrows, normalised), ODE trajectories coloured ' +
+      'by where they end, the saddle at (1/2, 1/2) and the separatrix pA + pB = 1 (trajectories from ' +
+      'phase_trajectories.csv).'),
+    about(workedExampleFigure(t('worked_example')), 'worked_example', 'The paper\'s worked example: two agents that are ' +
+      'each right on a different half of the problems. Final accuracy at the ODE horizon, by samples per step K, for ' +
+      'co-training and for self-rewarding.'),
+    about(stochasticVsOdeFigure(t('stochastic_paths'), t('stochastic_basin')), 'stochastic_paths', 'Left: tabular GRPO ' +
+      'with finite samples (means and 95% bands over replicates) against the ODE (dashed), for starts at several ' +
+      'offsets pA + pB - 1. Right: the share of replicates ending at (1,1), theory and GRPO with 95% CIs ' +
+      '(stochastic_basin.csv).'),
+    about(accuracyVsKappaFigure(t('error_overlap')), 'error_overlap', 'Final accuracy against the error overlap ' +
+      '(Cohen\'s kappa of the two agents\' errors before training), for co-training, self-rewarding and the binary ' +
+      'theory\'s prediction; error bars are 95% CIs over seeds.'),
   ];
 }

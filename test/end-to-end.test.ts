@@ -72,7 +72,7 @@ describe('theory pipeline, end to end', function () {
     const sep = figs[1].data.find((t) => t.name === 'separatrix pA + pB = 1')!;
     assert.deepEqual([sep.x, sep.y], [[0, 1], [1, 0]]);
     assert.equal(figs[2].data.length, 2);
-    assert.ok(figureHtml(figs[0]).includes('Plotly.newPlot'));
+    assert.ok(figureHtml(figs[0], 'plotly.min.js').includes('Plotly.newPlot'));
   });
 
   it('exports SVG and PNG through Chromium, the same bytes for the same figure', async () => {
@@ -84,7 +84,8 @@ describe('theory pipeline, end to end', function () {
     assert.equal((img.svg!.match(/class="trace scatter/g) ?? []).length, 2, 'one scatter trace per K');
     assert.equal(img.png!.subarray(1, 4).toString(), 'PNG');
     const files = await writeFigures(figs, path.join(d, 'fig'), ['html', 'svg']);
-    assert.deepEqual(files.map((f) => path.basename(f)), ['theory_self_reward_field.html', 'theory_self_reward_field.svg']);
+    assert.deepEqual(files.map((f) => path.basename(f)),
+      ['theory_self_reward_field.js', 'theory_self_reward_field.html', 'theory_self_reward_field.svg']);
   });
 });
 

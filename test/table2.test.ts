@@ -257,7 +257,7 @@ describe('Long-horizon table and figure (hand-computed)', () => {
     const fig = longFigure(t);
     assert.equal(fig.name, 'rlcer_long');
     // rlcer (one seed) has no band; rlvr has one band trace before its line
-    assert.deepEqual(fig.data.map((d) => d.name), ['RLCER', 'rlvr 95% CI', 'RLVR (outcome only)']);
+    assert.deepEqual(fig.data.map((d) => d.name), ['RLCER', 'RLVR (outcome only) 95% CI', 'RLVR (outcome only)']);
     const band = fig.data[1] as { x: number[]; y: number[] };
     assert.deepEqual(band.x, [0, 20, 20, 0]);
     close(band.y[1], Number(at('rlvr', 20, 'average').ci_high), 'band top at 20', 1e-12);
