@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { readCsv, toCsv, writeCsv } from '../src/io/table.js';
-import { archiveRun, claimJob, runJobs } from '../src/io/jobs.js';
+import { archiveRun, batchProgress, claimJob, lastProgress, runJobs, stepLine } from '../src/io/jobs.js';
 import { findFinishedRuns, loadJsonConfig, openRun, readMetrics } from '../src/io/run.js';
 import { sha256Hex, SUMS_FILE, verifySums } from '../src/io/checksums.js';
 import { initBackend } from '../src/models/backend.js';
@@ -170,6 +170,40 @@ describe('job pool deadline', () => {
       assert.equal(await runJobs('test', [{ label: 'late', args: ['-e', '0'], dir }], 1, quiet), 0);
       assert.equal(fs.existsSync(path.join(dir, 'log.txt')), false);
     } finally { delete process.env.JOBS_DEADLINE; }
+  });
+});
+
+describe('job pool progress', function () {
+  this.timeout(60000);
+  it('gives the elapsed time and the remaining time at the rate so far', () => {
+    assert.equal(batchProgress(0, 0, 4), '0.0 min elapsed');
+    // 3 of 12 runs in 6 minutes: 2 minutes a run, 9 left -> 18 minutes
+    assert.equal(batchProgress(6 * 60000, 3, 12), '6.0 min elapsed, about 18.0 min left');
+    assert.equal(batchProgress(6 * 60000, 12, 12), '6.0 min elapsed');
+  });
+  it('shows only the metrics a run has on its step line (no "judge NaN" for RLCER)', () => {
+    const rlcer = stepLine('rlcer S seed 0', 3, 60, 'policy', { accuracy: 0.5, 'reward/cot': 0.25, criteria_valid: 2,
+      criteria_proposed: 4, 'reasoner/approx_kl': 0.0001, judge_score: NaN }, 2.25);
+    assert.equal(rlcer, '[rlcer S seed 0] step 3/60 (policy)  acc 0.500  cot 0.250  kl 1.0e-4  valid 2.00/4.00  eta 2.3 min');
+    assert.equal(lastProgress(`noise\n${rlcer}\n`), rlcer);
+    assert.equal(stepLine('g', 1, 2, 'generator', {}, 0), '[g] step 1/2 (generator)  eta 0.0 min');
+  });
+  it('reads a run\'s latest step line from its log', () => {
+    const log = 'loading\n[rlcer S seed 0] step 1/60  acc 0.3  eta 9.0 min\nnoise\n[rlcer S seed 0] step 2/60  acc 0.4  eta 8.8 min\n';
+    assert.equal(lastProgress(log), '[rlcer S seed 0] step 2/60  acc 0.4  eta 8.8 min');
+    assert.equal(lastProgress('loading\n'), '');
+  });
+  it('prints the latest step of each running job while it runs', async () => {
+    const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wb-prog-')), 'run');
+    const job = { label: 'slow', dir, args: ['-e', 'console.log("[slow] step 1/2  eta 0.1 min"); setTimeout(() => {}, 1500)'] };
+    const lines: string[] = [];
+    process.env.JOBS_PROGRESS_S = '0.3';
+    try {
+      assert.equal(await runJobs('test', [job], 1, (l) => lines.push(l)), 0);
+    } finally { delete process.env.JOBS_PROGRESS_S; }
+    assert.ok(lines.some((l) => l.startsWith('[test] running slow: [slow] step 1/2  eta 0.1 min (batch: 0/1, ')),
+      `no progress line: ${lines.join(' | ')}`);
+    assert.match(lines.find((l) => l.startsWith('[test] 1/1 done: slow'))!, /min elapsed\)/);
   });
 });
 

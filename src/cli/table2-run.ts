@@ -13,6 +13,7 @@ import { choiceArg, intArg, parseArgs, runMain } from './args.js';
 import { openRun, loadJsonConfig, readMetrics } from '../io/run.js';
 import { ConfigError } from '../io/validate.js';
 import { sha256Hex } from '../io/checksums.js';
+import { stepLine } from '../io/jobs.js';
 import { mergeConfig } from '../io/config.js';
 import { loadPolicy } from '../models/index.js';
 import { checkCheckpoints, loadWeights, readCheckpoint, sample, saveCheckpoint, SIZE_NAMES, type Policy } from '../models/policy.js';
@@ -157,8 +158,9 @@ runMain(async () => {
     if (isPolicy) policySteps++;
     run.log({ step, policy_step: policySteps, ...m, probe_accuracy: probeAccuracy(policy, 3_000_000 + step) });
     for (const r of trainer.lastRubrics?.() ?? []) fs.appendFileSync(rubricLog, JSON.stringify({ step, ...(r as object) }) + '\n');
-    const rate = (step + 1 - start) / ((Date.now() - t0) / 1000), f = (k: string) => (m[k] ?? NaN).toFixed(3);
-    console.log(`[${method} ${size} seed ${seed}] step ${step + 1}/${trainer.totalSteps} (${isPolicy ? 'policy' : 'generator'})  acc ${f('accuracy')}  cot ${f('reward/cot')}  judge ${f('judge_score')}  valid ${f('criteria_valid')}/${f('criteria_proposed')}  fmt ${f('format_rate')}  eta ${((trainer.totalSteps - step - 1) / rate / 60).toFixed(1)} min`);
+    const rate = (step + 1 - start) / ((Date.now() - t0) / 1000);
+    console.log(stepLine(`${method} ${size} seed ${seed}`, step + 1, trainer.totalSteps, isPolicy ? 'policy' : 'generator', m,
+      (trainer.totalSteps - step - 1) / rate / 60));
     if (isPolicy && policySteps % profile.curveEvery === 0) evaluateCurve(policySteps);
     if ((step + 1) % every === 0 || step + 1 === trainer.totalSteps) await checkpoint(step + 1);
   }

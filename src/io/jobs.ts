@@ -75,9 +75,44 @@ export function claimJob(dir: string): boolean {
   }
 }
 
+const minutes = (ms: number) => `${(ms / 60000).toFixed(1)} min`;
+
+/** The batch's progress: elapsed, and the remaining time at the rate so far (none before the first finished run). */
+export function batchProgress(elapsedMs: number, finished: number, total: number): string {
+  const eta = finished > 0 && finished < total ? `, about ${minutes((elapsedMs / finished) * (total - finished))} left` : '';
+  return `${minutes(elapsedMs)} elapsed${eta}`;
+}
+
+/** Metrics a run's step line shows, with their short names (a metric the method does not have is left out). */
+const STEP_METRICS: [string, string][] = [['accuracy', 'acc'], ['reward/cot', 'cot'], ['judge_score', 'judge'],
+  ['format_rate', 'fmt'], ['approx_kl', 'kl'], ['reasoner/approx_kl', 'kl']];
+
 /**
- * Run the unfinished jobs, `parallel` at a time, printing one progress line per finished job through `log`;
- * returns the failures.
+ * A run's line for one step: `[label] step 17/120 (policy)  acc 0.352  judge 0.531  valid 3/5  eta 4.9 min` (the
+ * metrics it has; valid criteria over proposed when it has both). lastProgress reads it back.
+ */
+export function stepLine(label: string, step: number, total: number, phase: string, m: Record<string, number>,
+  etaMinutes: number): string {
+  const has = (k: string) => typeof m[k] === 'number' && Number.isFinite(m[k]);
+  const parts = STEP_METRICS.filter(([k]) => has(k))
+    .map(([k, short]) => `${short} ${short === 'kl' ? m[k].toExponential(1) : m[k].toFixed(3)}`);
+  if (has('criteria_valid') && has('criteria_proposed')) parts.push(`valid ${m.criteria_valid.toFixed(2)}/${m.criteria_proposed.toFixed(2)}`);
+  return `[${label}] step ${step}/${total} (${phase})  ${[...parts, `eta ${etaMinutes.toFixed(1)} min`].join('  ')}`;
+}
+
+/** A run's latest progress line in its log (`... step 17/120 ... eta 4.9 min`), or '' before its first step. */
+export function lastProgress(log: string): string {
+  const lines = log.split('\n').filter((l) => /\bstep \d+\/\d+/.test(l));
+  return lines.length ? lines[lines.length - 1].trim() : '';
+}
+
+/** Seconds between the pool's lines on its running jobs (JOBS_PROGRESS_S; 0 turns them off). */
+const progressEvery = () => Number(process.env.JOBS_PROGRESS_S ?? 60);
+
+/**
+ * Run the unfinished jobs, `parallel` at a time, printing one progress line per finished job (with the batch's
+ * elapsed and estimated remaining time) through `log`, and every JOBS_PROGRESS_S seconds the latest step line of
+ * each running job; returns the failures.
  */
 export async function runJobs(name: string, jobs: Job[], parallel: number, log: (line: string) => void = console.log): Promise<number> {
   // runs finished before they had an archive (or by a pool without one) are archived now
@@ -85,21 +120,34 @@ export async function runJobs(name: string, jobs: Job[], parallel: number, log: 
   const t0 = Date.now(), todo = jobs.filter((j) => !isDone(j)), total = todo.length;
   log(`[${name}] ${jobs.length} runs (${jobs.length - total} already done), ${parallel} at a time; logs in <run>/log.txt`);
   let finished = 0, failed = 0;
+  const running = new Set<Job>();
+  const every = progressEvery();
+  const ticker = every > 0 ? setInterval(() => {
+    for (const j of running) {
+      const file = path.join(j.dir, 'log.txt');
+      const line = fs.existsSync(file) ? lastProgress(fs.readFileSync(file, 'utf8')) : '';
+      log(`[${name}] running ${j.label}: ${line || 'starting'} (batch: ${finished}/${total}, ${batchProgress(Date.now() - t0, finished, total)})`);
+    }
+  }, every * 1000) : undefined;
+  ticker?.unref();
   const deadline = process.env.JOBS_DEADLINE ? Date.parse(process.env.JOBS_DEADLINE) : null;
   if (deadline !== null && Number.isNaN(deadline)) throw new ConfigError(`JOBS_DEADLINE must be a date such as 2026-11-29T20:40 (got "${process.env.JOBS_DEADLINE}")`);
   const worker = async () => {
     for (let j = todo.shift(); j; j = todo.shift()) {
       if (deadline !== null && Date.now() > deadline) { log(`[${name}] JOBS_DEADLINE passed: not starting ${j.label} or the ${todo.length} after it`); todo.length = 0; break; }
       if (!claimJob(j.dir)) { finished++; log(`[${name}] ${finished}/${total} skipped: ${j.label} (finished or running in another pool)`); continue; }
+      running.add(j);
       const code = await runLogged(j.args, path.join(j.dir, 'log.txt'));
+      running.delete(j);
       fs.rmSync(path.join(j.dir, 'running.pid'), { force: true });
       finished++; if (code !== 0) failed++;
       if (code === 0 && j.archive) archiveRun(j.dir, j.archive);
       const last = code === 0 ? '' : failureLine(fs.readFileSync(path.join(j.dir, 'log.txt'), 'utf8'));
-      log(`[${name}] ${finished}/${total} ${code === 0 ? 'done' : `FAILED (exit ${code})`}: ${j.label} (${((Date.now() - t0) / 60000).toFixed(1)} min)  ${last}`);
+      log(`[${name}] ${finished}/${total} ${code === 0 ? 'done' : `FAILED (exit ${code})`}: ${j.label} ` +
+        `(${batchProgress(Date.now() - t0, finished, total)})  ${last}`);
     }
   };
-  await Promise.all(Array.from({ length: parallel }, worker));
-  log(`[${name}] finished in ${((Date.now() - t0) / 60000).toFixed(1)} min${failed ? `, ${failed} failed (rerun to retry them)` : ''}`);
+  await Promise.all(Array.from({ length: parallel }, worker)).finally(() => clearInterval(ticker));
+  log(`[${name}] finished in ${minutes(Date.now() - t0)}${failed ? `, ${failed} failed (rerun to retry them)` : ''}`);
   return failed;
 }
