@@ -101,8 +101,10 @@ figures:
 docs:
 	$(TSX) analysis/docs.ts
 
+# executed copies in results/notebooks/, their code cells numbered in execution order (tslab reports no counts)
 notebooks:
 	$(JUPYTER) nbconvert --to notebook --execute --output-dir results/notebooks notebooks/*.ipynb
+	$(TSX) analysis/notebook.ts number results/notebooks/*.ipynb
 
 data:
 	$(TSX) src/cli/make-data.ts

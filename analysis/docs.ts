@@ -292,6 +292,9 @@ export function renderTable(spec: Spec, read: Reader): string {
 // a marker may span lines
 const BLOCK = /<!-- table: ([\s\S]*?) -->\n[\s\S]*?<!-- \/table -->/g;
 
+/** The markers' texts of a document, in order. */
+export const markersOf = (text: string): string[] => [...text.matchAll(BLOCK)].map((m) => m[1]);
+
 /** A document with every generated block rewritten from the CSVs under `root`. */
 export function renderDocument(text: string, root: string): string {
   const cache = new Map<string, Row[]>();

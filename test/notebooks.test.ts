@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { numberCells } from '../analysis/notebook.js';
 
 describe('notebooks', function () {
   this.timeout(180000);
@@ -20,4 +21,24 @@ describe('notebooks', function () {
       assert.ok(code.some((c) => (c.outputs ?? []).length > 0), 'the notebook produced output');
     });
   }
+});
+
+describe('executed notebooks (results/notebooks)', () => {
+  it('number code cells and their results in execution order, markdown untouched', () => {
+    const nb = numberCells({ cells: [{ cell_type: 'code', execution_count: null, outputs: [{ output_type: 'stream' }] },
+      { cell_type: 'markdown' }, { cell_type: 'code', execution_count: null, outputs: [{ output_type: 'execute_result', execution_count: null }] }] });
+    assert.deepEqual(nb.cells.map((c) => c.execution_count), [1, undefined, 2]);
+    assert.equal((nb.cells[2].outputs![0] as { execution_count?: number }).execution_count, 2);
+  });
+  it('are committed with execution counts, no error output, and one for every notebook', () => {
+    const sources = fs.readdirSync('notebooks').filter((f) => f.endsWith('.ipynb')).sort();
+    assert.deepEqual(fs.readdirSync('results/notebooks').filter((f) => f.endsWith('.ipynb')).sort(), sources);
+    for (const f of sources) {
+      const cells = JSON.parse(fs.readFileSync(path.join('results/notebooks', f), 'utf8')).cells as
+        { cell_type: string; execution_count?: number | null; outputs?: { output_type: string }[] }[];
+      const code = cells.filter((c) => c.cell_type === 'code');
+      assert.deepEqual(code.map((c) => c.execution_count), code.map((_, i) => i + 1), `${f}: run "make notebooks"`);
+      assert.ok(code.every((c) => (c.outputs ?? []).every((o) => o.output_type !== 'error')), `${f} has an error output`);
+    }
+  });
 });

@@ -1,0 +1,69 @@
+// What the notebooks show, from the same code as the reports and the gallery (a notebook re-implements nothing):
+//   table(marker)   a Markdown table from committed CSVs, written like a docs marker (analysis/docs.ts), e.g.
+//                   table('results/corl/claims.csv view=claims by=setting profile=full'); display it with
+//                   tslab.display.markdown
+//   reportTable(doc, csv)  the same, for the table a report (docs/*.md) draws from `csv`: the notebook shows what
+//                   the report shows, without a copy of its marker
+//   figurePng(name) a committed figure's PNG export (results/figures/<name>.png): static, so it survives
+//                   nbconvert and GitHub; the interactive version is the figure's page in the gallery
+//   verdicts(file)  one line counting a claims CSV's verdicts, for the prose under a claims table
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { readCsv } from '../src/io/table.js';
+import { markersOf, parseSpec, renderDocument } from './docs.js';
+
+const FIGURES = 'results/figures';
+
+/** The Markdown table of a docs-style marker, rendered from the CSVs under `root` (or a "not measured" line). */
+export function table(marker: string, root = '.'): string {
+  const block = renderDocument(`<!-- table: ${marker} -->\n<!-- /table -->`, root);
+  return block.replace(/^<!-- table: [\s\S]*? -->\n/, '').replace(/<!-- \/table -->$/, '');
+}
+
+/** The `nth` table of report `doc` drawn from `csv` (the first by default), rendered like table(). */
+export function reportTable(doc: string, csv: string, nth = 0, root = '.'): string {
+  const found = markersOf(fs.readFileSync(path.join(root, doc), 'utf8')).filter((m) => parseSpec(m).files.includes(csv));
+  if (!found[nth]) throw new Error(`${doc} has no table number ${nth + 1} drawn from ${csv}`);
+  return table(found[nth], root);
+}
+
+/** A committed figure's PNG bytes; a clear error when it has not been drawn. */
+export function figurePng(name: string, dir = FIGURES): Uint8Array {
+  const file = path.join(dir, `${name}.png`);
+  if (!fs.existsSync(file)) throw new Error(`no figure ${file}: run "make figures"`);
+  return fs.readFileSync(file);
+}
+
+/** "3 claims: 1 reproduced, 1 contradicted, 1 inconclusive" for a claims CSV (rows of one profile). */
+export function verdicts(file: string, profile = 'full'): string {
+  if (!fs.existsSync(file)) return `${file}: not run yet`;
+  const rows = readCsv(file).filter((r) => r.profile === profile);
+  const counts = new Map<string, number>();
+  for (const r of rows) counts.set(String(r.verdict), (counts.get(String(r.verdict)) ?? 0) + 1);
+  return `${rows.length} claims: ${[...counts].sort((a, b) => b[1] - a[1]).map(([v, n]) => `${n} ${v}`).join(', ')}`;
+}
+
+interface Notebook { cells: { cell_type: string; execution_count?: number | null; outputs?: { output_type: string; execution_count?: number | null }[] }[] }
+
+/**
+ * Number an executed notebook's code cells 1, 2, ... in order (and their execute_result outputs). The tslab kernel
+ * reports no execution counts, so nbconvert leaves every cell at `In [ ]`; nbconvert runs the cells top to bottom,
+ * once each, so the numbers are the true execution order.
+ */
+export function numberCells<T extends Notebook>(nb: T): T {
+  let n = 0;
+  for (const c of nb.cells) {
+    if (c.cell_type !== 'code') continue;
+    c.execution_count = ++n;
+    for (const o of c.outputs ?? []) if (o.output_type === 'execute_result') o.execution_count = n;
+  }
+  return nb;
+}
+
+// Usage (make notebooks, after nbconvert): tsx analysis/notebook.ts number results/notebooks/*.ipynb
+if (process.argv[1]?.endsWith('notebook.ts') && process.argv[2] === 'number') {
+  for (const f of process.argv.slice(3)) {
+    const nb = numberCells(JSON.parse(fs.readFileSync(f, 'utf8')) as Notebook);
+    fs.writeFileSync(f, `${JSON.stringify(nb, null, 1)}\n`);
+  }
+}
