@@ -12,14 +12,31 @@ import { intArg, parseArgs, runMain } from './args.js';
 import { ConfigError, RunFailure } from '../io/validate.js';
 import { loadJsonConfig } from '../io/run.js';
 import { writeCsv } from '../io/table.js';
-import { aggregateSweep, CLAIM_COLUMNS, expandSweep, localExecutor, makeExecutor, runIndex, sweepDir, TABLE_COLUMNS, writeSpecs,
-  type Executor, type SweepConfig } from '../io/sweep.js';
+import {
+  aggregateSweep,
+  CLAIM_COLUMNS,
+  expandSweep,
+  localExecutor,
+  makeExecutor,
+  runIndex,
+  sweepDir,
+  TABLE_COLUMNS,
+  writeSpecs,
+  type Executor,
+  type SweepConfig,
+} from '../io/sweep.js';
 
 const HELP = {
-  config: 'sweep config (JSON)', root: 'run directory root (default: the config\'s)', sweep: 'a submitted sweep\'s directory (<root>/sweep)',
-  index: 'entry to run', executor: 'local (default) or slurm', jobs: 'local: parallel processes (default 2)',
-  concurrency: 'slurm: most tasks at once (%K)', 'sbatch-args': 'slurm: flags passed to sbatch, space-separated',
-  wait: '"yes": wait until nothing is queued or running', out: 'table: output directory',
+  config: 'sweep config (JSON)',
+  root: "run directory root (default: the config's)",
+  sweep: "a submitted sweep's directory (<root>/sweep)",
+  index: 'entry to run',
+  executor: 'local (default) or slurm',
+  jobs: 'local: parallel processes (default 2)',
+  concurrency: 'slurm: most tasks at once (%K)',
+  'sbatch-args': 'slurm: flags passed to sbatch, space-separated',
+  wait: '"yes": wait until nothing is queued or running',
+  out: 'table: output directory',
 };
 
 function loadSweep(a: Record<string, string>): SweepConfig {
@@ -29,8 +46,11 @@ function loadSweep(a: Record<string, string>): SweepConfig {
 }
 
 function executorFor(name: string, a: Record<string, string>): Executor {
-  return makeExecutor(name, { jobs: intArg('jobs', a.jobs ?? '2', 1), concurrency: a.concurrency ? intArg('concurrency', a.concurrency, 1) : undefined,
-    sbatchArgs: (a['sbatch-args'] ?? '').split(/\s+/).filter(Boolean) });
+  return makeExecutor(name, {
+    jobs: intArg('jobs', a.jobs ?? '2', 1),
+    concurrency: a.concurrency ? intArg('concurrency', a.concurrency, 1) : undefined,
+    sbatchArgs: (a['sbatch-args'] ?? '').split(/\s+/).filter(Boolean),
+  });
 }
 
 runMain(async () => {
@@ -39,34 +59,46 @@ runMain(async () => {
   if (cmd === 'run') {
     if (a.index === undefined) throw new ConfigError('run needs --index');
     let dir = a.sweep;
-    if (!dir) { const c = loadSweep(a); writeSpecs(c.root, expandSweep(c)); dir = sweepDir(c.root); }
+    if (!dir) {
+      const c = loadSweep(a);
+      writeSpecs(c.root, expandSweep(c));
+      dir = sweepDir(c.root);
+    }
     const code = await runIndex(dir, intArg('index', a.index, 0));
     if (code !== 0) throw new RunFailure(`run ${a.index} failed (exit ${code})`);
     return;
   }
-  const c = loadSweep(a), specs = expandSweep(c);
+  const c = loadSweep(a),
+    specs = expandSweep(c);
   if (cmd === 'list') {
     const st = localExecutor().status(c.root, specs);
     for (const s of specs) console.log(`${String(s.index).padStart(4)}  ${st[s.index].padEnd(7)}  ${s.label}`);
     console.log(`${specs.length} runs`);
   } else if (cmd === 'status') {
-    const ex = executorFor(a.executor ?? 'local', a), st = ex.status(c.root, specs);
+    const ex = executorFor(a.executor ?? 'local', a),
+      st = ex.status(c.root, specs);
     const counts = Object.entries(st.reduce<Record<string, number>>((m, s) => ({ ...m, [s]: (m[s] ?? 0) + 1 }), {}));
     console.log(`[sweep ${c.name}] ${specs.length} runs: ${counts.map(([k, v]) => `${v} ${k}`).join(', ')}`);
-    for (const s of specs) if (st[s.index] === 'failed') console.log(`  failed ${s.index}: ${s.label} (log: ${fs.existsSync(path.join(s.dir, 'log.txt')) ? path.join(s.dir, 'log.txt') : path.join(sweepDir(c.root), 'logs')})`);
+    for (const s of specs)
+      if (st[s.index] === 'failed')
+        console.log(
+          `  failed ${s.index}: ${s.label} (log: ${fs.existsSync(path.join(s.dir, 'log.txt')) ? path.join(s.dir, 'log.txt') : path.join(sweepDir(c.root), 'logs')})`,
+        );
   } else if (cmd === 'submit') {
     const ex = executorFor(a.executor ?? 'local', a);
     await ex.submit(c.root, specs);
     if (a.wait === 'yes' || ex.name === 'local') {
       await ex.wait(c.root);
       const failed = ex.status(c.root, specs).filter((s) => s !== 'done').length;
-      if (failed) throw new RunFailure(`${failed} of ${specs.length} runs unfinished; submit again to retry only those`);
+      if (failed)
+        throw new RunFailure(`${failed} of ${specs.length} runs unfinished; submit again to retry only those`);
       console.log(`[sweep ${c.name}] all ${specs.length} runs finished`);
     }
   } else if (cmd === 'table') {
     if (!a.out) throw new ConfigError('table needs --out');
     const { table, claims } = aggregateSweep(c, specs);
-    const sized = c.sizes.length > 1, cols = (xs: string[]) => (sized ? [...xs.slice(0, 2), 'size', ...xs.slice(2)] : xs);
+    const sized = c.sizes.length > 1,
+      cols = (xs: string[]) => (sized ? [...xs.slice(0, 2), 'size', ...xs.slice(2)] : xs);
     writeCsv(path.join(a.out, 'table.csv'), table, cols(TABLE_COLUMNS));
     if (c.comparisons?.length) writeCsv(path.join(a.out, 'claims.csv'), claims, cols(CLAIM_COLUMNS));
     console.log(`[sweep ${c.name}] ${table.length} table rows, ${claims.length} claims -> ${a.out}`);

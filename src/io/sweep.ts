@@ -15,7 +15,11 @@ import { readCsv, writeFileAtomic, type Row } from './table.js';
 import { meanInterval } from '../util/stats.js';
 
 /** One level of a knob: what it adds to a run's config (--overrides JSON) and to its command line. */
-export interface KnobLevel { level: string; overrides?: Record<string, unknown>; args?: string[] }
+export interface KnobLevel {
+  level: string;
+  overrides?: Record<string, unknown>;
+  args?: string[];
+}
 
 export interface Knob {
   name: string;
@@ -28,7 +32,12 @@ export interface Knob {
 }
 
 /** A paired comparison per cell: method a minus method b on `column`, paired by seed. */
-export interface Comparison { claim: string; a: string; b: string; column: string }
+export interface Comparison {
+  claim: string;
+  a: string;
+  b: string;
+  column: string;
+}
 
 export interface SweepConfig {
   name: string;
@@ -67,18 +76,29 @@ const reaches = (k: Knob, method: string) => !k.methods || k.methods.includes(me
 
 /** Throws a ConfigError naming the first malformed field of a sweep config. */
 export function checkSweepConfig(c: SweepConfig): void {
-  const list = (name: string, v: unknown) => { if (!Array.isArray(v) || v.length === 0) throw new ConfigError(`sweep ${name} must be a non-empty list`); };
-  if (typeof c.name !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(c.name)) throw new ConfigError('sweep name must be letters, digits, _ . -');
+  const list = (name: string, v: unknown) => {
+    if (!Array.isArray(v) || v.length === 0) throw new ConfigError(`sweep ${name} must be a non-empty list`);
+  };
+  if (typeof c.name !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(c.name))
+    throw new ConfigError('sweep name must be letters, digits, _ . -');
   if (typeof c.root !== 'string' || !c.root) throw new ConfigError('sweep root must be a path');
-  list('command', c.command); list('methods', c.methods); list('seeds', c.seeds); list('sizes', c.sizes);
+  list('command', c.command);
+  list('methods', c.methods);
+  list('seeds', c.seeds);
+  list('sizes', c.sizes);
   if (!Array.isArray(c.knobs)) throw new ConfigError('sweep knobs must be a list');
   for (const k of c.knobs) {
-    if (typeof k.name !== 'string' || !Array.isArray(k.levels)) throw new ConfigError('each knob needs a name and a list of levels');
+    if (typeof k.name !== 'string' || !Array.isArray(k.levels))
+      throw new ConfigError('each knob needs a name and a list of levels');
     const names = [k.default, ...k.levels.map((l) => l.level)];
-    if (new Set(names).size !== names.length) throw new ConfigError(`knob ${k.name}: levels must be distinct (the default "${k.default}" included)`);
-    for (const m of k.methods ?? []) if (!c.methods.includes(m)) throw new ConfigError(`knob ${k.name}: method "${m}" is not in the sweep`);
+    if (new Set(names).size !== names.length)
+      throw new ConfigError(`knob ${k.name}: levels must be distinct (the default "${k.default}" included)`);
+    for (const m of k.methods ?? [])
+      if (!c.methods.includes(m)) throw new ConfigError(`knob ${k.name}: method "${m}" is not in the sweep`);
   }
-  for (const cmp of c.comparisons ?? []) for (const m of [cmp.a, cmp.b]) if (!c.methods.includes(m)) throw new ConfigError(`comparison ${cmp.claim}: method "${m}" is not in the sweep`);
+  for (const cmp of c.comparisons ?? [])
+    for (const m of [cmp.a, cmp.b])
+      if (!c.methods.includes(m)) throw new ConfigError(`comparison ${cmp.claim}: method "${m}" is not in the sweep`);
 }
 
 /**
@@ -88,17 +108,41 @@ export function checkSweepConfig(c: SweepConfig): void {
  */
 export function expandSweep(c: SweepConfig): RunSpec[] {
   checkSweepConfig(c);
-  const cells: { cell: string; level: KnobLevel; knob: Knob | null }[] = [{ cell: BASELINE, level: { level: BASELINE }, knob: null },
-    ...c.knobs.flatMap((k) => k.levels.map((l) => ({ cell: cellId(k.name, l.level), level: l, knob: k })))];
+  const cells: { cell: string; level: KnobLevel; knob: Knob | null }[] = [
+    { cell: BASELINE, level: { level: BASELINE }, knob: null },
+    ...c.knobs.flatMap((k) => k.levels.map((l) => ({ cell: cellId(k.name, l.level), level: l, knob: k }))),
+  ];
   const out: RunSpec[] = [];
-  for (const seed of c.seeds) for (const { cell, level, knob } of cells) for (const size of c.sizes) for (const method of c.methods) {
-    if (knob && !reaches(knob, method)) continue;
-    const dir = path.join(c.root, size, method, cell, `seed-${seed}`);
-    const sub = (a: string) => a.replaceAll('{method}', method).replaceAll('{size}', size).replaceAll('{seed}', String(seed)).replaceAll('{dir}', dir);
-    const args = [...c.command.map(sub), ...(level.args ?? []),
-      ...(level.overrides && Object.keys(level.overrides).length ? ['--overrides', JSON.stringify(level.overrides)] : [])];
-    out.push({ index: out.length, label: `${size} ${method} ${cell} seed ${seed}`, dir, args, method, size, seed, cell });
-  }
+  for (const seed of c.seeds)
+    for (const { cell, level, knob } of cells)
+      for (const size of c.sizes)
+        for (const method of c.methods) {
+          if (knob && !reaches(knob, method)) continue;
+          const dir = path.join(c.root, size, method, cell, `seed-${seed}`);
+          const sub = (a: string) =>
+            a
+              .replaceAll('{method}', method)
+              .replaceAll('{size}', size)
+              .replaceAll('{seed}', String(seed))
+              .replaceAll('{dir}', dir);
+          const args = [
+            ...c.command.map(sub),
+            ...(level.args ?? []),
+            ...(level.overrides && Object.keys(level.overrides).length
+              ? ['--overrides', JSON.stringify(level.overrides)]
+              : []),
+          ];
+          out.push({
+            index: out.length,
+            label: `${size} ${method} ${cell} seed ${seed}`,
+            dir,
+            args,
+            method,
+            size,
+            seed,
+            cell,
+          });
+        }
   return out;
 }
 
@@ -123,12 +167,18 @@ export function readSpecs(dir: string): RunSpec[] {
   return JSON.parse(fs.readFileSync(f, 'utf8')) as RunSpec[];
 }
 
-export const isFinished = (s: RunSpec) => fs.existsSync(path.join(s.dir, 'done.json')) || (s.archive !== undefined && fs.existsSync(path.join(s.archive, 'done.json')));
+export const isFinished = (s: RunSpec) =>
+  fs.existsSync(path.join(s.dir, 'done.json')) ||
+  (s.archive !== undefined && fs.existsSync(path.join(s.archive, 'done.json')));
 
 /** What a task wrote when it ended: its exit code (a task killed by the scheduler writes nothing). */
 export function readTaskStatus(dir: string, index: number): { exit: number } | null {
   const f = path.join(dir, 'status', `${index}.json`);
-  try { return JSON.parse(fs.readFileSync(f, 'utf8')) as { exit: number }; } catch { return null; }
+  try {
+    return JSON.parse(fs.readFileSync(f, 'utf8')) as { exit: number };
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -137,14 +187,33 @@ export function readTaskStatus(dir: string, index: number): { exit: number } | n
  * and <sweep>/status/<i>.json records the exit code. Resolves to the exit code.
  */
 export async function runIndex(dir: string, index: number, log: (s: string) => void = console.log): Promise<number> {
-  const specs = readSpecs(dir), spec = specs[index];
+  const specs = readSpecs(dir),
+    spec = specs[index];
   if (!spec) throw new ConfigError(`index ${index} is outside the sweep (0..${specs.length - 1})`);
-  const write = (exit: number) => writeFileAtomic(path.join(dir, 'status', `${index}.json`),
-    JSON.stringify({ index, exit, host: os.hostname(), job: process.env.SLURM_JOB_ID ?? null, at: new Date().toISOString() }) + '\n');
-  if (isFinished(spec)) { log(`[sweep] ${index} skipped: ${spec.label} (finished)`); write(0); return 0; }
+  const write = (exit: number) =>
+    writeFileAtomic(
+      path.join(dir, 'status', `${index}.json`),
+      JSON.stringify({
+        index,
+        exit,
+        host: os.hostname(),
+        job: process.env.SLURM_JOB_ID ?? null,
+        at: new Date().toISOString(),
+      }) + '\n',
+    );
+  if (isFinished(spec)) {
+    log(`[sweep] ${index} skipped: ${spec.label} (finished)`);
+    write(0);
+    return 0;
+  }
   // under Slurm the array gives each index one task (a lock left by a killed task names a pid of another node)
-  if (process.env.SLURM_JOB_ID) { fs.mkdirSync(spec.dir, { recursive: true }); fs.writeFileSync(path.join(spec.dir, 'running.pid'), String(process.pid)); }
-  else if (!claimJob(spec.dir)) { log(`[sweep] ${index} skipped: ${spec.label} (running elsewhere)`); return 0; }
+  if (process.env.SLURM_JOB_ID) {
+    fs.mkdirSync(spec.dir, { recursive: true });
+    fs.writeFileSync(path.join(spec.dir, 'running.pid'), String(process.pid));
+  } else if (!claimJob(spec.dir)) {
+    log(`[sweep] ${index} skipped: ${spec.label} (running elsewhere)`);
+    return 0;
+  }
   log(`[sweep] ${index} start: ${spec.label} on ${os.hostname()}`);
   const code = await new Promise<number>((resolve) => {
     const child = spawn(TSX_BIN, spec.args, { stdio: ['ignore', 'inherit', 'inherit'] });
@@ -179,13 +248,25 @@ export const toSubmit = (states: TaskState[], indices?: number[]) =>
 
 /** Local processes: the job pool of src/io/jobs.ts (one run per process, `parallel` at a time, logs in <run>/log.txt). */
 export function localExecutor(parallel = 2, log: (s: string) => void = console.log): Executor {
-  const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
   return {
     name: 'local',
     async submit(root, specs, indices) {
       writeSpecs(root, specs);
       const todo = toSubmit(this.status(root, specs), indices);
-      await runJobs('sweep', todo.map((i) => ({ label: specs[i].label, dir: specs[i].dir, args: specs[i].args, archive: specs[i].archive })), parallel, log);
+      await runJobs(
+        'sweep',
+        todo.map((i) => ({ label: specs[i].label, dir: specs[i].dir, args: specs[i].args, archive: specs[i].archive })),
+        parallel,
+        log,
+      );
       return { submitted: todo };
     },
     status(_root, specs) {
@@ -196,13 +277,16 @@ export function localExecutor(parallel = 2, log: (s: string) => void = console.l
         return fs.existsSync(path.join(s.dir, 'log.txt')) ? 'failed' : 'missing';
       });
     },
-    async wait() { /* submit runs to the end */ },
+    async wait() {
+      /* submit runs to the end */
+    },
   };
 }
 
 /** "0-3,5,7-8" from [0, 1, 2, 3, 5, 7, 8] (sbatch's --array list; sorted, duplicates dropped). */
 export function rangeList(indices: number[]): string {
-  const xs = [...new Set(indices)].sort((a, b) => a - b), parts: string[] = [];
+  const xs = [...new Set(indices)].sort((a, b) => a - b),
+    parts: string[] = [];
   for (let i = 0; i < xs.length; i++) {
     let j = i;
     while (j + 1 < xs.length && xs[j + 1] === xs[j] + 1) j++;
@@ -222,7 +306,10 @@ export function parseSqueue(text: string, jobs: string[]): Map<number, 'pending'
     const m = /^(\d+)_(\d+|\[([^\]]*)\])\s+(\S+)/.exec(line.trim());
     if (!m || !jobs.includes(m[1])) continue;
     const state = /^(RUNNING|COMPLETING|CONFIGURING)$/.test(m[4]) ? 'running' : 'pending';
-    if (m[3] === undefined) { out.set(Number(m[2]), state); continue; }
+    if (m[3] === undefined) {
+      out.set(Number(m[2]), state);
+      continue;
+    }
     for (const part of m[3].split('%')[0].split(',')) {
       const [a, b] = part.split('-').map(Number);
       for (let i = a; i <= (Number.isFinite(b) ? b : a); i++) out.set(i, state);
@@ -244,9 +331,17 @@ export interface SlurmOptions {
 /** The array script every task runs: `sweep run --sweep <dir> --index $SLURM_ARRAY_TASK_ID` in this checkout. */
 export function arrayScript(dir: string, name: string, repo = process.cwd()): string {
   const abs = path.resolve(dir);
-  return ['#!/bin/bash', `#SBATCH --job-name=sweep-${name}`, `#SBATCH --output=${abs}/logs/task-%a-job-%A.out`, '#SBATCH --cpus-per-task=1',
-    '# one sweep entry per array task; a finished run (its done.json) is skipped', 'set -euo pipefail', `cd ${JSON.stringify(path.resolve(repo))}`,
-    `exec ${TSX_BIN} src/cli/sweep.ts run --sweep ${JSON.stringify(abs)} --index "$SLURM_ARRAY_TASK_ID"`, ''].join('\n');
+  return [
+    '#!/bin/bash',
+    `#SBATCH --job-name=sweep-${name}`,
+    `#SBATCH --output=${abs}/logs/task-%a-job-%A.out`,
+    '#SBATCH --cpus-per-task=1',
+    '# one sweep entry per array task; a finished run (its done.json) is skipped',
+    'set -euo pipefail',
+    `cd ${JSON.stringify(path.resolve(repo))}`,
+    `exec ${TSX_BIN} src/cli/sweep.ts run --sweep ${JSON.stringify(abs)} --index "$SLURM_ARRAY_TASK_ID"`,
+    '',
+  ].join('\n');
 }
 
 /** The sbatch command line of a submission (flags passed through before the script, so they override its #SBATCH lines). */
@@ -259,12 +354,25 @@ export function sbatchCommand(script: string, indices: number[], o: SlurmOptions
 export function slurmExecutor(o: SlurmOptions = {}): Executor {
   const log = o.log ?? console.log;
   const jobsFile = (root: string) => path.join(sweepDir(root), 'slurm', 'jobs.jsonl');
-  const jobIds = (root: string) => (fs.existsSync(jobsFile(root)) ? fs.readFileSync(jobsFile(root), 'utf8').split('\n').filter(Boolean).map((l) => String(JSON.parse(l).job)) : []);
+  const jobIds = (root: string) =>
+    fs.existsSync(jobsFile(root))
+      ? fs
+          .readFileSync(jobsFile(root), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => String(JSON.parse(l).job))
+      : [];
   const queued = (root: string) => {
     const ids = jobIds(root);
     if (!ids.length) return new Map<number, 'pending' | 'running'>();
     let text = '';
-    try { text = execFileSync('squeue', ['-h', '-r', '-j', ids.join(','), '-o', '%i %T'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString(); } catch { /* jobs gone from the queue */ }
+    try {
+      text = execFileSync('squeue', ['-h', '-r', '-j', ids.join(','), '-o', '%i %T'], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).toString();
+    } catch {
+      /* jobs gone from the queue */
+    }
     return parseSqueue(text, ids);
   };
   return {
@@ -272,21 +380,34 @@ export function slurmExecutor(o: SlurmOptions = {}): Executor {
     async submit(root, specs, indices) {
       writeSpecs(root, specs);
       const todo = toSubmit(this.status(root, specs), indices);
-      if (!todo.length) { log(`[sweep] nothing to submit: ${specs.length} runs finished or queued`); return { submitted: [] }; }
-      const dir = sweepDir(root), script = path.join(dir, 'slurm', 'array.sh');
+      if (!todo.length) {
+        log(`[sweep] nothing to submit: ${specs.length} runs finished or queued`);
+        return { submitted: [] };
+      }
+      const dir = sweepDir(root),
+        script = path.join(dir, 'slurm', 'array.sh');
       fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });
       for (const i of todo) fs.rmSync(path.join(dir, 'status', `${i}.json`), { force: true });
       writeFileAtomic(script, arrayScript(dir, path.basename(path.resolve(root))));
       fs.chmodSync(script, 0o755);
       const args = sbatchCommand(script, todo, o);
-      const job = execFileSync('sbatch', args, { stdio: ['ignore', 'pipe', 'inherit'] }).toString().trim().split(';')[0];
+      const job = execFileSync('sbatch', args, { stdio: ['ignore', 'pipe', 'inherit'] })
+        .toString()
+        .trim()
+        .split(';')[0];
       if (!/^\d+$/.test(job)) throw new Error(`sbatch printed no job id (got "${job}")`);
-      fs.appendFileSync(jobsFile(root), JSON.stringify({ job, indices: todo, at: new Date().toISOString(), sbatch: args }) + '\n');
-      log(`[sweep] submitted array job ${job}: ${todo.length} of ${specs.length} runs (${rangeList(todo)}); logs in ${path.join(dir, 'logs')}`);
+      fs.appendFileSync(
+        jobsFile(root),
+        JSON.stringify({ job, indices: todo, at: new Date().toISOString(), sbatch: args }) + '\n',
+      );
+      log(
+        `[sweep] submitted array job ${job}: ${todo.length} of ${specs.length} runs (${rangeList(todo)}); logs in ${path.join(dir, 'logs')}`,
+      );
       return { submitted: todo, job };
     },
     status(root, specs) {
-      const q = queued(root), dir = sweepDir(root);
+      const q = queued(root),
+        dir = sweepDir(root);
       return specs.map((s, i) => {
         if (isFinished(s)) return 'done';
         const inQueue = q.get(i);
@@ -294,7 +415,10 @@ export function slurmExecutor(o: SlurmOptions = {}): Executor {
         // ended without a record: a non-zero exit, or killed before writing one (time limit, node failure)
         const st = readTaskStatus(dir, i);
         if (st) return 'failed';
-        return fs.existsSync(path.join(dir, 'logs')) && fs.readdirSync(path.join(dir, 'logs')).some((f) => f.startsWith(`task-${i}-`)) ? 'failed' : 'missing';
+        return fs.existsSync(path.join(dir, 'logs')) &&
+          fs.readdirSync(path.join(dir, 'logs')).some((f) => f.startsWith(`task-${i}-`))
+          ? 'failed'
+          : 'missing';
       });
     },
     async wait(root) {
@@ -346,28 +470,71 @@ const num = (x: number | null) => (x === null ? '' : x);
  * every knob's default level) and the claims (each comparison's paired difference per knob and level). With more
  * than one size the rows carry a size column after the level.
  */
-export function aggregateSweep(c: SweepConfig, specs: RunSpec[], read: (s: RunSpec) => Map<string, number> | null = readFinal): { table: Row[]; claims: Row[] } {
+export function aggregateSweep(
+  c: SweepConfig,
+  specs: RunSpec[],
+  read: (s: RunSpec) => Map<string, number> | null = readFinal,
+): { table: Row[]; claims: Row[] } {
   const byKey = new Map<string, RunSpec>(specs.map((s) => [`${s.size}|${s.method}|${s.cell}|${s.seed}`, s]));
   const finals = new Map<RunSpec, Map<string, number> | null>();
-  const final = (s: RunSpec | undefined) => { if (!s) return null; if (!finals.has(s)) finals.set(s, read(s)); return finals.get(s)!; };
-  const sized = c.sizes.length > 1, table: Row[] = [], claims: Row[] = [];
-  for (const knob of c.knobs) for (const level of [knob.default, ...knob.levels.map((l) => l.level)]) for (const size of c.sizes) {
-    const head = { knob: knob.name, level, ...(sized ? { size } : {}) };
-    const values = (method: string, column: string) => new Map(c.seeds.map((seed) => [seed, final(byKey.get(`${size}|${method}|${cellOf(c, knob, level, method)}|${seed}`))?.get(column)] as const)
-      .filter((e): e is readonly [number, number] => e[1] !== undefined && Number.isFinite(e[1])));
-    for (const method of c.methods) {
-      const columns = [...new Set(c.seeds.flatMap((seed) => [...(final(byKey.get(`${size}|${method}|${cellOf(c, knob, level, method)}|${seed}`))?.keys() ?? [])]))];
-      for (const column of columns) {
-        const v = meanInterval([...values(method, column).values()]);
-        table.push({ ...head, method, column, mean: v.mean, ci_low: num(v.ci_low), ci_high: num(v.ci_high), seeds: v.n });
+  const final = (s: RunSpec | undefined) => {
+    if (!s) return null;
+    if (!finals.has(s)) finals.set(s, read(s));
+    return finals.get(s)!;
+  };
+  const sized = c.sizes.length > 1,
+    table: Row[] = [],
+    claims: Row[] = [];
+  for (const knob of c.knobs)
+    for (const level of [knob.default, ...knob.levels.map((l) => l.level)])
+      for (const size of c.sizes) {
+        const head = { knob: knob.name, level, ...(sized ? { size } : {}) };
+        const values = (method: string, column: string) =>
+          new Map(
+            c.seeds
+              .map(
+                (seed) =>
+                  [
+                    seed,
+                    final(byKey.get(`${size}|${method}|${cellOf(c, knob, level, method)}|${seed}`))?.get(column),
+                  ] as const,
+              )
+              .filter((e): e is readonly [number, number] => e[1] !== undefined && Number.isFinite(e[1])),
+          );
+        for (const method of c.methods) {
+          const columns = [
+            ...new Set(
+              c.seeds.flatMap((seed) => [
+                ...(final(byKey.get(`${size}|${method}|${cellOf(c, knob, level, method)}|${seed}`))?.keys() ?? []),
+              ]),
+            ),
+          ];
+          for (const column of columns) {
+            const v = meanInterval([...values(method, column).values()]);
+            table.push({
+              ...head,
+              method,
+              column,
+              mean: v.mean,
+              ci_low: num(v.ci_low),
+              ci_high: num(v.ci_high),
+              seeds: v.n,
+            });
+          }
+        }
+        for (const cmp of c.comparisons ?? []) {
+          const A = values(cmp.a, cmp.column),
+            B = values(cmp.b, cmp.column);
+          const d = meanInterval([...A.keys()].filter((s) => B.has(s)).map((s) => A.get(s)! - B.get(s)!));
+          claims.push({
+            ...head,
+            claim: cmp.claim,
+            delta: d.n ? d.mean : '',
+            ci_low: num(d.ci_low),
+            ci_high: num(d.ci_high),
+            verdict: verdictOf(d.ci_low, d.ci_high, d.n, c.minSeeds ?? 2),
+          });
+        }
       }
-    }
-    for (const cmp of c.comparisons ?? []) {
-      const A = values(cmp.a, cmp.column), B = values(cmp.b, cmp.column);
-      const d = meanInterval([...A.keys()].filter((s) => B.has(s)).map((s) => A.get(s)! - B.get(s)!));
-      claims.push({ ...head, claim: cmp.claim, delta: d.n ? d.mean : '', ci_low: num(d.ci_low), ci_high: num(d.ci_high),
-        verdict: verdictOf(d.ci_low, d.ci_high, d.n, c.minSeeds ?? 2) });
-    }
-  }
   return { table, claims };
 }
