@@ -1,7 +1,7 @@
 // analysis/aggregate.ts against hand-computed values: t quantiles, mean and 95% CI over seeds, paired differences
 // by seed and the claims table built from them.
 import { strict as assert } from 'node:assert';
-import { claimRows, interval, meanCi, pairedDifference, scoresBySeed, tQuantile95, verdict }
+import { CLAIM_COLUMNS, claimRows, interval, meanCi, pairedDifference, scoresBySeed, tQuantile95, verdict }
   from '../analysis/aggregate.js';
 
 const close = (a: unknown, b: number, tol = 1e-9, what = '') =>
@@ -97,5 +97,26 @@ describe('aggregation over seeds (hand-computed)', () => {
     assert.equal(up.verdict, 'reproduced'); assert.equal(down.verdict, 'contradicted');
     assert.equal(up.measure, 'm');
     assert.equal(verdict({ ci_low: -0.3, ci_high: -0.1 }, 1), 'contradicted', 'below 0 against a claimed +');
+  });
+  it('verdicts at an interval ending or starting exactly at 0 are inconclusive', () => {
+    // [0, 0.5] does not lie above 0 (a claimed +) nor below it; [-0.5, 0] likewise, for either sign
+    assert.equal(verdict({ ci_low: 0, ci_high: 0.5 }, 1), 'inconclusive');
+    assert.equal(verdict({ ci_low: 0, ci_high: 0.5 }, -1), 'inconclusive');
+    assert.equal(verdict({ ci_low: -0.5, ci_high: 0 }, 1), 'inconclusive');
+    assert.equal(verdict({ ci_low: -0.5, ci_high: 0 }, -1), 'inconclusive');
+    // just off 0 they decide
+    assert.equal(verdict({ ci_low: 0.01, ci_high: 0.5 }, 1), 'reproduced');
+    assert.equal(verdict({ ci_low: 0.01, ci_high: 0.5 }, -1), 'contradicted');
+  });
+  it('claim rows label a measureB equal to the measure by the measure alone; the table has the claim columns', () => {
+    const s = scoresBySeed([0, 1].flatMap((seed) => [{ run: 'x', seed, measure: 'acc', value: 0.5 },
+      { run: 'y', seed, measure: 'acc', value: 0.25 }]));
+    const [r] = claimRows(s, [{ claim: 'same measure', a: 'x', b: 'y', measure: 'acc', measureB: 'acc', sign: 1 }], 'quick');
+    // x - y = [0.25, 0.25]: mean 0.25, s = 0, half-width 0 -> [0.25, 0.25], above 0
+    assert.equal(r.measure, 'acc');
+    assert.equal(r.delta, 0.25); assert.equal(r.ci_low, 0.25); assert.equal(r.verdict, 'reproduced');
+    assert.deepEqual(CLAIM_COLUMNS, ['profile', 'claim', 'run', 'against', 'measure', 'expected_sign', 'delta', 'ci_low',
+      'ci_high', 'seeds', 'verdict']);
+    assert.deepEqual(Object.keys(r), CLAIM_COLUMNS);
   });
 });

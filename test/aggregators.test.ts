@@ -109,3 +109,59 @@ describe('Rubicon aggregators after issue 19', () => {
       { name: 'format', weight: 1 }], old), err);
   });
 });
+
+describe('Rubicon aggregators: input checks and aggregate() by name (hand-computed)', () => {
+  const two: Dimension[] = [{ name: 'a', weight: 1 }, { name: 'b', weight: 1 }];
+  const weightsErr = /dimension weights must be non-negative with a positive total/;
+  it('rejects a negative score', () => {
+    assert.throws(() => weightedSum([-0.1, 0, 0], dims), (e: Error) => e instanceof ConfigError && /format must be in \[0, 1\] \(got -0.1\)/.test(e.message));
+  });
+  it('rejects a negative weight even when the total is positive, and a zero total', () => {
+    // weights 2 and -1: total 1 > 0, but -1 < 0
+    assert.throws(() => weightedSum([0.5, 0.5], [{ name: 'a', weight: 2 }, { name: 'b', weight: -1 }]), weightsErr);
+    // weights 0 and 0: no negative weight, but the total is 0
+    assert.throws(() => weightedSum([0.5, 0.5], [{ name: 'a', weight: 0 }, { name: 'b', weight: 0 }]), weightsErr);
+  });
+  it('accepts a zero weight beside a positive one', () => {
+    // weights 1 and 0 normalise to 1 and 0: 1 * 0.5 + 0 * 1 = 0.5
+    close(weightedSum([0.5, 1], [{ name: 'a', weight: 1 }, { name: 'b', weight: 0 }]), 0.5);
+  });
+  it('saturation rejects alpha <= 0', () => {
+    assert.throws(() => saturation([0.5, 0.5], two, { ...defaultAggregatorParams, saturationAlpha: 0 }),
+      (e: Error) => e instanceof ConfigError && e.message === 'saturationAlpha must be > 0 (got 0)');
+    assert.throws(() => saturation([0.5, 0.5], two, { ...defaultAggregatorParams, saturationAlpha: -1 }), /saturationAlpha must be > 0/);
+  });
+  it('interaction skips a pair whose first name is unknown, and keeps a pair whose second dimension is the first', () => {
+    // unknown first name: skipped, so the weighted sum (0.5 + 0.5) / 2 = 0.5
+    const unknownFirst = { ...defaultAggregatorParams, interactions: [{ a: 'zz', b: 'a', gamma: 1 }] };
+    assert.deepEqual(checkInteractions(two, unknownFirst), []);
+    close(interaction([0.5, 0.5], two, unknownFirst), 0.5);
+    // pair (b, a): j = 0; (0.5 + 0.5 * 0.5 * 0.5) / (1 + 0.5) = 0.625 / 1.5 = 5/12
+    const second0 = { ...defaultAggregatorParams, interactions: [{ a: 'b', b: 'a', gamma: 0.5 }] };
+    assert.deepEqual(checkInteractions(two, second0).map((t) => [t.i, t.j]), [[1, 0]]);
+    close(interaction([0.5, 0.5], two, second0), 5 / 12);
+  });
+  it('shaping rejects a power below 1 and is the weighted sum at p = 1', () => {
+    assert.throws(() => shaping([1, 1, 1], dims, { ...defaultAggregatorParams, shapingPower: 0.5 }),
+      (e: Error) => e instanceof ConfigError && e.message === 'shapingPower must be >= 1 (got 0.5)');
+    // p = 1: (0.5 + 2 * 1 + 0.5) / 4 = 0.75
+    close(shaping([0.5, 1, 0.5], dims, { ...defaultAggregatorParams, shapingPower: 1 }), 0.75);
+  });
+  it('aggregate() by name gives each aggregator its own value', () => {
+    // dims weights 1, 2, 1 (format critical); scores [0.4, 0.5, 0.5]; one synergy gamma(steps, verify) = 1
+    const p = { ...defaultAggregatorParams, interactions: [{ a: 'steps', b: 'verify', gamma: 1 }] };
+    const s = [0.4, 0.5, 0.5];
+    const f = (x: number) => (1 - Math.exp(-3 * x)) / (1 - Math.exp(-3));
+    // weighted sum: (0.4 + 2 * 0.5 + 0.5) / 4 = 0.475
+    close(aggregate('weighted_sum', s, dims, p), 0.475);
+    // veto: format (critical) 0.4 < 0.5 fails
+    assert.equal(aggregate('veto', s, dims, p), 0);
+    // saturation: (f(0.4) + 3 f(0.5)) / 4 = (0.735417 + 3 * 0.817574) / 4 = 0.797035
+    close(aggregate('saturation', s, dims, p), (f(0.4) + 3 * f(0.5)) / 4);
+    assert.ok(Math.abs(aggregate('saturation', s, dims, p) - 0.797035) < 1e-6);
+    // interaction: (0.475 + 1 * 0.5 * 0.5) / (1 + 1) = 0.3625
+    close(aggregate('interaction', s, dims, p), 0.3625);
+    // shaping: 0.475^3 = 0.107171875
+    close(aggregate('shaping', s, dims, p), 0.107171875);
+  });
+});

@@ -5,8 +5,8 @@ import * as fs from 'node:fs';
 import { initBackend } from '../src/models/backend.js';
 import { createPolicy, loadPolicy } from '../src/models/index.js';
 import { modelConfig } from '../src/models/policy.js';
-import { defaultEvolmConfig, generatorReward, makeEvolmTrainer, PAIR_SOURCES, pairMembers, phaseOf, sampleLayout, temporalGapSteps,
-  type EvolmConfig } from '../src/methods/evolm.js';
+import { defaultEvolmConfig, generatorReward, makeEvolmTrainer, needsGeneratorPolicy, PAIR_SOURCES, pairMembers, phaseOf, sampleLayout,
+  temporalGapSteps, type EvolmConfig } from '../src/methods/evolm.js';
 import type { Policy } from '../src/models/policy.js';
 import { oracleJudge } from '../src/models/verifier.js';
 import { referenceRubric } from '../src/rubrics/rubric.js';
@@ -17,6 +17,14 @@ import { ConfigError } from '../src/io/validate.js';
 import { makeRng } from '../src/util/random.js';
 
 describe('EvoLM (hand-computed)', () => {
+  it('a second policy writes rubrics for the separate generator or the frozen cold start only', () => {
+    const needs = (rubricSource: EvolmConfig['rubricSource'], generatorWeights: EvolmConfig['generatorWeights']) =>
+      needsGeneratorPolicy({ rubricSource, generatorWeights });
+    assert.equal(needs('generator', 'shared'), false);        // the policy itself writes
+    assert.equal(needs('generator', 'separate'), true);       // the generator's own weights
+    assert.equal(needs('frozen_coldstart', 'shared'), true);  // the frozen cold-start copy
+    assert.equal(needs('teacher', 'shared'), false);          // the teacher's reference rubric, no policy
+  });
   it('generator reward: 0.7 margin + 0.3 format; nothing for an unparsed rubric', () => {
     assert.ok(Math.abs(generatorReward(true, 0.9, 0.4) - (0.7 * 0.5 + 0.3)) < 1e-12);
     assert.ok(Math.abs(generatorReward(true, 0.2, 0.6) - (0.7 * -0.4 + 0.3)) < 1e-12);

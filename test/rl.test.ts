@@ -32,6 +32,13 @@ describe('GRPO group advantages (decided edge cases)', () => {
     assert.deepEqual(Array.from(groupAdvantages([3, 1], { std: 'none', eps: 1e-6, singleton: 'zero' })), [1, -1]);
   });
   it('reject an empty group', () => assert.throws(() => groupAdvantages([]), /at least one/));
+  it("Dr. GRPO ('none') does not divide by the std, and the default norm is Bessel, eps 1e-6, singleton 'zero'", () => {
+    // [4, 0]: mean 2 -> [2, -2] (the population std, 2, would give [1, -1]); [3, 0, 0]: mean 1 -> [2, -1, -1]
+    assert.deepEqual(Array.from(groupAdvantages([4, 0], { std: 'none', eps: 1e-6, singleton: 'zero' })), [2, -2]);
+    assert.deepEqual(Array.from(groupAdvantages([3, 0, 0], { std: 'none', eps: 1e-6, singleton: 'zero' })), [2, -1, -1]);
+    // the default is what a run's config records
+    assert.deepEqual(defaultGroupNorm, { std: 'sample', eps: 1e-6, singleton: 'zero' });
+  });
 });
 
 describe('GAE', () => {
@@ -160,6 +167,9 @@ describe('evaluation metrics', () => {
     close(passAtK(16, 0, 8), 0, 1e-12);
     close(passAtK(16, 9, 8), 1, 1e-12);
     assert.throws(() => passAtK(4, 1, 5), /needs at least 5/);
+    // boundary n - c = k: 1 - C(2, 2) / C(4, 2) = 1 - 1/6 = 5/6 (not 1: every k-subset but one has a correct sample)
+    close(passAtK(4, 2, 2), 5 / 6, 1e-12);
+    close(passAtK(3, 0, 3), 0, 1e-12); // n - c = k = n: 1 - C(3, 3) / C(3, 3) = 0
   });
   it('maj@k with missing answers', () => {
     assert.equal(majCorrect(['12', '13', '12', null], '12'), true);

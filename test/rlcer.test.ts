@@ -81,6 +81,29 @@ describe('RLCER rewards (hand-computed)', () => {
     // default 'rubric': [2/3, 0]; 'group' would give [1, 0]
     assert.deepEqual(cotRewards([2, 1], [[true, false], [false, false]]), [2 / 3, 0]);
   });
+  it('validity with signs: a null correlation stays null, sign 0 reads as positive, the threshold is strict', () => {
+    // satisfaction constant: pearson is null, and a penalty's sign must not turn it into -0
+    assert.deepEqual(criterionValidity([[1, 1, 1, 1]], [1, 0, 1, 0], 0.2, 'none_valid', [-1]).corr, [null]);
+    // v = z: corr 1; a criterion with 0 points (sign 0) is not negated, so it stays 1 > 0.2 and valid
+    const zero = criterionValidity([[1, 1, 0, 0]], [1, 1, 0, 0], 0.2, 'none_valid', [0]);
+    assert.deepEqual(zero.corr, [1]); assert.deepEqual(zero.valid, [true]);
+    // corr exactly 1 (1 / sqrt(1 * 1)) with threshold 1: not > 1
+    assert.deepEqual(criterionValidity([[1, 0, 1, 0]], [1, 0, 1, 0], 1).valid, [false]);
+  });
+  it('random validity shuffles by Fisher-Yates with rng.int(i + 1) for i = n - 1 down to 1', () => {
+    // a scripted rng: int(4) -> 0, int(3) -> 1, int(2) -> 0
+    const calls: number[] = [], draws = [0, 1, 0];
+    const rng = { int: (n: number) => { calls.push(n); return draws.shift()!; } } as unknown as ReturnType<typeof makeRng>;
+    // idx [0,1,2,3]; i=3, j=0: [3,1,2,0]; i=2, j=1: [3,2,1,0]; i=1, j=0: [2,3,1,0]; the filter kept 2: keep {2, 3}
+    assert.deepEqual(randomValidity([true, true, false, false], rng), [false, false, true, true]);
+    assert.deepEqual(calls, [4, 3, 2]);
+  });
+  it('group CoT normalisation subtracts the lowest raw score; the rubricator reward of an empty rubric is 0', () => {
+    // raw [1, 2, 3]: lo 1, hi 3 -> [(1-1)/2, (2-1)/2, (3-1)/2] = [0, 0.5, 1]
+    assert.deepEqual(cotRewards([1, 2], [[true, false], [false, true], [true, true]], 'group'), [0, 0.5, 1]);
+    // parsed, evolving, but 0 items proposed: 0, not 0 / 0
+    assert.deepEqual(rubricatorReward(true, 0, 0, true), { evolving: 0, format: 1 });
+  });
   it('judge scores of preference pairs: J per response under its pair\'s rubric, 0 for both when unparsed', () => {
     // pair 0: rubric STEPS +3, CARRY -1 (J = (raw + 1) / 4); pair 1: unparsed; pair 2: VERIFY +2 (J = raw / 2).
     // The judge is asked item by item, chosen before rejected: STEPS c, r, CARRY c, r (pair 0), VERIFY c, r (pair 2).
@@ -185,6 +208,22 @@ describe('RLCER reward assembly of one step (golden, hand-computed)', () => {
     // rubric-only training (outcome weight 0) and a CoT weight of 2
     closeAll(groupRewards(sets, sat, correct, { ...settings, outcomeWeight: 0, cotWeight: 2 }, makeRng(0)).reward,
       [1.5, 1.5, 0, 0.5], 'rubric-only reasoner reward');
+  });
+  // The random-rubrics control: the filter's count kept, the criteria drawn from rng (scripted here).
+  it('validity "random": as many criteria as the filter kept, chosen by the shuffle, and the rewards that follow', () => {
+    // one set STEPS +3, CARRY +2, VERIFY +1: the filter keeps STEPS only (corr 1, 0, null: see the table above)
+    const calls: number[] = [], draws = [1, 0];
+    const rng = { int: (n: number) => { calls.push(n); return draws.shift()!; } } as unknown as ReturnType<typeof makeRng>;
+    const r = groupRewards([set(item('STEPS', 3), item('CARRY', 2), item('VERIFY', 1))], sat, correct,
+      { ...settings, validity: 'random' }, rng);
+    // shuffle of idx [0,1,2]: i=2, int(3) -> 1: [0,2,1]; i=1, int(2) -> 0: [2,0,1]; keep the first 1: VERIFY
+    assert.deepEqual(calls, [3, 2]);
+    assert.deepEqual(r.sets[0].valid, [false, false, true]);
+    assert.equal(r.sets[0].corr[0], 1);
+    assert.deepEqual(r.sets[0].rubricator, { evolving: 1 / 3, format: 1 });
+    // CoT over VERIFY +1 (satisfied by every rollout): range 0..1, raw 1 -> 1; reward = outcome [1,1,-1,-1] + 1
+    closeAll(r.cot, [1, 1, 1, 1], 'CoT reward');
+    closeAll(r.reward, [2, 2, 0, 0], 'reasoner reward');
   });
   // EvoLM's reading: each rollout scored by the valid criteria of its own set only.
   it("each_own: rollout i scored by set i's valid criteria", () => {

@@ -117,4 +117,14 @@ describe("RLCER's validity test", () => {
     assert.equal(isValidCriterion([1, 1, 1, 1], [1, 0, 0, 0]), false);  // constant satisfaction
     assert.equal(isValidCriterion([1, 0, 1, 0], [1, 1, 1, 1]), false);  // constant correctness
   });
+  it('Pearson: null when y is constant, an error for unequal lengths; the threshold is strict', async () => {
+    const { pearson, isValidCriterion } = await import('../src/rubrics/validity.js');
+    // y constant: syy = 0 (x varies: sxx = 2/3), so null, not 0 / 0
+    assert.equal(pearson([0, 1, 0], [1, 1, 1]), null);
+    assert.throws(() => pearson([1, 2], [1]), (e: Error) => e.message === 'pearson: lengths differ (2 vs 1)');
+    // corr([1,0,1,0], [1,0,1,0]) = 1 / sqrt(1 * 1) = 1 exactly: not > 1
+    assert.equal(isValidCriterion([1, 0, 1, 0], [1, 0, 1, 0], 1), false);
+    // corr([1,0,1,0], [1,1,0,0]): sxy = 0.25 - 0.25 - 0.25 + 0.25 = 0 exactly: not > 0
+    assert.equal(isValidCriterion([1, 0, 1, 0], [1, 1, 0, 0], 0), false);
+  });
 });
