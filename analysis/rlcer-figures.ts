@@ -44,6 +44,30 @@ function lineFigure(name: string, title: string, ytitle: string, curves: Row[], 
       yaxis: { title: { text: ytitle } } } };
 }
 
+const EVOLM_SIDE = ['evolm', 'evolm_sequential', 'evolm_two_model', 'judge_teacher', 'judge_untrained'];
+
+/**
+ * EvoLM's label-free rows: the judge's score J the policy is trained on (left) beside the probe accuracy (right), per
+ * step. J rising while accuracy falls is the policy learning what the judge rewards instead of the arithmetic.
+ */
+export function evolmJudgeFigure(curves: Row[], size: string, source: string): Figure {
+  const panel = (metric: string, k: number) => metricLines(curves, metric, EVOLM_SIDE, size)
+    .map((t) => ({ ...t, xaxis: `x${k}`, yaxis: `y${k}`, ...(k === 2 ? { showlegend: false } : {}) }));
+  return { name: 'evolm_judge_vs_accuracy', table: source, width: 1200, height: 560,
+    caption: 'The label-free rows (EvoLM co-evolving, sequential and two-model; judge-only training on fixed teacher and ' +
+      'untrained rubrics): left, the mean judge score J of the policy\'s rollouts in its training steps; right, the ' +
+      `probe accuracy. Lines: means over seeds, smoothed by a centred ${SMOOTH}-step moving average; bands: 95% ` +
+      't-intervals over seeds, smoothed the same way. A step is a policy or a generator step: the EvoLM rows take 60 ' +
+      'of each (alternating; the sequential row all generator steps first), the judge-only rows 60 policy steps; ' +
+      'generator steps log no J.',
+    data: [...panel('judge_score', 1), ...panel('probe_accuracy', 2)],
+    layout: { title: { text: `EvoLM's label-free rows: the judge's score rises, accuracy falls (${SMOOTH}-step moving average)` },
+      grid: { rows: 1, columns: 2, pattern: 'independent' }, legend: { orientation: 'h', y: -0.2 },
+      xaxis: { title: { text: 'step' } }, xaxis2: { title: { text: 'step' } },
+      yaxis: { title: { text: 'judge score J (policy steps)' }, range: [0, 1] },
+      yaxis2: { title: { text: 'probe accuracy' }, range: [0, 1] } } };
+}
+
 /** Held-out accuracy on the fixed evaluation set, one panel per family, mean and 95% band over seeds (unsmoothed). */
 export function evalFigure(rows: Row[], methods: string[], size: string, source: string): Figure {
   const families = [...new Set(rows.map((r) => String(r.family)))].sort((a, b) => FAMILY_ORDER.indexOf(a) - FAMILY_ORDER.indexOf(b));
@@ -162,6 +186,7 @@ export function rlcerFigures(dir = 'results'): Figure[] {
           ['rlcer', 'rlcer_no_evolve'], size, 'The share of the rubricator\'s proposed criteria that pass the validity ' +
           'test (see docs/rlcer.md).'),
         kindMixFigure(c, 'rlcer', size, f), kindMixFigure(c, 'rlcer_no_evolve', size, f),
+        evolmJudgeFigure(c, size, f),
         line('rlcer_concrete_share', 'Share of concrete-value criteria (criteria with arguments) in the rubrics',
           'concrete share', 'concrete_share', ['rlcer', 'rlcer_no_evolve'], size, 'The share of proposed criteria that ' +
           'name a concrete value (an argument), per step.'),

@@ -78,10 +78,13 @@ export const TABLE2_CLAIMS: Claim[] = [
   { claim: 'rubric-only training improves on the cold start (average accuracy)', a: 'rlcer_rubric_only', b: 'sft', measure: 'average', sign: 1 },
   { claim: 'rubric-only training with valid rubrics beats random rubrics (average accuracy)', a: 'rlcer_rubric_only', b: 'rlcer_rubric_only_random', measure: 'average', sign: 1 },
   { claim: 'EvoLM co-evolving beats the sequential variant (average accuracy)', a: 'evolm', b: 'evolm_sequential', measure: 'average', sign: 1 },
-  { claim: 'EvoLM beats fixed teacher rubrics (average accuracy)', a: 'evolm', b: 'fixed_teacher', measure: 'average', sign: 1 },
+  // EvoLM's prompted-rubric rows are judge-only (no labels): their analogues are the judge_* rows (issue 17), not
+  // the labelled fixed_* rows
+  { claim: 'EvoLM beats judge-only training on the teacher\'s rubrics (average accuracy)', a: 'evolm', b: 'judge_teacher', measure: 'average', sign: 1 },
+  { claim: 'EvoLM beats judge-only training on the untrained rubricator\'s rubrics (average accuracy)', a: 'evolm', b: 'judge_untrained', measure: 'average', sign: 1 },
   { claim: 'EvoLM beats the static scalar RM (average accuracy)', a: 'evolm', b: 'scalar_rm', measure: 'average', sign: 1 },
   { claim: 'the static scalar RM ranks pairs better than EvoLM\'s rubrics (rubric quality)', a: 'scalar_rm', b: 'evolm', measure: 'rubric_quality', sign: 1 },
-  { claim: 'co-evolved rubrics rank pairs better than the untrained rubricator\'s (rubric quality)', a: 'evolm', b: 'fixed_untrained', measure: 'rubric_quality', sign: 1 },
+  { claim: 'co-evolved rubrics rank pairs better than the untrained rubricator\'s (rubric quality)', a: 'evolm', b: 'judge_untrained', measure: 'rubric_quality', sign: 1 },
   // RLCER's claims about training dynamics and hints, on the per-seed measures of `dynamicsMeasures`
   { claim: 'with self-evolution the proposed criteria\'s mean correlation with correctness rises (last window over first)', a: 'rlcer', b: 'rlcer', measure: 'corr_proposed_late', measureB: 'corr_proposed_early', sign: 1 },
   { claim: 'the mean correlation rises more with self-evolution than without', a: 'rlcer', b: 'rlcer_no_evolve', measure: 'corr_proposed_rise', sign: 1 },

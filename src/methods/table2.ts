@@ -137,12 +137,13 @@ export function profileSpec(name: string): Profile {
 /**
  * Numbers the papers report for rows that exist there, as reported (scales and benchmarks differ from ours;
  * compare orderings and gaps, not values). EvoLM Table 2: RewardBench-2 and the OLMo3-Adapt 12-benchmark average;
- * RLCER: average accuracy over AIME24/AIME25/AMC23 read from its evolving-ablation figure (8B).
+ * RLCER: average accuracy over AIME24/AIME25/AMC23 read from its evolving-ablation figure (8B). EvoLM's prompted-rubric
+ * rows train on the judge alone, without labels: their analogues are our judge-only rows.
  */
 export const REPORTED: { paper: string; method: string; source: string; rubric_quality: number | null; policy_average: number | null }[] = [
   { paper: 'EvoLM Table 2', method: 'scalar_rm', source: 'Skywork-RM-V2 (8B scalar RM)', rubric_quality: 86.4, policy_average: 59.7 },
-  { paper: 'EvoLM Table 2', method: 'fixed_untrained', source: 'Qwen3-8B prompted rubrics', rubric_quality: 26.2, policy_average: 67.5 },
-  { paper: 'EvoLM Table 2', method: 'fixed_teacher', source: 'GPT-4.1 prompted rubrics', rubric_quality: 36.6, policy_average: 66.7 },
+  { paper: 'EvoLM Table 2', method: 'judge_untrained', source: 'Qwen3-8B prompted rubrics', rubric_quality: 26.2, policy_average: 67.5 },
+  { paper: 'EvoLM Table 2', method: 'judge_teacher', source: 'GPT-4.1 prompted rubrics', rubric_quality: 36.6, policy_average: 66.7 },
   { paper: 'EvoLM Table 2', method: 'rlcer', source: 'RLCER (among baselines reported as 66.7-67.6)', rubric_quality: null, policy_average: null },
   { paper: 'EvoLM Table 2', method: 'evolm_sequential', source: 'Sequential', rubric_quality: 47.2, policy_average: 68.3 },
   { paper: 'EvoLM Table 2', method: 'evolm', source: 'EvoLM (co-evolving)', rubric_quality: 46.0, policy_average: 69.3 },
