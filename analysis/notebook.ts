@@ -6,11 +6,11 @@
 //                   the report shows, without a copy of its marker
 //   figurePng(name) a committed figure's PNG export (results/figures/<name>.png): static, so it survives
 //                   nbconvert and GitHub; the interactive version is the figure's page in the gallery
-//   verdicts(file)  one line counting a claims CSV's verdicts, for the prose under a claims table
+//   verdicts(file, paper?)  one line counting a claims CSV's verdicts (of one paper), for the prose
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv } from '../src/io/table.js';
-import { markersOf, parseSpec, renderDocument } from './docs.js';
+import { markersOf, paperOf, parseSpec, renderDocument } from './docs.js';
 
 const FIGURES = 'results/figures';
 
@@ -34,10 +34,13 @@ export function figurePng(name: string, dir = FIGURES): Uint8Array {
   return fs.readFileSync(file);
 }
 
-/** "3 claims: 1 reproduced, 1 contradicted, 1 inconclusive" for a claims CSV (rows of one profile). */
-export function verdicts(file: string, profile = 'full'): string {
+/**
+ * "3 claims: 1 reproduced, 1 contradicted, 1 inconclusive" for a claims CSV (rows of one profile; of one paper when
+ * `paper` is given, as the reports split Table 2's claims between RLCER and EvoLM).
+ */
+export function verdicts(file: string, paper?: string, profile = 'full'): string {
   if (!fs.existsSync(file)) return `${file}: not run yet`;
-  const rows = readCsv(file).filter((r) => r.profile === profile);
+  const rows = readCsv(file).filter((r) => r.profile === profile && (!paper || paperOf(file, r) === paper));
   const counts = new Map<string, number>();
   for (const r of rows) counts.set(String(r.verdict), (counts.get(String(r.verdict)) ?? 0) + 1);
   return `${rows.length} claims: ${[...counts].sort((a, b) => b[1] - a[1]).map(([v, n]) => `${n} ${v}`).join(', ')}`;

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { numberCells } from '../analysis/notebook.js';
+import { numberCells, reportTable, table, verdicts } from '../analysis/notebook.js';
 
 describe('notebooks', function () {
   this.timeout(180000);
@@ -40,5 +40,26 @@ describe('executed notebooks (results/notebooks)', () => {
       assert.deepEqual(code.map((c) => c.execution_count), code.map((_, i) => i + 1), `${f}: run "make notebooks"`);
       assert.ok(code.every((c) => (c.outputs ?? []).every((o) => o.output_type !== 'error')), `${f} has an error output`);
     }
+  });
+});
+
+describe('what the notebooks show (analysis/notebook.ts)', () => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-nbt-'));
+  fs.mkdirSync(path.join(d, 'docs'));
+  fs.writeFileSync(path.join(d, 'c.csv'), 'profile,claim,run,against,measure,expected_sign,delta,ci_low,ci_high,seeds,verdict\n' +
+    'full,a,S|rlcer,S|rlvr,average,+,0.1,0.05,0.15,3,reproduced\nfull,b,S|evolm,S|judge_teacher,average,+,0,-1,1,3,inconclusive\n' +
+    'full,c,S|evolm,S|evolm_sequential,average,+,-0.2,-0.3,-0.1,3,contradicted\nquick,d,S|rlcer,S|rlvr,average,+,0,-1,1,2,inconclusive\n');
+  fs.writeFileSync(path.join(d, 'docs', 'r.md'), '<!-- table: c.csv view=rows columns=claim,verdict profile=quick -->\n<!-- /table -->\n' +
+    '<!-- table: c.csv view=rows columns=claim profile=full -->\n<!-- /table -->\n');
+  it('renders a docs marker, and the nth table a report draws from a CSV, without the markers', () => {
+    assert.equal(table('c.csv view=rows columns=claim,verdict profile=quick', d), '| claim | verdict |\n|---|---|\n| d | inconclusive |\n');
+    assert.equal(reportTable('docs/r.md', 'c.csv', 1, d), '| claim |\n|---|\n| a |\n| b |\n| c |\n');
+    assert.throws(() => reportTable('docs/r.md', 'c.csv', 2, d), /no table number 3/);
+    assert.match(table('none.csv view=rows', d), /Not measured yet/);
+  });
+  it('counts verdicts of one profile, and of one paper', () => {
+    assert.equal(verdicts(path.join(d, 'c.csv')), '3 claims: 1 reproduced, 1 inconclusive, 1 contradicted');
+    assert.equal(verdicts(path.join(d, 'c.csv'), 'EvoLM'), '2 claims: 1 inconclusive, 1 contradicted');
+    assert.equal(verdicts(path.join(d, 'c.csv'), 'RLCER', 'quick'), '1 claims: 1 inconclusive');
   });
 });
