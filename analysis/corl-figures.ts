@@ -64,7 +64,7 @@ function phaseFigure(phase: Row[], method: string, source: string): Figure {
         marker: { size: cs.map((c) => 6 + 3 * Math.sqrt(c.n)), color: cs.map((c) => c.correct / c.n), cmin: 0, cmax: 1, colorscale: [[0, '#d62728'], [0.5, '#f2c94c'], [1, '#2ca02c']], showscale: true, colorbar: { title: { text: 'ended correct' } } } },
       { type: 'scatter', mode: 'lines', name: 'theory: separatrix pA + pB = 1', x: [0, 1], y: [1, 0], line: { color: 'black', dash: 'dash' } },
     ],
-    layout: { title: { text: `${CORL_METHODS[method]?.label ?? method}: trained outcome by initial (p, supervisor's p)` },
+    layout: { title: { text: `${CORL_METHODS[method]?.label ?? method}<br><sup>trained outcome by initial (p, supervisor's p)</sup>` },
       xaxis: { title: { text: 'agent\'s initial p (held-out problem)' }, range: [-0.05, 1.05] }, yaxis: { title: { text: 'supervising agent\'s initial p' }, range: [-0.05, 1.05] }, legend: { y: -0.15, orientation: 'h' } } };
 }
 

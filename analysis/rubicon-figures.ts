@@ -7,6 +7,8 @@ import type { Figure } from './figures.js';
 /** A run's label: aggregator / schedule, the defence rubric and the task pair where the table has them. */
 const withDefence = (r: Row) => `${r.aggregator}${r.defence === 'yes' ? ' + defence' : ''}`;
 const label = (r: Row) => `${withDefence(r)} / ${r.schedule}${r.tasks === 'competing' ? ' (competing)' : ''}`;
+/** One colour per rubric family, the paper's benchmarks of a type and our dimensions of it alike. */
+const FAMILY: Record<string, string> = { quality: '#1f77b4', constraints: '#ff7f0e' };
 const HACK_MEASURES = /(hack_rate|check_rate|dishonest_share|stamp_share|mismatch_rate)$/;
 
 export function rubiconFigures(dir = 'results/rubicon'): Figure[] {
@@ -46,14 +48,19 @@ export function rubiconFigures(dir = 'results/rubicon'): Figure[] {
       data: [
         ...['quality', 'constraints'].map((a) => {
           const rs = paper.filter((r) => r.analogue === a);
-          return { type: 'bar', name: `paper: ${a}-type benchmarks`, x: rs.map((r) => `${r.experiment}<br>${r.benchmark}`), y: rs.map((r) => Number(r.delta)), xaxis: 'x', yaxis: 'y' };
+          // a two-level axis (experiment, then benchmark): the labels stay horizontal and apart
+          return { type: 'bar', name: `paper: ${a}-type benchmarks`, x: [rs.map((r) => r.experiment), rs.map((r) => r.benchmark)],
+            y: rs.map((r) => Number(r.delta)), marker: { color: FAMILY[a] }, xaxis: 'x', yaxis: 'y' };
         }),
         ...['quality', 'constraints'].map((m) => ({ type: 'bar', name: `ours: ${m} dimensions (x100)`, x: ['quality_only', 'constraints_only'],
+          marker: { color: FAMILY[m], pattern: { shape: '/' } },
           y: ['quality_only', 'constraints_only'].map((sch) => { const r = ours.find((x) => label(x) === `weighted_sum / ${sch}` && x.measure === m); return r ? 100 * Number(r.delta) : null; }),
           xaxis: 'x2', yaxis: 'y2' })),
       ],
-      layout: { title: { text: 'Single-type training: the paper\'s seesaw (reported) and ours, change over the base model' }, grid: { rows: 1, columns: 2, pattern: 'independent' },
-        yaxis: { title: { text: 'paper: benchmark points (reported)' } }, yaxis2: { title: { text: 'ours: dimension score x 100' } }, barmode: 'group', margin: { b: 160 } },
+      layout: { title: { text: 'Single-type training: the paper\'s seesaw (reported) and ours, change over the base model' },
+        yaxis: { title: { text: 'paper: benchmark points (reported)' } }, barmode: 'group', margin: { b: 120 },
+        xaxis: { domain: [0, 0.62], tickangle: 0, tickfont: { size: 10 } }, xaxis2: { domain: [0.72, 1], anchor: 'y2' },
+        yaxis2: { anchor: 'x2', title: { text: 'ours: dimension score x 100' } }, legend: { orientation: 'h', y: -0.25 } },
       width: 1200 });
   }
   if (fs.existsSync(h)) {
