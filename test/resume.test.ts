@@ -1,7 +1,7 @@
 // Faults (issue 18): a Table 2 RL run killed with SIGKILL at a step, or while it writes its checkpoint, resumes from
 // its last checkpoint when started again and ends with the same numbers, bit for bit on one backend, as an
 // uninterrupted run; a damaged checkpoint is named in one line and never loaded. Smoke-sized runs (2 steps), the
-// two-role PPO path (RLCER) and EvoLM's (snapshots, two Adams, two phases).
+// two-role PPO path (RLCER), EvoLM's (snapshots, two Adams, two phases) and the random-reward control's.
 import { strict as assert } from 'node:assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -46,7 +46,8 @@ function numbers(dir: string): Record<string, string> {
   return out;
 }
 
-for (const method of ['rlcer', 'evolm']) {
+// random_reward: its reward draws from an rng, which must resume where it stopped too
+for (const method of ['rlcer', 'evolm', 'random_reward']) {
   describe(`a killed ${method} run resumes to the same numbers`, function () {
     this.timeout(900_000);
     const root = fs.mkdtempSync(path.join(os.tmpdir(), `wb-resume-${method}-`));
