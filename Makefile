@@ -29,7 +29,7 @@ help:
 	@echo "make reproduce-long  RLVR vs RLCER over 300 steps, 3 seeds (PROFILE long) -> results/rlcer/long.csv, figure rlcer_long"
 	@echo "make table2-report  tables and figures of a Table 2 profile from its finished runs (quick: compared with results/quick)"
 	@echo "make verify-quick  recompute the committed quick tables from the committed run records (results/runs/table2/quick)"
-	@echo "make verify-results  recompute every committed table that has run records (Table 2 quick and full, rate calibration)"
+	@echo "make verify-results  recompute every committed table that has run records (Table 2 quick and full, rate calibration, Rubicon)"
 	@echo "make quick-reference  adopt the last quick Table 2 outputs (runs/results/quick) as the committed results/quick"
 	@echo "make reproduce-corl  CO-RL Table 1 analogue, error overlap, theory vs experiment (PROFILE=quick|full)"
 	@echo "make reproduce-evolm  EvoLM ablations (K, no format reward, each pair source alone) -> ablations.csv"
@@ -166,7 +166,8 @@ verify-quick:
 	$(TSX) analysis/compare-results.ts runs/verify/quick results/quick --ignore $(T2_OTHERS),figures/
 
 # recompute every committed table that has committed run records, byte for byte: the quick and full Table 2 (from
-# results/runs/table2) and the rubricator rate calibration (from results/runs/rate-calibration). CI runs it.
+# results/runs/table2), the rubricator rate calibration (from results/runs/rate-calibration) and Rubicon's full
+# tables (from results/runs/rubicon). CI runs it.
 T2_TABLES := table2.csv,ablations.csv,table2_claims.csv,table2_reported.csv,rlcer/curves.csv,rlcer/eval_curves.csv,rlcer/hints.csv,rlcer/update_parity.csv,evolm/rubric_evolution.csv
 verify-results: verify-quick
 	rm -rf runs/verify/full runs/verify/rate-calibration
@@ -174,6 +175,9 @@ verify-results: verify-quick
 	$(TSX) analysis/compare-results.ts runs/verify/full results --only $(T2_TABLES)
 	$(TSX) src/cli/rate-calibration.ts --report yes --out runs/verify/rate-calibration > /dev/null
 	$(TSX) analysis/compare-results.ts runs/verify/rate-calibration results/rlcer --only rate_calibration.csv,rate_choice.json
+	rm -rf runs/verify/rubicon
+	$(TSX) analysis/rubicon.ts full /nonexistent runs/verify/rubicon > /dev/null
+	$(TSX) analysis/compare-results.ts runs/verify/rubicon results/rubicon --only claims.csv,hacking.csv,seesaw.csv,table.csv
 
 # CO-RL's Table 1 analogue (needs make corl-agents first); same profiles and resumption as Table 2
 reproduce-corl:
