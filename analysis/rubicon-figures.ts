@@ -37,6 +37,44 @@ export function rubiconFigures(dir = 'results/rubicon'): Figure[] {
       }),
       layout: { title: { text: 'Change over the cold start (paired by seed, 95% CI)' }, barmode: 'group', yaxis: { title: { text: 'trained - cold start' } }, margin: { b: 190 } } });
   }
+  if (fs.existsSync(d)) {
+    // the paper's Fig. 2 analogue: each run a point at (change of constraints, change of quality); a seesaw puts the
+    // points in the upper-left and lower-right quadrants, a free lunch in the upper right
+    const rows = readCsv(d);
+    const runs = [...new Set(rows.map(label))];
+    const at = (run: string, m: string) => rows.find((x) => label(x) === run && x.measure === m);
+    const bar = (r: Row | undefined, side: 'hi' | 'lo') => {
+      if (!r || r.ci_high === '') return 0;
+      return side === 'hi' ? Number(r.ci_high) - Number(r.delta) : Number(r.delta) - Number(r.ci_low);
+    };
+    figs.push({ name: 'rubicon_tradeoff_scatter', table: d,
+      caption: 'Constraints against quality (the analogue of the paper\'s Fig. 2): one point per aggregator and ' +
+        'schedule, the change over the cold start, paired by seed, of the mean constraint-dimension score (x) and the ' +
+        'mean quality-dimension score (y); error bars are 95% t-intervals. Colour: the schedule; circles: the ' +
+        'standard task pair, diamonds (labelled): the competing pair. Most aggregators under the joint schedule ' +
+        'overlap in one cluster (the hover text names each point; the per-run values are in the table). Points left ' +
+        'of or below zero lost on that axis.',
+      // one series per schedule (its colour), the task pair as the marker; every joint aggregator lands in one
+      // cluster, so only the competing pair's points carry a text label (the full label is the hover text)
+      data: [...new Set(rows.map((r) => String(r.schedule)))].map((schedule) => {
+        const rs = runs.filter((run) => rows.some((x) => label(x) === run && x.schedule === schedule));
+        const competing = rs.map((run) => run.endsWith('(competing)'));
+        const cx = rs.map((run) => at(run, 'constraints')), qy = rs.map((run) => at(run, 'quality'));
+        return { type: 'scatter', mode: 'markers+text', name: schedule, hovertext: rs,
+          text: competing.map((c) => (c ? 'competing' : '')), textposition: 'top center', textfont: { size: 10 },
+          marker: { size: 10, symbol: competing.map((c) => (c ? 'diamond' : 'circle')) },
+          x: cx.map((r) => (r ? Number(r.delta) : null)), y: qy.map((r) => (r ? Number(r.delta) : null)),
+          error_x: { type: 'data', symmetric: false, array: cx.map((r) => bar(r, 'hi')),
+            arrayminus: cx.map((r) => bar(r, 'lo')), thickness: 1 },
+          error_y: { type: 'data', symmetric: false, array: qy.map((r) => bar(r, 'hi')),
+            arrayminus: qy.map((r) => bar(r, 'lo')), thickness: 1 } };
+      }),
+      layout: { title: { text: 'Constraints vs quality: change over the cold start per run (95% CI)' },
+        xaxis: { title: { text: 'change of the mean constraint-dimension score' }, zeroline: true },
+        yaxis: { title: { text: 'change of the mean quality-dimension score' }, zeroline: true },
+        legend: { orientation: 'h', y: -0.18, title: { text: 'schedule (colour):' } } },
+      width: 1000, height: 700 });
+  }
   if (fs.existsSync(d) && fs.existsSync(rep)) {
     // the seesaw side by side: the paper's single-type ablation (benchmark points, as reported) and ours (change of
     // the mean dimension score, x100), each on its own axis because the units differ
