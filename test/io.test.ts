@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { readCsv, toCsv, writeCsv } from '../src/io/table.js';
 import { archiveRun, batchProgress, claimJob, lastProgress, runJobs, stepLine } from '../src/io/jobs.js';
+import { drawsStatus, progressBar, statusLine, stepOf, tail, TerminalStatus } from '../src/io/progress.js';
 import { findFinishedRuns, loadJsonConfig, openRun, readMetrics } from '../src/io/run.js';
 import { sha256Hex, SUMS_FILE, verifySums } from '../src/io/checksums.js';
 import { initBackend } from '../src/models/backend.js';
@@ -204,6 +205,51 @@ describe('job pool progress', function () {
     assert.ok(lines.some((l) => l.startsWith('[test] running slow: [slow] step 1/2  eta 0.1 min (batch: 0/1, ')),
       `no progress line: ${lines.join(' | ')}`);
     assert.match(lines.find((l) => l.startsWith('[test] 1/1 done: slow'))!, /min elapsed\)/);
+  });
+});
+
+describe('terminal status line (src/io/progress.ts)', () => {
+  it('draws a bar of finished runs', () => {
+    assert.equal(progressBar(0, 4, 8), '[........] 0/4');
+    assert.equal(progressBar(1, 4, 8), '[##......] 1/4');
+    assert.equal(progressBar(3, 4, 8), '[######..] 3/4');
+    assert.equal(progressBar(4, 4, 8), '[########] 4/4');
+    assert.equal(progressBar(0, 0, 4), '[####] 0/0');
+  });
+  it('takes the step out of a run\'s step line', () => {
+    assert.equal(stepOf('[rlcer S seed 0] step 17/120 (policy)  acc 0.352  eta 4.9 min'), '17/120');
+    assert.equal(stepOf(''), 'starting');
+  });
+  it('puts the batch and each running run on one line that never wraps', () => {
+    const running = [{ label: 'rlvr S seed 0', step: '3/60' }, { label: 'rlcer S seed 0', step: 'starting' }];
+    assert.equal(statusLine('table2', '[#...] 1/4', '2.0 min elapsed', running, 200),
+      '[table2] [#...] 1/4 runs  2.0 min elapsed  |  rlvr S seed 0 3/60, rlcer S seed 0 starting');
+    assert.equal(statusLine('t', '[] 0/0', 'x', [], 200), '[t] [] 0/0 runs  x');
+    const cut = statusLine('table2', '[#...] 1/4', '2.0 min elapsed', running, 31);
+    assert.equal(cut, '[table2] [#...] 1/4 runs  2...');
+    assert.equal(cut.length, 30);
+  });
+  it('is drawn on a terminal only, outside CI and unless JOBS_PLAIN=1', () => {
+    assert.equal(drawsStatus(true, {}), true);
+    assert.equal(drawsStatus(false, {}), false);
+    assert.equal(drawsStatus(undefined, {}), false);
+    assert.equal(drawsStatus(true, { CI: 'true' }), false);
+    assert.equal(drawsStatus(true, { JOBS_PLAIN: '1' }), false);
+  });
+  it('prints plain lines above the status line and redraws it', () => {
+    let out = '';
+    const st = new TerminalStatus({ write: (s: string) => { out += s; return true; } } as unknown as NodeJS.WriteStream);
+    st.draw('bar 1');
+    st.print('run done');
+    st.draw('bar 2');
+    st.clear();
+    assert.equal(out, '\r\x1b[2Kbar 1' + '\r\x1b[2Krun done\nbar 1' + '\r\x1b[2Kbar 2' + '\r\x1b[2K');
+  });
+  it('reads the end of a long log', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wb-tail-')), 'log.txt');
+    fs.writeFileSync(file, `${'x'.repeat(10000)}\nstep 2/3\n`);
+    assert.equal(tail(file, 9), 'step 2/3\n');
+    assert.equal(tail(path.join(path.dirname(file), 'none.txt')), '');
   });
 });
 

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { SUMS_FILE, writeSums } from './checksums.js';
 import { spawn } from 'node:child_process';
 import { ConfigError } from './validate.js';
+import { drawsStatus, progressBar, statusLine, stepOf, tail, TerminalStatus } from './progress.js';
 
 const TSX = './node_modules/.bin/tsx';
 
@@ -112,9 +113,21 @@ const progressEvery = () => Number(process.env.JOBS_PROGRESS_S ?? 60);
 /**
  * Run the unfinished jobs, `parallel` at a time, printing one progress line per finished job (with the batch's
  * elapsed and estimated remaining time) through `log`, and every JOBS_PROGRESS_S seconds the latest step line of
- * each running job; returns the failures.
+ * each running job; returns the failures. With the default `log` on a terminal (src/io/progress.ts), a status line
+ * at the bottom, redrawn every second, takes the place of the periodic lines.
  */
-export async function runJobs(name: string, jobs: Job[], parallel: number, log: (line: string) => void = console.log): Promise<number> {
+export async function runJobs(name: string, jobs: Job[], parallel: number, log?: (line: string) => void): Promise<number> {
+  const status = log === undefined && drawsStatus(process.stdout.isTTY) ? new TerminalStatus() : undefined;
+  const print = log ?? (status ? (line: string) => status.print(line) : console.log);
+  try {
+    return await pool(name, jobs, parallel, print, status);
+  } finally {
+    status?.clear();
+  }
+}
+
+async function pool(name: string, jobs: Job[], parallel: number, log: (line: string) => void,
+  status: TerminalStatus | undefined): Promise<number> {
   // runs finished before they had an archive (or by a pool without one) are archived now
   for (const j of jobs) if (j.archive && fs.existsSync(path.join(j.dir, 'done.json')) && !fs.existsSync(path.join(j.archive, 'done.json'))) archiveRun(j.dir, j.archive);
   const t0 = Date.now(), todo = jobs.filter((j) => !isDone(j)), total = todo.length;
@@ -122,11 +135,12 @@ export async function runJobs(name: string, jobs: Job[], parallel: number, log: 
   let finished = 0, failed = 0;
   const running = new Set<Job>();
   const every = progressEvery();
-  const ticker = every > 0 ? setInterval(() => {
+  const latest = (j: Job) => lastProgress(tail(path.join(j.dir, 'log.txt')));
+  const redraw = () => status?.draw(statusLine(name, progressBar(finished, total), batchProgress(Date.now() - t0, finished, total),
+    [...running].map((j) => ({ label: j.label, step: stepOf(latest(j)) })), process.stdout.columns || 100));
+  const ticker = status ? setInterval(redraw, 1000) : every > 0 ? setInterval(() => {
     for (const j of running) {
-      const file = path.join(j.dir, 'log.txt');
-      const line = fs.existsSync(file) ? lastProgress(fs.readFileSync(file, 'utf8')) : '';
-      log(`[${name}] running ${j.label}: ${line || 'starting'} (batch: ${finished}/${total}, ${batchProgress(Date.now() - t0, finished, total)})`);
+      log(`[${name}] running ${j.label}: ${latest(j) || 'starting'} (batch: ${finished}/${total}, ${batchProgress(Date.now() - t0, finished, total)})`);
     }
   }, every * 1000) : undefined;
   ticker?.unref();
@@ -145,6 +159,7 @@ export async function runJobs(name: string, jobs: Job[], parallel: number, log: 
       const last = code === 0 ? '' : failureLine(fs.readFileSync(path.join(j.dir, 'log.txt'), 'utf8'));
       log(`[${name}] ${finished}/${total} ${code === 0 ? 'done' : `FAILED (exit ${code})`}: ${j.label} ` +
         `(${batchProgress(Date.now() - t0, finished, total)})  ${last}`);
+      redraw();
     }
   };
   await Promise.all(Array.from({ length: parallel }, worker)).finally(() => clearInterval(ticker));

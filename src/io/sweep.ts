@@ -247,7 +247,7 @@ export const toSubmit = (states: TaskState[], indices?: number[]) =>
   (indices ?? states.map((_, i) => i)).filter((i) => states[i] === 'failed' || states[i] === 'missing');
 
 /** Local processes: the job pool of src/io/jobs.ts (one run per process, `parallel` at a time, logs in <run>/log.txt). */
-export function localExecutor(parallel = 2, log: (s: string) => void = console.log): Executor {
+export function localExecutor(parallel = 2, log?: (s: string) => void): Executor {
   const alive = (pid: number) => {
     try {
       process.kill(pid, 0);
