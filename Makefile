@@ -13,7 +13,7 @@ EXECUTOR_FLAGS = --executor $(EXECUTOR) $(if $(SBATCH_ARGS),--sbatch-args "$(SBA
 
 .PHONY: verify-results reproduce-long corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon rubicon-preregister table2-report
 
-.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks docs clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick mutation coldstart-save-partial coldstart-report rlvr world-criteria bench verifier serve-rewards bench-rewards test-slurm regime-map
+.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks docs clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick mutation coldstart-save-partial coldstart-report rlvr world-criteria bench verifier serve-rewards serve-llm bench-rewards test-slurm regime-map
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
 RLVR_SEEDS ?= 0 1
 
@@ -44,6 +44,7 @@ help:
 	@echo "make rate-calibration  the pre-registered rubricator rate (RLVR + 5 candidates, 30 steps) -> results/rlcer/rate_calibration.csv"
 	@echo "make bench-steps  wall time of one SFT, RLVR and RLCER step on every backend present"
 	@echo "make serve-rewards  the reward service for OpenRLHF/verl/TRL on 127.0.0.1:5057 (SERVE_ARGS='--reward rlcer'; docs/reward-service.md)"
+	@echo "make serve-llm  an OpenAI-compatible chat endpoint on 127.0.0.1:8089 over local llama.cpp (LLM_ARGS='--model f.gguf'; default: a random-weight tiny model)"
 	@echo "make bench-rewards  bounded loopback load test of the reward service: throughput, latency percentiles"
 	@echo "make figures    regenerate every figure from the committed tables in results/, and the gallery results/figures/index.html"
 	@echo "make notebooks  execute notebooks/*.ipynb headless into results/notebooks/"
@@ -232,6 +233,9 @@ bench:
 # the reward service (docs/reward-service.md); SERVE_ARGS='--port 5057 --reward rlcer --group-size 8'
 serve-rewards:
 	$(TSX) src/cli/serve-rewards.ts $(SERVE_ARGS)
+
+serve-llm:
+	$(TSX) src/cli/serve-llm.ts $(LLM_ARGS)
 
 bench-rewards:
 	$(TSX) src/cli/bench-rewards.ts $(BENCH_ARGS)

@@ -171,11 +171,14 @@ export const RUBRIC_SCHEMA: JsonSchema = {
   schema: {
     type: 'object', additionalProperties: false, required: ['question_domain', 'rubrics'],
     properties: {
-      question_domain: { type: 'string' },
+      // bounded strings: a criterion is one sentence, and a sampler constrained by the schema (llama.cpp's grammar,
+      // vLLM's guided decoding) then always closes the JSON within max_tokens
+      question_domain: { type: 'string', maxLength: 60 },
       rubrics: { type: 'array', minItems: 1, maxItems: MAX_ITEMS, items: {
         type: 'object', additionalProperties: false, required: ['category', 'criterion', 'points'],
         properties: {
-          category: { enum: Object.values(CATEGORY_NAMES) }, criterion: { type: 'string' }, points: { enum: POINTS } },
+          category: { enum: Object.values(CATEGORY_NAMES) }, criterion: { type: 'string', maxLength: 200 },
+          points: { enum: POINTS } },
       } },
     },
   },
