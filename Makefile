@@ -40,7 +40,7 @@ help:
 	@echo "make scalar-rm  train the static scalar reward model on cold-start rollouts -> data/checkpoints/scalar-rm-S.json"
 	@echo "make verifier   distil the verifier from teacher labels on cold-start rollouts -> results/verifier/accuracy.csv"
 	@echo "make world-criteria  the pre-registered world criteria -> results/world/criteria.csv"
-	@echo "make bench      every tfjs backend vs the PyTorch reference, alternating runs (update step, sampling, ratios)"
+	@echo "make bench      every tfjs backend vs the PyTorch reference (update step, sampling, ratios), then the reward service's load test"
 	@echo "make rate-calibration  the pre-registered rubricator rate (RLVR + 5 candidates, 30 steps) -> results/rlcer/rate_calibration.csv"
 	@echo "make bench-steps  wall time of one SFT, RLVR and RLCER step on every backend present"
 	@echo "make serve-rewards  the reward service for OpenRLHF/verl/TRL on 127.0.0.1:5057 (SERVE_ARGS='--reward rlcer'; docs/reward-service.md)"
@@ -229,6 +229,7 @@ bench-steps:
 
 bench:
 	python=$$(bash bin/setup-torch | tail -1); TORCH_PYTHON=$$python $(TSX) src/cli/bench.ts $(BENCH_ARGS)
+	$(TSX) src/cli/bench-rewards.ts --requests 1000 $(REWARD_BENCH_ARGS)
 
 # the reward service (docs/reward-service.md); SERVE_ARGS='--port 5057 --reward rlcer --group-size 8'
 serve-rewards:

@@ -1,10 +1,18 @@
 // `make bench-rewards`: a bounded loopback load test of the reward service, the way OpenRLHF >= v0.9.1 calls it
 // (one sample per request, a new connection per request, many concurrent): throughput and latency percentiles
-// for the outcome reward and for RLCER groups formed across requests. BENCH_ARGS='--requests 4000 --concurrency 128'.
+// for the outcome reward, for RLCER groups formed across requests, and for RLCER groups whose rubrics are written and
+// judged by the local llama.cpp engine (src/cli/llm-server.ts, the random-weight tiny model: the LLM's own cost, on
+// this CPU, of one rubric and one verdict call per sample). BENCH_ARGS='--requests 4000 --concurrency 128'.
 import * as http from 'node:http';
 import { intArg, parseArgs, runMain } from './args.js';
 import { startRewardServer } from './reward-server.js';
 import { defaultServiceConfig } from '../methods/reward-routes.js';
+import { startLlmServer } from './llm-server.js';
+import { tinyLlamaGguf } from '../models/gguf.js';
+import { ChatBackend, llmRoles } from '../models/chat.js';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 
 /** The p-th percentile (0..100) of sorted values, nearest rank. */
 export function percentile(sorted: readonly number[], p: number): number {
@@ -41,10 +49,12 @@ async function load(port: number, path: string, bodies: string[], concurrency: n
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), { requests: 'requests per scenario (default 2000, at most 20000)',
-    concurrency: 'concurrent clients (default 64, at most 512)', 'group-size': 'RLCER group size (default 8)' });
+    concurrency: 'concurrent clients (default 64, at most 512)', 'group-size': 'RLCER group size (default 8)',
+    'llm-requests': 'requests of the scenario with the llama.cpp rubricator and judge (default 16; 0 leaves it out)' });
   const n = intArg('requests', a.requests ?? '2000', 1, 20_000);
   const conc = intArg('concurrency', a.concurrency ?? '64', 1, 512);
   const g = intArg('group-size', a['group-size'] ?? '8', 2, 64);
+  const nLlm = intArg('llm-requests', a['llm-requests'] ?? '16', 0, 1000);
   const srv = await startRewardServer({ port: 0, service: { ...defaultServiceConfig, groupTimeoutMs: 30_000 } });
   const prompt = '<|im_start|>user\nWhat is 1+1? Put it in \\boxed{}.<|im_end|>\n<|im_start|>assistant\n';
   const one = (i: number) => JSON.stringify({
@@ -58,7 +68,7 @@ runMain(async () => {
   console.log('scenario        requests  wall_s  req_per_s   p50_ms   p90_ms   p99_ms   max_ms');
   const ms = (xs: number[]) => xs.map((x) => x.toFixed(1).padStart(8)).join(' ');
   const row = (name: string, r: Awaited<ReturnType<typeof load>>) => console.log(`${name.padEnd(15)} `
-    + `${String(r.n).padStart(8)} ${r.wall.toFixed(2).padStart(7)} ${r.rps.toFixed(0).padStart(10)} `
+    + `${String(r.n).padStart(8)} ${r.wall.toFixed(2).padStart(7)} ${r.rps.toFixed(r.rps < 10 ? 1 : 0).padStart(10)} `
     + `${ms([r.p50, r.p90, r.p99, r.max])}`);
   await load(srv.port, '/outcome', Array.from({ length: Math.min(200, n) }, (_, i) => one(i)), conc); // warm-up
   row('outcome', await load(srv.port, '/outcome', Array.from({ length: n }, (_, i) => one(i)), conc));
@@ -66,4 +76,18 @@ runMain(async () => {
   const members = Array.from({ length: Math.ceil(n / g) * g }, (_, i) => member(i));
   row(`rlcer (g=${g})`, await load(srv.port, '/rlcer', members, conc));
   await srv.close();
+  if (nLlm > 0) {
+    // no rubric and no verdicts in the labels: the engine writes each sample's rubric and judges every criterion
+    const model = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wb-bench-llm-')), 'tiny-random-llama.gguf');
+    fs.writeFileSync(model, tinyLlamaGguf());
+    const llm = await startLlmServer({ modelPath: model });
+    const withLlm = await startRewardServer({ port: 0, service: { ...defaultServiceConfig, groupTimeoutMs: 170_000,
+      llm: llmRoles(new ChatBackend({ baseURL: llm.url, model: llm.model, temperature: 0.8 })) } });
+    const bare = (i: number) => JSON.stringify({ query: [`${prompt}Step ${i}: 1 + 1 = ${1 + (i % 2)}. \\boxed{${1 + (i % 2)}}`],
+      prompts: [prompt], labels: [{ group: `q${Math.floor(i / g)}`, group_size: g, answer: '2' }] });
+    row(`rlcer+llm (g=${g})`, await load(withLlm.port, '/rlcer', Array.from({ length: Math.ceil(nLlm / g) * g },
+      (_, i) => bare(i)), conc));
+    await withLlm.close();
+    await llm.close();
+  }
 });
