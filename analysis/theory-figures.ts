@@ -25,8 +25,21 @@ export function selfRewardFieldFigure(field: Row[]): Figure {
   };
 }
 
-/** Phase portrait of co-training: vector field, trajectories by destination, saddle, separatrix, sinks. */
-export function phasePortraitFigure(field: Row[], trajectories: Row[]): Figure {
+/**
+ * Level sets of the conserved F_K(pA) - F_K(pB) as a contour trace (lines only, no fill): z[j][i] at
+ * (pA = xs[i], pB = ys[j]); levels every 2 from -8 to 8 (0 is the diagonal pA = pB).
+ */
+export function invariantContours(inv: Row[]): Record<string, unknown> {
+  const xs = uniq(inv.map((r) => num(r.pA))).sort((a, b) => a - b), ys = uniq(inv.map((r) => num(r.pB))).sort((a, b) => a - b);
+  const at = new Map(inv.map((r) => [`${num(r.pA)},${num(r.pB)}`, num(r.F_diff)]));
+  return { type: 'contour', name: 'level sets of F_K(pA) − F_K(pB)', x: xs, y: ys,
+    z: ys.map((y) => xs.map((x) => at.get(`${x},${y}`) ?? null)), showscale: false, showlegend: true,
+    contours: { coloring: 'lines', start: -8, end: 8, size: 2 }, line: { width: 1, dash: 'dot' },
+    colorscale: [[0, '#1f77b4'], [1, '#1f77b4']], hoverinfo: 'skip' };
+}
+
+/** Phase portrait of co-training: vector field, level sets of the invariant, trajectories, saddle, separatrix, sinks. */
+export function phasePortraitFigure(field: Row[], trajectories: Row[], invariant: Row[] = []): Figure {
   const K = num(field[0].K);
   // arrows as short normalised segments, joined in one trace with null breaks
   const ax: (number | null)[] = [], ay: (number | null)[] = [];
@@ -53,6 +66,7 @@ export function phasePortraitFigure(field: Row[], trajectories: Row[]): Figure {
     width: 760, height: 720,
     data: [
       { type: 'scatter', mode: 'lines', name: 'vector field', x: ax, y: ay, line: { color: '#b0b0b0', width: 1 }, hoverinfo: 'skip' },
+      ...(invariant.length ? [invariantContours(invariant)] : []),
       { type: 'scatter', mode: 'lines', name: 'trajectory → (1,1)', x: paths.up.x, y: paths.up.y, line: { color: '#2ca02c', width: 1.6 } },
       { type: 'scatter', mode: 'lines', name: 'trajectory → (0,0)', x: paths.down.x, y: paths.down.y, line: { color: '#d62728', width: 1.6 } },
       { type: 'scatter', mode: 'lines', name: 'separatrix pA + pB = 1', x: [0, 1], y: [1, 0], line: { color: 'black', dash: 'dash', width: 2 } },
@@ -153,10 +167,11 @@ export function theoryFigures(dir = 'results/theory'): Figure[] {
     about(selfRewardFieldFigure(t('self_reward_field')), 'self_reward_field', 'The self-rewarding ODE (majority vote of K ' +
       'own samples as the label): dp/dt against the accuracy p, one line per K. It is negative below 1/2 and positive ' +
       'above, so the policy drifts to whichever answer it already prefers (Prop. 2).'),
-    about(phasePortraitFigure(t('phase_field'), t('phase_trajectories')), 'phase_field', 'Co-training of two agents ' +
-      'labelled by each other\'s majority votes: the vector field (grey arrows, normalised), ODE trajectories coloured ' +
-      'by where they end, the saddle at (1/2, 1/2) and the separatrix pA + pB = 1 (trajectories from ' +
-      'phase_trajectories.csv).'),
+    about(phasePortraitFigure(t('phase_field'), t('phase_trajectories'), t('phase_invariant')), 'phase_field',
+      'Co-training of two agents labelled by each other\'s majority votes: the vector field (grey arrows, ' +
+      'normalised), ODE trajectories coloured by where they end, the saddle at (1/2, 1/2), the separatrix ' +
+      'pA + pB = 1, and dotted blue level sets of the conserved F_K(pA) - F_K(pB) (every 2 from -8 to 8; ' +
+      'phase_invariant.csv), along which every trajectory runs (trajectories from phase_trajectories.csv).'),
     about(workedExampleFigure(t('worked_example')), 'worked_example', 'The paper\'s worked example: two agents that are ' +
       'each right on a different half of the problems. Final accuracy at the ODE horizon, by samples per step K, for ' +
       'co-training and for self-rewarding.'),

@@ -8,7 +8,7 @@ import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { meanCi } from './aggregate.js';
 import { runMain } from '../src/cli/args.js';
 
-export const EXACT_TABLES = ['self_reward_field', 'saddle_eigenvalues', 'worked_example', 'phase_field', 'phase_trajectories', 'basin_grid', 'conservation'];
+export const EXACT_TABLES = ['self_reward_field', 'saddle_eigenvalues', 'worked_example', 'phase_field', 'phase_invariant', 'phase_trajectories', 'basin_grid', 'conservation'];
 
 function seedDirs(runs: string): string[] {
   const dirs = fs.readdirSync(runs).filter((d) => /^seed-\d+$/.test(d)).map((d) => path.join(runs, d));

@@ -3,7 +3,8 @@ import { strict as assert } from 'node:assert';
 import { F } from '../src/theory/dynamics.js';
 import { geometricTimes, solveOde } from '../src/theory/ode.js';
 import { coTrainingPath, finalState, selfRewardPath } from '../src/theory/trajectories.js';
-import { basinGrid, defaultTheoryConfig, workedExample } from '../src/theory/experiments.js';
+import { basinGrid, defaultTheoryConfig, phaseInvariant, workedExample } from '../src/theory/experiments.js';
+import { coTrainingRate } from '../src/theory/dynamics.js';
 
 describe('ODE integrator', () => {
   it('solves the logistic equation within its stated error bound', () => {
@@ -75,5 +76,28 @@ describe('co-training (Theorem 1)', () => {
     const gaps = p.states.slice(2).map(([v]) => 1 - v);
     for (let i = 1; i < gaps.length; i++) assert.ok(gaps[i] < gaps[i - 1]);
     assert.ok(gaps[gaps.length - 1] > 1e-6, 'at t = 1e4 the state is still measurably short of 1');
+  });
+});
+
+describe('the phase portrait\'s level sets (phaseInvariant)', () => {
+  const c = { ...defaultTheoryConfig, portraitK: 5 }, prm = { K: 5, eta: c.eta };
+  const rows = phaseInvariant(c, 9);
+  const at = (pA: number, pB: number) => Number(rows.find((r) => Math.abs(Number(r.pA) - pA) < 1e-12
+    && Math.abs(Number(r.pB) - pB) < 1e-12)!.F_diff);
+  it('is F_K(pA) - F_K(pB) on the grid: zero on the diagonal, antisymmetric', () => {
+    assert.equal(rows.length, 81);
+    const g = [...new Set(rows.map((r) => Number(r.pA)))];
+    assert.deepEqual([g[0], g[g.length - 1]], [0.025, 0.975]);
+    for (const p of g) assert.equal(at(p, p), 0);
+    for (const a of g) for (const b of g) assert.ok(Math.abs(at(a, b) + at(b, a)) < 1e-12);
+    assert.ok(Math.abs(at(g[6], g[1]) - (F(g[6], prm) - F(g[1], prm))) < 1e-12);
+    assert.ok(at(g[7], g[4]) > 0, "F_K grows away from 1/2 (F_K(1/2) = 0)");
+  });
+  it('is constant along the flow: its gradient is orthogonal to the vector field', () => {
+    // dF/dt = F'(pA) dpA/dt - F'(pB) dpB/dt = 0, by central differences of F at an interior point
+    const [pA, pB] = [0.62, 0.31], h = 1e-5;
+    const dF = (p: number) => (F(p + h, prm) - F(p - h, prm)) / (2 * h);
+    const [vA, vB] = coTrainingRate([pA, pB], prm);
+    assert.ok(Math.abs(dF(pA) * vA - dF(pB) * vB) < 1e-6 * Math.hypot(vA, vB));
   });
 });

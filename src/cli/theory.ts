@@ -28,6 +28,7 @@ runMain(async () => {
     ['saddle_eigenvalues', () => X.saddleEigenvalues(config)],
     ['worked_example', () => X.workedExample(config)],
     ['phase_field', () => X.phaseField(config)],
+    ['phase_invariant', () => X.phaseInvariant(config)],
     ['phase_trajectories', () => X.phaseTrajectories(config)],
     ['basin_grid', () => X.basinGrid(config)],
     ['conservation', () => X.conservation(config)],

@@ -122,6 +122,15 @@ export function phaseField(c: TheoryConfig, n = 21): Row[] {
   }));
 }
 
+/**
+ * The conserved quantity F_K(pA) - F_K(pB) on a grid, for the phase portrait's level sets: every co-training
+ * trajectory runs along one of them (eq. 9).
+ */
+export function phaseInvariant(c: TheoryConfig, n = 39): Row[] {
+  const prm = params(c, c.portraitK), Fs = new Map(grid(n, 0.025, 0.975).map((p) => [p, F(p, prm)] as const));
+  return [...Fs].flatMap(([pA, fA]) => [...Fs].map(([pB, fB]) => ({ K: c.portraitK, pA, pB, F_diff: fA - fB })));
+}
+
 /** Trajectories of the phase portrait from a coarse grid of starts, at geometric output times. */
 export function phaseTrajectories(c: TheoryConfig, n = 7, points = 80): Row[] {
   const prm = params(c, c.portraitK), times = geometricTimes(c.horizon, points);
