@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { readCsv, toCsv, writeCsv } from '../src/io/table.js';
-import { archiveRun, batchProgress, claimJob, lastProgress, runJobs, stepLine } from '../src/io/jobs.js';
+import { archiveRun, batchProgress, claimJob, lastProgress, processAlive, runJobs, stepLine } from '../src/io/jobs.js';
+import { spawn } from 'node:child_process';
 import { drawsStatus, progressBar, statusLine, stepOf, tail, TerminalStatus } from '../src/io/progress.js';
 import { findFinishedRuns, loadJsonConfig, openRun, readMetrics } from '../src/io/run.js';
 import { sha256Hex, SUMS_FILE, verifySums } from '../src/io/checksums.js';
@@ -171,6 +172,24 @@ describe('job pool deadline', () => {
       assert.equal(await runJobs('test', [{ label: 'late', args: ['-e', '0'], dir }], 1, quiet), 0);
       assert.equal(fs.existsSync(path.join(dir, 'log.txt')), false);
     } finally { delete process.env.JOBS_DEADLINE; }
+  });
+});
+
+describe('a lock\'s holder is alive (processAlive)', () => {
+  it('is this process; not a process that ended; not a zombie, which kill(pid, 0) still finds', async () => {
+    assert.equal(processAlive(process.pid), true);
+    const done = spawn('true');
+    await new Promise((r) => done.on('exit', r));
+    assert.equal(processAlive(done.pid!), false);
+    // a zombie: sh starts a short sleep in the background, then becomes a long sleep that never reaps it
+    const sh = spawn('sh', ['-c', 'sleep 0.1 & echo $!; exec sleep 5']);
+    const zombie = await new Promise<number>((r) => sh.stdout.once('data', (d) => r(Number(String(d).trim()))));
+    await new Promise((r) => setTimeout(r, 600));
+    try {
+      assert.doesNotThrow(() => process.kill(zombie, 0));
+      assert.match(fs.readFileSync(`/proc/${zombie}/stat`, 'utf8'), /\) Z /);
+      assert.equal(processAlive(zombie), false);
+    } finally { sh.kill('SIGKILL'); }
   });
 });
 

@@ -6,6 +6,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { spawn } from 'node:child_process';
 import { aggregateSweep, expandSweep, localExecutor, parseSqueue, rangeList, readFinal, sbatchCommand, verdictOf, type RunSpec,
   type SweepConfig } from '../src/io/sweep.js';
 
@@ -101,6 +102,45 @@ describe('local executor', () => {
     const { claims } = aggregateSweep(c, specs, readFinal);
     close(claims[1].delta, 0.3);
     assert.equal(claims.every((r) => r.verdict === 'helps'), true);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+});
+
+describe('a sweep killed mid-way', () => {
+  it('resumes only what did not finish: each finished run started once, every run finished', async function () {
+    this.timeout(300_000);
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sweep-kill-')), specs = expandSweep(fake(root));
+    const starts = (i: number) => {
+      const f = path.join(specs[i].dir, 'starts.txt');
+      return fs.existsSync(f) ? fs.readFileSync(f, 'utf8').trim().split('\n').length : 0;
+    };
+    const done = () => specs.filter((s) => fs.existsSync(path.join(s.dir, 'done.json'))).length;
+    // the sweep CLI in its own process group, each fake run taking 600 ms; SIGKILL to the group once 4 runs finished
+    const child = spawn('./node_modules/.bin/tsx', ['src/cli/sweep.ts', 'submit', '--config', 'test/fixtures/sweep-fake.json',
+      '--root', root, '--executor', 'local', '--jobs', '2'], { detached: true, stdio: 'ignore',
+      env: { ...process.env, FAKE_SLEEP_MS: '600', JOBS_PLAIN: '1' } });
+    const exited = new Promise((r) => child.on('exit', r));
+    const t0 = Date.now();
+    while (done() < 4) {
+      if (Date.now() - t0 > 240_000) throw new Error('the sweep never finished 4 runs');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    process.kill(-child.pid!, 'SIGKILL');
+    await exited;
+    await new Promise((r) => setTimeout(r, 200));
+    const before = specs.map((s) => fs.existsSync(path.join(s.dir, 'done.json')));
+    const finishedBefore = before.filter(Boolean).length;
+    assert.ok(finishedBefore >= 4 && finishedBefore < specs.length, `${finishedBefore} of ${specs.length} finished before the kill`);
+    const ex = localExecutor(2, () => {});
+    // the runs killed mid-way hold a stale lock (running.pid of a dead process): they count as not finished
+    const states = ex.status(root, specs);
+    assert.deepEqual(states.map((st, i) => [i, st]).filter(([, st]) => st === 'running'), [], 'a dead lock looks alive');
+    const again = await ex.submit(root, specs);
+    assert.deepEqual(again.submitted, specs.map((s) => s.index).filter((i) => !before[i]));
+    assert.ok(ex.status(root, specs).every((s) => s === 'done'));
+    for (const s of specs) if (before[s.index]) assert.equal(starts(s.index), 1, `${s.label} ran again`);
+    const { claims } = aggregateSweep(fake(root), specs, readFinal);
+    close(claims[1].delta, 0.3);
     fs.rmSync(root, { recursive: true, force: true });
   });
 });

@@ -58,7 +58,21 @@ export function failureLine(log: string): string {
   return lines.find((l) => l.startsWith('error: ')) ?? lines.find((l) => /^[A-Za-z]*Error\b/.test(l)) ?? lines[0] ?? '';
 }
 
-const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+/**
+ * Whether a process is alive: it exists and is not a zombie (a killed process whose parent died too stays a zombie
+ * until init reaps it, and kill(pid, 0) still succeeds on it; seen on this VM after a SIGKILL to a pool's group).
+ */
+export function processAlive(pid: number): boolean {
+  try { process.kill(pid, 0); } catch { return false; }
+  try {
+    // /proc/<pid>/stat: "pid (comm) S ...", the state after the last ')'
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true; // no /proc (not Linux): kill's answer
+  }
+}
+const alive = processAlive;
 
 /** Claim a job's directory for this process; false when it is finished or another live process holds it. */
 export function claimJob(dir: string): boolean {

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
 import { ConfigError } from './validate.js';
-import { archiveRun, claimJob, runJobs } from './jobs.js';
+import { archiveRun, claimJob, processAlive, runJobs } from './jobs.js';
 import { readCsv, writeFileAtomic, type Row } from './table.js';
 import { meanInterval } from '../util/stats.js';
 
@@ -248,14 +248,7 @@ export const toSubmit = (states: TaskState[], indices?: number[]) =>
 
 /** Local processes: the job pool of src/io/jobs.ts (one run per process, `parallel` at a time, logs in <run>/log.txt). */
 export function localExecutor(parallel = 2, log?: (s: string) => void): Executor {
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  const alive = processAlive;
   return {
     name: 'local',
     async submit(root, specs, indices) {
