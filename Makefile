@@ -170,6 +170,7 @@ verify-quick:
 # results/runs/table2), the rubricator rate calibration (from results/runs/rate-calibration) and Rubicon's full
 # tables (from results/runs/rubicon). CI runs it.
 T2_TABLES := table2.csv,ablations.csv,table2_claims.csv,table2_reported.csv,rlcer/curves.csv,rlcer/eval_curves.csv,rlcer/hints.csv,rlcer/update_parity.csv,evolm/rubric_evolution.csv
+CORL_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,theory_rules.csv,phase.csv,matched_budget.csv,claims.csv,curves.csv,table1_reported.csv
 verify-results: verify-quick
 	rm -rf runs/verify/full runs/verify/rate-calibration
 	$(TSX) analysis/table2.ts full runs/none runs/verify/full > /dev/null
@@ -179,6 +180,9 @@ verify-results: verify-quick
 	rm -rf runs/verify/rubicon
 	$(TSX) analysis/rubicon.ts full /nonexistent runs/verify/rubicon > /dev/null
 	$(TSX) analysis/compare-results.ts runs/verify/rubicon results/rubicon --only claims.csv,hacking.csv,seesaw.csv,table.csv
+	rm -rf runs/verify/corl
+	$(TSX) analysis/table1.ts full /nonexistent runs/verify/corl > /dev/null
+	$(TSX) analysis/compare-results.ts runs/verify/corl results/corl --only $(CORL_TABLES)
 
 # CO-RL's Table 1 analogue (needs make corl-agents first); same profiles and resumption as Table 2
 reproduce-corl:

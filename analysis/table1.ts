@@ -166,8 +166,10 @@ export function aggregateTable1(profile: string, root = 'runs/corl',
   });
   if (phase.length) writeCsv(path.join(out, 'phase.csv'), phase);
   // matched budget: per-seed pooled majority accuracy written by src/cli/corl-ensemble.ts
-  const ensembleFile = path.join(root, profile, 'matched_budget.csv');
-  const ensemble = fs.existsSync(ensembleFile) ? readCsv(ensembleFile) : [];
+  // (beside the runs, else the archive's copy: the agents' weights it needs are not archived, so it is a record)
+  const ensembleFile = [path.join(root, profile, 'matched_budget.csv'),
+    ...(archive ? [path.join(archive, profile, 'matched_budget.csv')] : [])].find((f) => fs.existsSync(f));
+  const ensemble = ensembleFile ? readCsv(ensembleFile) : [];
   if (ensemble.length) {
     const withAverage = [...ensemble, ...meanCi(ensemble, ['ensemble', 'seed'], ['value']).map((r) => ({ ensemble: r.ensemble, seed: r.seed, family: 'average', value: r.value_mean }))];
     writeCsv(path.join(out, 'matched_budget.csv'), meanCi(withAverage, ['ensemble', 'family'], ['value']).map((r) => ({ profile, ensemble: r.ensemble, family: r.family, maj_accuracy: r.value_mean, ...interval(Number(r.value_mean), r.value_ci95), seeds: r.n })));

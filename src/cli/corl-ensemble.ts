@@ -1,7 +1,7 @@
 // CO-RL's matched-budget check: two independently self-rewarded agents (TTRL on each model) pooled at inference
 // against the co-trained pair pooled the same way: per held-out problem, k samples from each agent, one majority
 // vote over the 2k answers. Reads the agent checkpoints of finished `make reproduce-corl` runs; writes per-seed rows
-// to runs/corl/<profile>/matched_budget.csv.
+// to runs/corl/<profile>/matched_budget.csv, and for an archived profile (full) to its run archive too.
 // Usage: tsx src/cli/corl-ensemble.ts [--profile quick|full] [--samples 4] [--problems 16]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -14,7 +14,7 @@ import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
 import type { Family } from '../world/problems.js';
 import { majorityAnswer } from '../rl/evaluate.js';
 import { sampleAnswers } from '../methods/corl-analysis.js';
-import { corlProfile } from '../methods/table1.js';
+import { CORL_ARCHIVE, corlProfile } from '../methods/table1.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', samples: 'samples per agent and problem (default 4)', problems: 'problems per cell (default 16)' });
@@ -46,5 +46,7 @@ runMain(async () => {
   if (rows.length === 0) { console.log(`[corl-ensemble] no finished TTRL / CO-RL pairs under ${root}: nothing to pool`); return; }
   // raw per-seed rows beside the runs; analysis/table1.ts aggregates them (mean, interval, the matched-budget claim)
   writeCsv(path.join(root, 'matched_budget.csv'), rows);
+  // an archived profile keeps them with its run records: they need the agents' weights, which are not archived
+  if (profile.archived) writeCsv(path.join(CORL_ARCHIVE, name, 'matched_budget.csv'), rows);
   console.log(`matched-budget ensembles -> ${path.join(root, 'matched_budget.csv')} (aggregated by analysis/table1.ts)`);
 });
