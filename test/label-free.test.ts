@@ -146,7 +146,12 @@ describe('CO-RL aggregation', () => {
     runAt(root, 0, 0.1, 1);
     runAt(archive, 0, 0.9, 0); // the same run in the archive: runs/ wins
     runAt(archive, 1, 0.3, 1); // only in the archive: counted
+    // the ensembles' per-seed rows only in the archive (their weights are gone from runs/): read from there
+    writeCsv(path.join(archive, 'quick', 'matched_budget.csv'), [0, 1].map((seed) =>
+      ({ ensemble: 'co_trained_pair', seed, family: 'add', value: 0.5 + 0.25 * seed })));
     aggregateTable1('quick', root, out, report, archive);
+    const mb = readCsv(path.join(out, 'matched_budget.csv')).find((r) => r.family === 'average')!;
+    assert.deepEqual([Number(mb.maj_accuracy), Number(mb.seeds)], [0.625, 2]);
     const t = readCsv(path.join(out, 'table1.csv'));
     const gap = Object.fromEntries(t.map((r) => [r.agent, Number(r.partner_gap)]));
     assert.ok(Math.abs(gap.T - 0.2) < 1e-12 && Math.abs(gap.G + 0.2) < 1e-12, JSON.stringify(gap));
