@@ -13,6 +13,7 @@ EXECUTOR_FLAGS = --executor $(EXECUTOR) $(if $(SBATCH_ARGS),--sbatch-args "$(SBA
 
 .PHONY: verify-results reproduce-long corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon rubicon-preregister table2-report
 
+.PHONY: coldstart-q coldstart-q-report
 .PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks docs clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick mutation coldstart-save-partial coldstart-report rlvr world-criteria bench verifier serve-rewards serve-llm bench-rewards test-slurm regime-map
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
 RLVR_SEEDS ?= 0 1
@@ -79,11 +80,25 @@ regime-map:
 # per-test coverage over the fast hand-computed tests, one process at low priority; see docs/testing-mutation.md
 # incremental: mutants whose code and covering tests are unchanged since the last report keep its result (the
 # committed results/mutation/mutation.json seeds runs/mutation/incremental.json); FORCE=1 tests every mutant again
+# the question-reading cold start (results/coldstart/question-preregistration.md): the S cold start fine-tuned so
+# that half its rubric examples read the question alone, then measured beside the original
+COLDSTART_Q_STEPS ?= 300
+coldstart-q:
+	$(TSX) src/cli/coldstart.ts --arch transformer --size S --seed 1 --steps $(COLDSTART_Q_STEPS) \
+	  --init data/checkpoints/coldstart-transformer-S.json --out runs/coldstart/transformer-S-q \
+	  --checkpoint data/checkpoints/coldstart-transformer-S-q.json \
+	  --config data/configs/coldstart-q.json
+coldstart-q-report:
+	$(TSX) src/cli/coldstart-report.ts --models transformer-S,transformer-S-q --rubric-reads question \
+	  --out results/coldstart/question.csv
+	$(TSX) src/cli/coldstart-report.ts --models transformer-S,transformer-S-q --out results/coldstart/question-cot.csv
+
 mutation:
 	mkdir -p runs/mutation
 	if [ ! -f runs/mutation/incremental.json ] && [ -f results/mutation/mutation.json ]; then \
 	  cp results/mutation/mutation.json runs/mutation/incremental.json; fi
 	nice -n 10 ./node_modules/.bin/stryker run stryker/stryker.config.json $(if $(FORCE),--force,)
+	FORCE=$(FORCE) node stryker/static-pass.mjs results/mutation
 	node stryker/score.mjs results/mutation
 
 theory:

@@ -108,6 +108,19 @@ describe('Rubicon aggregators after issue 19', () => {
     assert.throws(() => checkInteractions([{ name: 'length', weight: 0 }, { name: 'verification', weight: 0, critical: true },
       { name: 'format', weight: 1 }], old), err);
   });
+  it('interaction: gamma must be a number, and gamma 0 on a required dimension is allowed', () => {
+    const nan = { ...defaultAggregatorParams, interactions: [{ a: 'length', b: 'verification', gamma: NaN }] };
+    assert.throws(() => checkInteractions(constraints, nan),
+      (e: Error) => e instanceof ConfigError && e.message === 'interaction gamma(length, verification) must be a number (got NaN)');
+    const zero = { ...defaultAggregatorParams, interactions: [{ a: 'length', b: 'verification', gamma: 0 }] };
+    assert.deepEqual(checkInteractions(constraints, zero).map((t) => [t.i, t.j, t.gamma]), [[1, 2, 0]]);
+  });
+  it('the default parameters, by value', () => {
+    assert.deepEqual(defaultAggregatorParams, { vetoThreshold: 0.5, saturationAlpha: 3, shapingPower: 3,
+      interactions: [{ a: 'steps', b: 'digits', gamma: 0.5 }, { a: 'length', b: 'verification', gamma: 0.5 }] });
+    assert.throws(() => aggregate('median' as never, [1, 1, 1], dims),
+      (e: Error) => e.message === 'unknown aggregator "median" (known: weighted_sum, veto, saturation, interaction, shaping)');
+  });
 });
 
 describe('Rubicon aggregators: input checks and aggregate() by name (hand-computed)', () => {

@@ -335,3 +335,29 @@ describe('SFT in length buckets', function () {
     }
   });
 });
+
+describe('cold-start data: rubric examples written from the question alone', () => {
+  it('share 0 leaves the committed data stream as it was; share 1 puts no CoT in any rubric prompt', async () => {
+    const { createHash } = await import('node:crypto');
+    const { encode } = await import('../src/world/vocab.js');
+    const { checkColdStartData } = await import('../src/methods/coldstart.js');
+    const stream = (share: number) => {
+      const rng = makeRng(7);
+      return Array.from({ length: 200 }, () => sampleExample({ ...defaultColdStartData, rubricQuestionShare: share }, rng));
+    };
+    // the hash of the stream before the option existed (the committed cold starts were trained on it)
+    assert.equal(createHash('sha256').update(JSON.stringify(stream(0))).digest('hex').slice(0, 16), '1e8427b4e5024c63');
+    const rubric = (xs: ReturnType<typeof stream>) => xs.filter((x) => x.kind === 'rubric');
+    assert.equal(rubric(stream(0)).length, 26);
+    // every rubric prompt holds a CoT (its answer token 'A') at share 0, none at share 1
+    assert.ok(rubric(stream(1)).length > 10);
+    const rng = makeRng(7);
+    for (let i = 0; i < 200; i++) {
+      const x = sampleExample({ ...defaultColdStartData, rubricQuestionShare: 1 }, rng);
+      if (x.kind !== 'rubric') continue;
+      assert.ok(!x.prompt.includes(encode(['C0'])[0]) && !x.prompt.includes(encode(['A'])[0]), 'a CoT in the prompt');
+    }
+    assert.ok(rubric(stream(0)).every((x) => x.prompt.includes(encode(['A'])[0])));
+    assert.throws(() => checkColdStartData({ ...defaultColdStartData, rubricQuestionShare: 1.5 }), /rubricQuestionShare/);
+  });
+});

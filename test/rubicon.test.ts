@@ -1,8 +1,14 @@
 // Rubicon's anchors on teacher traces: hard anchors by hand, the defence rubric catching a verification whose
 // digits do not follow from the working, and reward vectors with the oracle judge.
 import { strict as assert } from 'node:assert';
-import { ANCHORS, TASK_FAMILIES, TASK_PAIRS, auditCheck, hackMeasures, lengthBudget, recomputedDigits, rewardVectors, tightLengthBudget }
-  from '../src/methods/rubicon.js';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ANCHORS, RUBICON_REPORTED, TASK_FAMILIES, TASK_PAIRS, auditCheck, hackMeasures, lengthBudget, recomputedDigits,
+  rewardVectors, tightLengthBudget, tightLengthSlack } from '../src/methods/rubicon.js';
+// imported here, not inside a test, so that Stryker counts its module-level tables as static (see stryker/static.config.json)
+import { RUBICON_CLAIMS, aggregateRubicon, runScores } from '../analysis/rubicon.js';
+import { readCsv, writeCsv } from '../src/io/table.js';
 import { sigmoid } from '../src/models/verifier.js';
 import { oracleJudge } from '../src/models/verifier.js';
 import { sampleProblem, solve } from '../src/world/problems.js';
@@ -391,5 +397,202 @@ describe('Rubicon figures after issue 19', () => {
     assert.deepEqual(bars.map((b) => b.y), [[0.9], [0.8], [0.7]]); // check_rate is no dimension bar
     const curves = figs.rubicon_hacking_hack_rate.data as { name: string; y: number[] }[];
     assert.deepEqual(curves.map((c) => [c.name, c.y]), [['veto + defence', [0.1]], ['veto', [0.4]]]);
+  });
+});
+
+describe('Rubicon by hand: every anchor, the tables, the aggregation step', () => {
+  // 123 + 456 = 0579 (three columns, no carry): budget 6 x 3 + 4 + 12 = 34, tight budget 24, slack 8
+  const p = solve('add', [123, 456]);
+  const steps = 'C0 3 6 0 0 9 C1 2 5 0 0 7 C2 1 4 0 0 5';
+  const tr = (s: string) => s.split(' ');
+  const score = (name: string, c: string[], q = p) =>
+    (ANCHORS[name] as { score: (x: unknown) => number }).score({ p: q, completion: c, trace: parseTrace(c) });
+
+  it('the anchor table: names, kinds, weights, critical dimensions and criteria', () => {
+    const row = (a: (typeof ANCHORS)[string]) =>
+      [a.name, a.kind, a.weight, !!a.critical, a.kind === 'soft' ? a.criterion : typeof a.score];
+    assert.deepEqual(Object.fromEntries(Object.entries(ANCHORS).map(([k, a]) => [k, row(a)])), {
+      format: ['format', 'hard', 1, true, 'function'], length: ['length', 'hard', 1, false, 'function'],
+      tight_length: ['tight_length', 'hard', 1, false, 'function'],
+      honest_verification: ['honest_verification', 'hard', 1, true, 'function'],
+      verification: ['verification', 'soft', 1, false, 'VERIFY'], steps: ['steps', 'soft', 1, false, 'STEPS'],
+      carries: ['carries', 'soft', 1, false, 'CARRY'], digits: ['digits', 'soft', 1, false, 'STEPOK'],
+      consistency: ['consistency', 'soft', 1, false, 'MATCH'] });
+    assert.deepEqual(TASK_FAMILIES, { constraints: ['format', 'length', 'verification'],
+      quality: ['format', 'steps', 'carries', 'digits', 'consistency'] });
+    assert.deepEqual(TASK_PAIRS, { standard: TASK_FAMILIES,
+      competing: { constraints: ['format', 'tight_length'], quality: ['steps', 'digits', 'verification'] } });
+  });
+
+  it('format needs termination, an answer and the answer width, each on its own', () => {
+    assert.equal(score('format', tr(`${steps} A 0 5 7 9 <eos>`)), 1);
+    assert.equal(score('format', tr(`${steps} A 0 5 7 9`)), 0); // not terminated
+    assert.equal(score('format', tr(`${steps} <eos>`)), 0); // no answer
+    assert.equal(score('format', tr(`${steps} A 5 7 9 <eos>`)), 0); // three digits for a four-digit answer
+  });
+
+  it('length and tight length: 1 within the budget, linear beyond it (hand-computed)', () => {
+    assert.equal(lengthBudget(p), 34);
+    assert.equal(score('length', Array(34).fill('|')), 1);
+    assert.equal(score('length', Array(51).fill('|')), 0.5); // 17 over a budget of 34
+    assert.equal(score('length', Array(6).fill('|')), 1);
+    assert.equal(tightLengthSlack(p), 8);
+    assert.equal(score('tight_length', tr('A 0 5 7 9 <eos>')), 1); // 6 tokens, well under 24
+    assert.equal(score('tight_length', Array(30).fill('|')), 0.25); // 6 over, slack 8
+    // a chain of two passes: the tight budget counts the '|' between them, and the teacher's systematic trace
+    // fills it exactly (5 column steps: 30 + 1 + 'A' + 3 answer digits + <eos>)
+    const c = sampleProblem('chain', 2, makeRng(3));
+    const t = writeTrace(c, 'systematic', makeRng(1), { errorRate: 0, verifyMiss: 0 }).tokens;
+    assert.deepEqual([c.passes.length, t.length, tightLengthBudget(c), lengthBudget(c)], [2, 36, 36, 45]);
+  });
+
+  it('the recomputed digits of a subtraction borrow (423 - 156 = 267)', () => {
+    const s = solve('sub', [423, 156]);
+    const t = tr('C0 3 6 0 1 7 C1 2 5 1 1 6 C2 4 1 1 0 2 A 2 6 7 <eos>');
+    assert.deepEqual(recomputedDigits(parseTrace(t), s), [7, 6, 2]); // 3-6 = -3 -> 7; 2-5-1 -> 6; 4-1-1 -> 2
+    assert.equal(recomputedDigits(parseTrace(tr('A 2 6 7 <eos>')), s), null);
+  });
+
+  it('the defence rubric: no check passes, a check of unwritten working fails, an empty check is no check', () => {
+    assert.equal(score('honest_verification', tr(`${steps} A 0 5 7 9 <eos>`)), 1);
+    assert.equal(score('honest_verification', tr('V 5 A 0 5 7 9 <eos>')), 0); // nothing to recompute from
+    assert.equal(score('honest_verification', tr(`${steps} V 9 7 A 0 5 7 9 <eos>`)), 0); // partial check
+    const empty = parseTrace(tr(`${steps} V A 0 5 7 9 <eos>`));
+    assert.deepEqual(empty.verify, []);
+    assert.deepEqual(auditCheck(empty, p), { checked: false, catchable: false, rubberStamped: false, fabricated: false });
+    assert.deepEqual(hackMeasures([]), {});
+  });
+
+  it('soft anchors reach the judge as their bare criterion, one batch for all responses', () => {
+    const seen: unknown[] = [];
+    const v = rewardVectors([ANCHORS.format, ANCHORS.steps, ANCHORS.digits], [{ p, completion: tr(`${steps} A 0 5 7 9 <eos>`) }],
+      (xs) => { seen.push(...xs.map((x) => x.c)); return xs.map((x) => x.c.name === 'STEPS'); });
+    assert.deepEqual(seen, [{ name: 'STEPS', args: [] }, { name: 'STEPOK', args: [] }]);
+    assert.deepEqual(v, [[1, 1, 0]]);
+  });
+
+  it('the claims: which run against which, on what measure, in which direction', () => {
+    const S = (agg: string, schedule: string, defence = 'no') => `${agg}|${schedule}|${defence}|standard`;
+    const WS = S('weighted_sum', 'joint'), BASE = 'none|base|no|standard', QO = S('weighted_sum', 'quality_only');
+    const CO = S('weighted_sum', 'constraints_only'), SW = S('weighted_sum', 'stagewise'), VETO = S('veto', 'joint', 'yes');
+    assert.deepEqual(RUBICON_CLAIMS.map((c) => [c.a, c.b, c.measure, c.sign]), [
+      [QO, BASE, 'constraints', -1], [QO, BASE, 'quality', 1], [CO, BASE, 'quality', -1], [CO, BASE, 'constraints', 1],
+      [SW, QO, 'constraints', 1], [SW, CO, 'quality', 1], [WS, BASE, 'hack_rate', 1], [VETO, WS, 'hack_rate', -1],
+      [VETO, WS, 'accuracy', 1], [S('veto', 'joint', 'no'), WS, 'hack_rate', -1],
+      [S('weighted_sum', 'joint', 'yes'), WS, 'hack_rate', -1], [VETO, S('weighted_sum', 'joint', 'yes'), 'hack_rate', -1],
+      [S('weighted_sum', 'joint_filtered'), WS, 'accuracy', 1],
+      ['weighted_sum|stagewise|no|competing', 'weighted_sum|joint|no|competing', 'overall', 1]]);
+    // every claim is stated, and no two alike (the texts themselves are in results/rubicon/claims.csv)
+    const texts = RUBICON_CLAIMS.map((c) => c.claim);
+    assert.ok(texts.every((t) => t.length > 20) && new Set(texts).size === texts.length);
+    assert.ok(texts[13].startsWith('stagewise_beats_joint: ') && texts.slice(9, 12).every((t) => t.startsWith('2x2: ')));
+  });
+
+  it('run scores: family means over the pair\'s own dimensions, their mean, accuracy and the hack measures', () => {
+    const rows = [['constraints/format', 1], ['constraints/length', 0.5], ['constraints/verification', 0],
+      ['constraints/honest_verification', 9], ['quality/steps', 0.2], ['quality/format', 0.4], ['quality/carries', 0.6],
+      ['quality/digits', 0.8], ['quality/consistency', 1], ['accuracy/add', 0.3], ['accuracy/sub', 0.5],
+      ['constraints/hack_rate', 0.1], ['constraints/check_rate', 0.2], ['constraints/dishonest_share', 0.3],
+      ['constraints/stamp_share', 0.4], ['constraints/mismatch_rate', 7]]
+      .map(([column, value]) => ({ tasks: 'standard', aggregator: 'veto', schedule: 'joint', defence: 'yes', seed: 1, column, value }));
+    const s = runScores(rows).get('veto|joint|yes|standard')!.get('1')!;
+    const near = (a: number, b: number) => assert.ok(Math.abs(a - b) < 1e-12, `${a} != ${b}`);
+    near(s.constraints, 0.5); near(s.quality, 0.6); near(s.overall, 0.55); near(s.accuracy, 0.4);
+    assert.deepEqual([s.hack_rate, s.check_rate, s.dishonest_share, s.stamp_share], [0.1, 0.2, 0.3, 0.4]);
+    assert.deepEqual(Object.keys(s).sort(), ['accuracy', 'check_rate', 'constraints', 'dishonest_share', 'hack_rate',
+      'overall', 'quality', 'stamp_share']);
+    assert.throws(() => runScores([{ ...rows[0], tasks: 'other' }]), /unknown task pair "other" in a final.csv/);
+  });
+
+  it('the aggregation step: which runs make the curves, the seesaw, the reported numbers, its messages', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-rubagg-')), out = path.join(root, 'out');
+    const run = (rel: string, cfg: Record<string, unknown>, seed: number, finals: [string, number][], m: Record<string, number>[]) => {
+      const dir = path.join(root, 'quick', rel, `seed-${seed}`);
+      fs.mkdirSync(dir, { recursive: true });
+      const c = { aggregator: 'weighted_sum', schedule: 'joint', filterQuantiles: null, defence: 'auto', tasks: 'standard', ...cfg };
+      fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ rubicon: c }));
+      fs.writeFileSync(path.join(dir, 'metrics.jsonl'), m.map((x) => JSON.stringify(x)).join('\n') + '\n');
+      writeCsv(path.join(dir, 'final.csv'), finals.map(([column, value]) => ({ tasks: c.tasks, aggregator: c.aggregator,
+        defence: c.aggregator === 'veto' ? 'yes' : 'no', schedule: c.filterQuantiles ? 'joint_filtered' : c.schedule, seed,
+        column, value })));
+      fs.writeFileSync(path.join(dir, 'done.json'), '{}');
+    };
+    const metric = (hack: number) => ({ step: 0, hack_rate: hack, check_rate: 0.5, mismatch_rate: 0.1, accuracy: 0.5,
+      'dim/constraints/verification': 0.7 });
+    for (const seed of [0, 1]) {
+      run('ws', {}, seed, [['constraints/format', 0.5], ['quality/steps', 0.5], ['accuracy/add', 0.5]], [metric(0.2 + seed / 10)]);
+      run('veto', { aggregator: 'veto' }, seed, [['accuracy/add', 0.7]], [metric(0.6)]);
+      run('base', { aggregator: 'none', schedule: 'base' }, seed, [['constraints/format', 0.4], ['quality/steps', 0.6],
+        ['accuracy/add', 0.5 - seed / 10]], [metric(0.9)]);
+      // not in the curves: another schedule, filtered data, the other task pair, a metrics row without the judge score
+      run('sw', { schedule: 'stagewise' }, seed, [['accuracy/add', 0.1]], [metric(0.9)]);
+      run('filt', { filterQuantiles: [0.1, 0.9] }, seed, [['accuracy/add', 0.1]], [metric(0.9)]);
+      run('comp', { tasks: 'competing' }, seed, [['accuracy/add', 0.1]], [metric(0.9)]);
+      run('nojudge', { aggregator: 'saturation' }, seed, [['accuracy/add', 0.1]], [{ step: 0, hack_rate: 0.9, check_rate: 0.5 }]);
+    }
+    const logs: string[] = [], log = console.log;
+    console.log = (s: string) => { logs.push(s); };
+    try { aggregateRubicon('quick', root, out, null); } finally { console.log = log; }
+    assert.deepEqual(logs, [`Rubicon tables (quick): 14 runs -> ${out}`]);
+    const h = readCsv(path.join(out, 'hacking.csv'));
+    assert.deepEqual(h.map((r) => [r.aggregator, r.defence, Number(Number(r.hack_rate).toFixed(12)), r.seeds]),
+      [['veto', 'yes', 0.6, 2], ['weighted_sum', 'no', 0.25, 2]]);
+    const saw = readCsv(path.join(out, 'seesaw.csv'));
+    assert.deepEqual(Object.keys(saw[0]), ['profile', 'tasks', 'aggregator', 'defence', 'schedule', 'measure', 'delta',
+      'ci_low', 'ci_high', 'seeds']);
+    assert.ok(saw.every((r) => r.schedule !== 'base'));
+    const ws = Object.fromEntries(saw.filter((r) => r.aggregator === 'weighted_sum' && r.schedule === 'joint')
+      .map((r) => [r.measure, Number(Number(r.delta).toFixed(12))]));
+    assert.deepEqual(ws, { constraints: 0.1, quality: -0.1, accuracy: 0.05 });
+    const rep = readCsv(path.join(out, 'reported.csv'));
+    assert.deepEqual(Object.keys(rep[0]), ['experiment', 'benchmark', 'analogue', 'base', 'trained', 'delta', 'source', 'note']);
+    assert.equal(rep.length, RUBICON_REPORTED.length);
+    assert.ok(rep.every((r) => r.note === 'reported by the paper, not measured here'));
+    assert.deepEqual(RUBICON_REPORTED.map((r) => r.base ?? ''), rep.map((r) => r.base));
+    assert.deepEqual(RUBICON_REPORTED.map((r) => r.trained ?? ''), rep.map((r) => r.trained));
+    // no joint standard runs, no base: no curves and no seesaw are written
+    const bare = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-rubagg2-'));
+    fs.cpSync(path.join(root, 'quick', 'sw'), path.join(bare, 'quick', 'sw'), { recursive: true });
+    // a run from before issue 19 (no tasks column) is named in a message, then left out
+    const stale = path.join(bare, 'quick', 'old', 'seed-0');
+    fs.mkdirSync(stale, { recursive: true });
+    writeCsv(path.join(stale, 'final.csv'), [{ aggregator: 'veto', column: 'accuracy/add', value: 1 }]);
+    fs.writeFileSync(path.join(stale, 'done.json'), '{}');
+    logs.length = 0;
+    console.log = (s: string) => { logs.push(s); };
+    try { aggregateRubicon('quick', bare, path.join(bare, 'out'), null); } finally { console.log = log; }
+    assert.equal(logs[0], 'skipping 1 runs from before issue 19 (final.csv without tasks): rerun them');
+    assert.deepEqual(fs.readdirSync(path.join(bare, 'out')).sort(), ['claims.csv', 'reported.csv', 'table.csv']);
+    // nothing finished: one error naming where it looked
+    const none = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-rubagg3-'));
+    assert.throws(() => aggregateRubicon('quick', none, path.join(none, 'out'), null),
+      (e: Error) => e.message === `no finished Rubicon runs under ${path.join(none, 'quick')}`);
+    assert.throws(() => aggregateRubicon('quick', none, path.join(none, 'out'), path.join(none, 'arch')),
+      (e: Error) => e.message === `no finished Rubicon runs under ${path.join(none, 'quick')} or ${path.join(none, 'arch', 'quick')}`);
+  });
+
+  it('the aggregation step\'s defaults: where each profile writes, which profile reads the archive', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-rubdef-')), cwd = process.cwd();
+    try {
+      process.chdir(tmp);
+      for (const profile of ['quick', 'full']) {
+        const dir = path.join('runs', 'rubicon', profile, 'ws', 'seed-0');
+        fs.mkdirSync(dir, { recursive: true });
+        writeCsv(path.join(dir, 'final.csv'), [{ tasks: 'standard', aggregator: 'weighted_sum', defence: 'no', schedule: 'joint',
+          seed: 0, column: 'accuracy/add', value: 0.5 }]);
+        fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ rubicon: { schedule: 'stagewise' } }));
+        fs.writeFileSync(path.join(dir, 'done.json'), '{}');
+      }
+      const log = console.log;
+      console.log = () => {};
+      try {
+        aggregateRubicon('quick');
+        aggregateRubicon('full');
+        assert.throws(() => aggregateRubicon('nosuch'), /no finished Rubicon runs under runs\/rubicon\/nosuch$/);
+      } finally { console.log = log; }
+      assert.ok(fs.existsSync(path.join('results', 'quick', 'rubicon', 'table.csv')));
+      assert.ok(fs.existsSync(path.join('results', 'rubicon', 'table.csv')));
+      assert.ok(!fs.existsSync(path.join('results', 'full')));
+    } finally { process.chdir(cwd); }
   });
 });

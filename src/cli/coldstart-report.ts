@@ -3,7 +3,7 @@
 // each CoT style, and the rubricator's format validity rate.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { intArg, parseArgs, runMain } from './args.js';
+import { choiceArg, intArg, parseArgs, runMain } from './args.js';
 import { initBackend } from '../models/backend.js';
 import { checkCheckpoints } from '../models/policy.js';
 import { loadPolicy } from '../models/index.js';
@@ -17,7 +17,9 @@ import { makeRng } from '../util/random.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), { problems: 'problems per cell (default 32)', samples: 'samples per problem (default 8)', out: 'output CSV',
-    models: 'comma-separated models to (re-)evaluate, e.g. transformer-M; the others keep their rows in the output CSV (default: all)' });
+    models: 'comma-separated models to (re-)evaluate, e.g. transformer-M; the others keep their rows in the output CSV (default: all)',
+    'rubric-reads': 'what the rubricator reads before writing: own_cot (default: one of its own CoTs) or question (the question alone)' });
+  const reads = choiceArg('rubric-reads', a['rubric-reads'] ?? 'own_cot', ['own_cot', 'question'] as const);
   const perCell = intArg('problems', a.problems ?? '32', 1), n = intArg('samples', a.samples ?? '8', 1), out = a.out ?? 'results/coldstart/report.csv';
   const files = fs.readdirSync('data/checkpoints').filter((f) => /^coldstart-.*\.json$/.test(f)).sort();
   if (files.length === 0) throw new ConfigError('no cold-start checkpoints in data/checkpoints; run make coldstart first');
@@ -37,8 +39,10 @@ runMain(async () => {
     const policy = loadPolicy(path.join('data/checkpoints', f));
     const rng = makeRng(7);
     const rubricProblems = Array.from({ length: 96 }, (_, i) => { const fam = TRAIN_FAMILIES[i % 3]; return sampleProblem(fam, EVAL_GRID[fam][i % EVAL_GRID[fam].length], rng); });
-    const rubric = rubricFormatValidity(policy, rubricProblems, rng);
-    for (const r of evalReport(policy, perCell, n, rng)) rows.push({ model, ...r, rubric_format_validity: rubric.valid });
+    const rubric = rubricFormatValidity(policy, rubricProblems, rng, 1, reads);
+    for (const r of evalReport(policy, perCell, n, rng)) {
+      rows.push({ model, ...r, rubric_format_validity: rubric.valid, ...(reads === 'question' ? { rubric_reads: reads } : {}) });
+    }
     console.log(`${model}: rubric format validity ${rubric.valid.toFixed(3)}; failures ${JSON.stringify(rubric.reasons)}`);
   }
   writeCsv(out, rows.sort((x, y) => all.indexOf(String(x.model)) - all.indexOf(String(y.model))));

@@ -4,7 +4,8 @@
 // --save-partial yes copies the run directory's resumable checkpoint (weights, Adam state, step) and its metrics
 // to data/checkpoints/partial/<run>/, and --resume yes starts from there when the run directory has no checkpoint
 // (a fresh clone); the partial state is removed once the cold start finishes.
-// Usage: tsx src/cli/coldstart.ts --arch transformer|gru --size S|M [--steps N] [--seed S] [--out DIR] [--resume yes] [--checkpoint-every N] [--save-partial yes] [--partial DIR]
+// Usage: tsx src/cli/coldstart.ts --arch transformer|gru --size S|M [--steps N] [--seed S] [--out DIR] [--resume yes]
+//   [--checkpoint-every N] [--save-partial yes] [--partial DIR] [--init CHECKPOINT] [--config JSON]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { intArg, parseArgs, runMain } from './args.js';
@@ -17,6 +18,7 @@ import { mergeConfig } from '../io/config.js';
 import { makeRng } from '../util/random.js';
 import { optimizerState, restoreOptimizer, type OptimizerState } from '../rl/optim.js';
 import { ConfigError } from '../io/validate.js';
+import { sha256Hex } from '../io/checksums.js';
 
 /** Where unfinished cold starts keep their resumable state between machines (committed). */
 const PARTIAL_DIR = 'data/checkpoints/partial';
@@ -33,6 +35,7 @@ runMain(async () => {
     config: 'JSON overriding {data, sft}', resume: '"yes" to continue from the run directory\'s checkpoint', checkpoint: 'where to write the final checkpoint', 'checkpoint-every': 'steps between resumable checkpoints (default 250)',
     'save-partial': '"yes" to copy the run directory\'s resumable state to the partial directory (to commit) and exit',
     partial: 'the partial directory (default data/checkpoints/partial/<run directory name>)',
+    init: 'a checkpoint of the same model to start from (fine-tuning; fresh Adam moments), recorded by content',
   });
   const arch = (a.arch ?? 'transformer') as Architecture, size = (a.size ?? 'S') as Size;
   const seed = intArg('seed', a.seed ?? '0', 0), every = intArg('checkpoint-every', a['checkpoint-every'] ?? '250', 1);
@@ -74,10 +77,16 @@ runMain(async () => {
     }
   }
 
-  const run = await openRun(out, { experiment: 'coldstart', seed, model: mc, data, sft, resumed: resume });
+  if (a.init && !fs.existsSync(a.init)) throw new ConfigError(`--init: no checkpoint at ${a.init}`);
+  const init = a.init ? { file: a.init, sha256: sha256Hex(fs.readFileSync(a.init)) } : null;
+  const run = await openRun(out, { experiment: 'coldstart', seed, model: mc, data, sft, resumed: resume, ...(init ? { init } : {}) });
   for (const m of prior) run.log(m); // first, so that a failure from here on keeps them
   const policy = createPolicy(mc);
   const opt = tf.train.adam(sft.lr, 0.9, 0.98);
+  if (init && !ck) {
+    loadWeights(policy, readCheckpoint(init.file), init.file);
+    console.log(`starting from ${init.file} (fine-tuning, fresh Adam moments)`);
+  }
   if (ck) {
     const state = ck.meta.optimizer as OptimizerState | undefined;
     loadWeights(policy, ck, ckFile);

@@ -75,7 +75,7 @@ runMain(async () => {
   const rlvrCfg = mergeConfig(defaultRlvrConfig, { ...(spec.kind === 'rlvr' || spec.kind === 'scalar_rm' ? user : {}), steps });
   const rlcerCfg = mergeConfig(defaultRlcerConfig, { ...spec.rlcer, ...(spec.kind === 'rlcer' ? user : {}), steps });
   const evolmCfg = mergeConfig(defaultEvolmConfig, { ...spec.evolm, ...(spec.kind === 'evolm' ? user : {}), steps });
-  const ckpt = coldStartCheckpoint(size);
+  const ckpt = coldStartCheckpoint(size, spec.coldstart);
   // the config of the method's kind and every checkpoint the run reads, checked before its directory is made
   if (spec.kind === 'rlvr' || spec.kind === 'scalar_rm') checkRlvrConfig(rlvrCfg);
   if (spec.kind === 'rlcer') checkRlcerConfig(rlcerCfg);

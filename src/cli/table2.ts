@@ -10,19 +10,27 @@ import { ConfigError, RunFailure } from '../io/validate.js';
 import { SIZE_NAMES } from '../models/policy.js';
 import { runJobs, runLogged } from '../io/jobs.js';
 import { makeExecutor, runToEnd, type RunSpec } from '../io/sweep.js';
-import { coldStartCheckpoint, EVOLM_ABLATIONS, EVOLM_CONTROLS, TABLE2_ARCHIVE, methodSpec, profileSpec, scalarRmCheckpoint, VERIFIER_CHECKPOINT } from '../methods/table2.js';
+import { coldStartCheckpoint, EVOLM_ABLATIONS, EVOLM_CONTROLS, EVOLM_QUESTION, TABLE2_ARCHIVE, methodSpec, profileSpec, scalarRmCheckpoint, VERIFIER_CHECKPOINT } from '../methods/table2.js';
 
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids, or evolm-ablations, or evolm-controls', sizes: 'comma-separated sizes', seeds: 'comma-separated seeds (default: the profile\'s)', archive: '"no" to ignore and not write the committed run archive',
+  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids, or evolm-ablations, evolm-controls, evolm-question', sizes: 'comma-separated sizes', seeds: 'comma-separated seeds (default: the profile\'s)', archive: '"no" to ignore and not write the committed run archive',
     executor: 'local (default: the job pool) or slurm (one array job, then wait)', 'sbatch-args': 'slurm: flags passed to sbatch', concurrency: 'slurm: most tasks at once' });
   const name = a.profile ?? 'quick', profile = profileSpec(name), jobs = intArg('jobs', a.jobs ?? '2', 1);
   const methods = a.methods === 'evolm-ablations' ? ['evolm', ...EVOLM_ABLATIONS]
     : a.methods === 'evolm-controls' ? ['evolm', ...EVOLM_CONTROLS]
+    : a.methods === 'evolm-question' ? EVOLM_QUESTION
     : a.methods ? a.methods.split(',') : profile.methods;
   methods.forEach(methodSpec);
   const sizes = a.sizes ? choiceListArg('sizes', a.sizes, SIZE_NAMES) : profile.sizes;
   const seeds = a.seeds ? intListArg('seeds', a.seeds, 0) : profile.seeds;
   for (const size of sizes) if (!fs.existsSync(coldStartCheckpoint(size))) throw new ConfigError(`no cold start for size ${size}: run "make coldstart COLDSTART_MODELS=transformer-${size}"`);
+  for (const size of sizes) {
+    for (const v of new Set(methods.map((m) => methodSpec(m).coldstart).filter((v) => v !== undefined))) {
+      if (!fs.existsSync(coldStartCheckpoint(size, v))) {
+        throw new ConfigError(`no cold start "${v}" for size ${size} (${coldStartCheckpoint(size, v)}): see docs/evolm.md`);
+      }
+    }
+  }
   if (!fs.existsSync(VERIFIER_CHECKPOINT)) throw new ConfigError('no verifier checkpoint: run "make verifier"');
   // the static scalar RM is trained once per size, before any run that needs it
   for (const size of sizes) {

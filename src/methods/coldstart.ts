@@ -22,6 +22,12 @@ export interface ColdStartData {
   problems: ProblemKnobs;
   /** share of rubric-writing examples (role <rubric>) */
   rubricShare: number;
+  /**
+   * share of the rubric-writing examples written from the question alone, with no CoT in the prompt (EvoLM's
+   * generator reads the question); 0 (the committed cold starts) draws nothing for it, so their data stream is
+   * unchanged
+   */
+  rubricQuestionShare: number;
   /** share of rubric-as-hint examples (role <hint>) */
   hintShare: number;
 }
@@ -32,6 +38,7 @@ export const defaultColdStartData: ColdStartData = {
   teacher: { errorRate: 0.1, verifyMiss: 0.3 },
   problems: { carryFreeShare: null },
   rubricShare: 0.15,
+  rubricQuestionShare: 0,
   hintShare: 0.05,
 };
 
@@ -40,6 +47,7 @@ export function checkColdStartData(c: ColdStartData): void {
   Object.entries(c.styleMix).forEach(([s, v]) => requireNonNegative(`styleMix.${s}`, v));
   if (Object.values(c.styleMix).reduce((a, b) => a + b, 0) <= 0) throw new ConfigError('styleMix must have a positive total');
   requireProbability('rubricShare', c.rubricShare);
+  requireProbability('rubricQuestionShare', c.rubricQuestionShare);
   requireProbability('hintShare', c.hintShare);
   if (c.families.includes('chain_ood')) throw new ConfigError('chain_ood is the held-out family and cannot be in the cold-start mixture');
 }
@@ -55,6 +63,10 @@ export function sampleExample(c: ColdStartData, rng: Rng): Example {
   const styles = Object.keys(c.styleMix) as Style[];
   const drawStyle = () => styles[rng.categorical(styles.map((s) => c.styleMix[s]))];
   if (u < c.rubricShare) {
+    if (c.rubricQuestionShare > 0 && rng.next() < c.rubricQuestionShare) {
+      // the rubric writer reads the question alone
+      return { kind: 'rubric', prompt: encode(promptTokens(p, 'rubric', [])), completion: encode(toTokens(sampleTeacherRubric(p, rng))) };
+    }
     // the rubricator reads a CoT of any style and quality, then writes a rubric set
     const cot = writeTrace(p, drawStyle(), rng, c.teacher).tokens;
     const rubric = sampleTeacherRubric(p, rng, parseTrace(cot));

@@ -22,9 +22,14 @@ export function writeRubrics(policy: Policy, problems: Problem[], cots: string[]
   return outs.map((completion, i) => ({ prompt: prompts[i], completion, parsed: parseRubricTokens(decode(completion), domainOf(problems[i].family)) }));
 }
 
-/** Share of rubricator completions that parse into a valid rubric set, each written after one of the policy's own CoTs. */
-export function rubricFormatValidity(policy: Policy, problems: Problem[], rng: Rng, temperature = 1): { valid: number; reasons: Record<string, number> } {
-  const cots = sample(policy, problems.map((p) => encode(promptTokens(p, 'reason'))), { maxNew: 96, temperature, topP: 1 }, rng).map(decode);
+/**
+ * Share of rubricator completions that parse into a valid rubric set, each written after one of the policy's own
+ * CoTs (`reads` 'own_cot'), or from the question alone ('question', as EvoLM's generator reads).
+ */
+export function rubricFormatValidity(policy: Policy, problems: Problem[], rng: Rng, temperature = 1,
+  reads: 'own_cot' | 'question' = 'own_cot'): { valid: number; reasons: Record<string, number> } {
+  const cots = reads === 'question' ? problems.map(() => [])
+    : sample(policy, problems.map((p) => encode(promptTokens(p, 'reason'))), { maxNew: 96, temperature, topP: 1 }, rng).map(decode);
   let valid = 0;
   const reasons: Record<string, number> = {};
   for (const { parsed: r } of writeRubrics(policy, problems, cots, rng, temperature)) {

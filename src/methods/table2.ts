@@ -4,7 +4,9 @@ import type { RlcerConfig } from './rlcer.js';
 import type { EvolmConfig } from './evolm.js';
 import { ConfigError } from '../io/validate.js';
 
-export const coldStartCheckpoint = (size: string) => `data/checkpoints/coldstart-transformer-${size}.json`;
+/** The cold start of a size; a variant names another cold start of that size (`MethodSpec.coldstart`). */
+export const coldStartCheckpoint = (size: string, variant?: string) =>
+  `data/checkpoints/coldstart-transformer-${size}${variant ? `-${variant}` : ''}.json`;
 export const scalarRmCheckpoint = (size: string) => `data/checkpoints/scalar-rm-${size}.json`;
 export const VERIFIER_CHECKPOINT = 'data/checkpoints/verifier-S.json';
 
@@ -22,6 +24,11 @@ export interface MethodSpec {
    */
   quality: 'policy' | 'coldstart' | 'teacher' | 'scalar_rm' | 'generator';
   label: string;
+  /**
+   * the cold start the row starts from, when not the size's own: a variant name (`coldStartCheckpoint`), e.g. 'q',
+   * the cold start fine-tuned to also write rubrics from the question alone (docs/evolm.md)
+   */
+  coldstart?: string;
 }
 
 export const METHODS: Record<string, MethodSpec> = {
@@ -58,6 +65,12 @@ export const METHODS: Record<string, MethodSpec> = {
   evolm_rubric_conditioned: { kind: 'evolm', evolm: { pairSources: { temporal: 0, perturbation: 0, rubric_conditioned: 1 } }, quality: 'policy', label: 'EvoLM, rubric-conditioned pairs only' },
   // the paper's reading of what the generator sees (the question alone), against our default (question + own CoT)
   evolm_reads_question: { kind: 'evolm', evolm: { generatorReads: 'question' }, quality: 'policy', label: 'EvoLM, generator reads the question only' },
+  // the same from the cold start that also learnt to write rubrics from the question alone, with its own controls
+  sft_q: { kind: 'sft', coldstart: 'q', quality: 'policy', label: 'cold-start SFT (question-reading cold start)' },
+  evolm_q: { kind: 'evolm', coldstart: 'q', evolm: { schedule: 'alternate' }, quality: 'policy',
+    label: 'EvoLM, generator reads an answer (question-reading cold start)' },
+  evolm_q_reads_question: { kind: 'evolm', coldstart: 'q', evolm: { generatorReads: 'question' }, quality: 'policy',
+    label: 'EvoLM, generator reads the question only (question-reading cold start)' },
   // EvoLM's controls. Judge-only rows, the prompted-rubric analogues: the policy trained with EvoLM's policy step on J
   // alone (no labels, unlike fixed_teacher and fixed_untrained, which add the outcome and label-based validity) under
   // the teacher's reference rubric or rubrics written by a frozen cold start; no generator phase. Their rubric quality
@@ -84,6 +97,8 @@ export const RLCER_ABLATIONS = ['rlcer_rubric_only_random', 'rlcer_oracle'];
 export const EVOLM_ABLATIONS = ['evolm_k_half', 'evolm_k_double', 'evolm_no_format', 'evolm_temporal', 'evolm_perturbation', 'evolm_rubric_conditioned', 'evolm_reads_question'];
 /** EvoLM's controls (`--methods evolm-controls`): judge-only rows with fixed rubric sources, and two models. */
 export const EVOLM_CONTROLS = ['judge_teacher', 'judge_untrained', 'evolm_two_model'];
+/** The paper's question-reading generator, from the cold start that learnt it, beside its own SFT and EvoLM rows. */
+export const EVOLM_QUESTION = ['sft_q', 'evolm_q', 'evolm_q_reads_question'];
 
 export interface Profile {
   /** the rows (method ids) a profile runs when no --methods is given */
