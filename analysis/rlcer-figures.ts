@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, type Row } from '../src/io/table.js';
-import { METHODS, TABLE2_ROWS } from '../src/methods/table2.js';
+import { EVOLM_ABLATIONS, EVOLM_QUESTION, METHODS, TABLE2_ROWS } from '../src/methods/table2.js';
 import type { Figure } from './figures.js';
 import { longFigure } from './long.js';
 import { band, FAMILY_COLORS, METHOD_COLORS } from './style.js';
@@ -134,22 +134,47 @@ export function claimLines(claims: Row[], size: string, max = 3): string[] {
 export function table2Figure(table: Row[], size: string, claims: Row[] = [], source = 'results/table2.csv'): Figure {
   // TABLE2_ROWS already ends with the EvoLM rows: adding them again drew (and stacked) their bars twice
   const methods = TABLE2_ROWS.filter((m) => table.some((r) => r.method === m && r.size === size));
+  const lines = claimLines(claims, size);
+  return { name: `table2_${size}`, table: source, width: 1200, height: 680 + 24 * lines.length,
+    caption: 'Every Table 2 row run at this size: the policy\'s held-out accuracy (average of the four families) and the ' +
+      'pairwise quality of its reward source, means over seeds with 95% t-intervals. Bars are capped at 1 (the axis ' +
+      'range); under the title, the paper\'s first claims with our deltas and verdicts (all in results/table2_claims.csv).',
+    data: accuracyQualityBars(table, methods, size),
+    layout: { title: { text: `Table 2 (size ${size}): policy accuracy and reward-source quality, mean and 95% CI over seeds` +
+      lines.map((l) => `<br><sup>${l}</sup>`).join('') }, barmode: 'group', yaxis: { range: [0, 1], title: { text: 'accuracy / quality' } },
+      margin: { b: 250, t: 110 + 24 * lines.length },
+      shapes: [{ type: 'line', xref: 'paper', x0: 0, x1: 1, y0: 0.5, y1: 0.5, line: { dash: 'dot', color: '#999', width: 1 } }] } };
+}
+
+/** Two bars per method (in the given order): average accuracy and rubric quality, means with 95% CI half-widths. */
+export function accuracyQualityBars(table: Row[], methods: string[], size: string): Figure['data'] {
   const bar = (column: string, name: string, color: string) => {
     const rs = methods.map((m) => table.find((r) => r.method === m && r.size === size && r.column === column));
     return { type: 'bar', name, x: methods.map((m) => METHODS[m]?.label ?? m), y: rs.map((r) => (r ? Number(r.mean) : null)),
       marker: { color },
       error_y: { type: 'data', array: rs.map((r) => (r && r.ci_high !== '' ? (Number(r.ci_high) - Number(r.ci_low)) / 2 : 0)) } };
   };
-  const lines = claimLines(claims, size);
-  return { name: `table2_${size}`, table: source, width: 1200, height: 680 + 24 * lines.length,
-    caption: 'Every Table 2 row run at this size: the policy\'s held-out accuracy (average of the four families) and the ' +
-      'pairwise quality of its reward source, means over seeds with 95% t-intervals. Bars are capped at 1 (the axis ' +
-      'range); under the title, the paper\'s first claims with our deltas and verdicts (all in results/table2_claims.csv).',
-    data: [bar('average', 'accuracy, average of 4 families', '#1f77b4'), bar('rubric_quality', 'rubric quality (pairwise)', '#ff7f0e')],
-    layout: { title: { text: `Table 2 (size ${size}): policy accuracy and reward-source quality, mean and 95% CI over seeds` +
-      lines.map((l) => `<br><sup>${l}</sup>`).join('') }, barmode: 'group', yaxis: { range: [0, 1], title: { text: 'accuracy / quality' } },
-      margin: { b: 250, t: 110 + 24 * lines.length },
-      shapes: [{ type: 'line', xref: 'paper', x0: 0, x1: 1, y0: 0.5, y1: 0.5, line: { dash: 'dot', color: '#999', width: 1 } }] } };
+  return [bar('average', 'accuracy, average of 4 families', '#1f77b4'), bar('rubric_quality', 'rubric quality (pairwise)', '#ff7f0e')];
+}
+
+/**
+ * EvoLM's ablations (its Table 7): the co-evolving row beside each ablation, and the question-reading rows beside
+ * their own cold start, as table2Figure's bars. Rows with fewer seeds than the others say so in their label.
+ */
+export function evolmAblationFigure(rows: Row[], size: string, source: string): Figure {
+  const wanted = ['sft', 'evolm', ...EVOLM_ABLATIONS, ...EVOLM_QUESTION];
+  const methods = wanted.filter((m) => rows.some((r) => r.method === m && r.size === size));
+  const seeds = (m: string) => Number(rows.find((r) => r.method === m && r.size === size && r.column === 'average')?.seeds ?? 0);
+  const most = Math.max(0, ...methods.map(seeds));
+  const data = accuracyQualityBars(rows, methods, size).map((d) => ({ ...d,
+    x: methods.map((m) => `${METHODS[m]?.label ?? m}${seeds(m) < most ? ` (${seeds(m)} seeds)` : ''}`) }));
+  return { name: 'evolm_ablations', table: source, width: 1200, height: 720,
+    caption: 'EvoLM\'s ablations (the paper\'s Table 7) at this size: held-out average accuracy and the pairwise ' +
+      'quality of the generated rubrics, means over seeds with 95% t-intervals. The last rows start from the cold ' +
+      'start fine-tuned to also write rubrics from the question alone (results/coldstart/question-preregistration.md), ' +
+      'beside that cold start\'s own row; every other row starts from the committed cold start.',
+    data, layout: { title: { text: `EvoLM ablations (size ${size}): policy accuracy and rubric quality, mean and 95% CI` },
+      barmode: 'group', yaxis: { range: [0, 1], title: { text: 'accuracy / quality' } }, margin: { b: 300 } } };
 }
 
 const sizesOf = (rows: Row[]) => [...new Set(rows.map((r) => String(r.size)))];
@@ -235,6 +260,12 @@ export function rlcerFigures(dir = 'results'): Figure[] {
     const table = readCsv(t), cf = path.join(dir, 'table2_claims.csv');
     const claims = fs.existsSync(cf) ? readCsv(cf) : [];
     for (const size of sizesOf(table)) figs.push(table2Figure(table, size, claims, t));
+    const ab = path.join(dir, 'ablations.csv');
+    if (fs.existsSync(ab)) {
+      const both = [...table, ...readCsv(ab)];
+      const sizes = sizesOf(both).filter((z) => both.some((r) => r.size === z && EVOLM_ABLATIONS.includes(String(r.method))));
+      for (const size of sizes) figs.push(named(evolmAblationFigure(both, size, `${t}+${ab}`), size));
+    }
   }
   const long = path.join(dir, 'rlcer', 'long.csv');
   if (fs.existsSync(long)) figs.push(longFigure(readCsv(long), long));

@@ -3,16 +3,16 @@
 // for the outcome reward, for RLCER groups formed across requests, and for RLCER groups whose rubrics are written and
 // judged by the local llama.cpp engine (src/cli/llm-server.ts, the random-weight tiny model: the LLM's own cost, on
 // this CPU, of one rubric and one verdict call per sample). BENCH_ARGS='--requests 4000 --concurrency 128'.
+import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { intArg, parseArgs, runMain } from './args.js';
 import { startRewardServer } from './reward-server.js';
 import { defaultServiceConfig } from '../methods/reward-routes.js';
 import { startLlmServer } from './llm-server.js';
-import { tinyLlamaGguf } from '../models/gguf.js';
+import { writeTinyLlamaGguf } from '../models/gguf.js';
 import { ChatBackend, llmRoles } from '../models/chat.js';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 
 /** The p-th percentile (0..100) of sorted values, nearest rank. */
 export function percentile(sorted: readonly number[], p: number): number {
@@ -78,8 +78,7 @@ runMain(async () => {
   await srv.close();
   if (nLlm > 0) {
     // no rubric and no verdicts in the labels: the engine writes each sample's rubric and judges every criterion
-    const model = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wb-bench-llm-')), 'tiny-random-llama.gguf');
-    fs.writeFileSync(model, tinyLlamaGguf());
+    const model = writeTinyLlamaGguf(fs.mkdtempSync(path.join(os.tmpdir(), 'wb-bench-llm-')));
     const llm = await startLlmServer({ modelPath: model });
     const withLlm = await startRewardServer({ port: 0, service: { ...defaultServiceConfig, groupTimeoutMs: 170_000,
       llm: llmRoles(new ChatBackend({ baseURL: llm.url, model: llm.model, temperature: 0.8 })) } });

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { HttpError } from '../io/json-http.js';
 
 /** Where `make setup` installs the engine and the official OpenAI client. */
 export const LLM_TOOLS = path.resolve('tools', 'llm');
@@ -48,18 +49,16 @@ export interface LlmServerStats { requests: number; completions: number; errors:
 
 interface Message { role: string; content: string }
 
-class BadRequest extends Error { constructor(readonly status: number, message: string) { super(message); } }
-
 /** The request's chat turns as node-llama-cpp's history plus the last user turn (the prompt). */
 export function toHistory(messages: Message[]): { history: Record<string, unknown>[]; prompt: string } {
-  if (messages.length === 0) throw new BadRequest(400, 'messages must not be empty');
+  if (messages.length === 0) throw new HttpError(400, 'messages must not be empty');
   const last = messages[messages.length - 1];
-  if (last.role !== 'user') throw new BadRequest(400, 'the last message must be the user\'s');
+  if (last.role !== 'user') throw new HttpError(400, 'the last message must be the user\'s');
   const history = messages.slice(0, -1).map((m) => {
     if (m.role === 'system' || m.role === 'developer') return { type: 'system', text: m.content };
     if (m.role === 'user') return { type: 'user', text: m.content };
     if (m.role === 'assistant') return { type: 'model', response: [m.content] };
-    throw new BadRequest(400, `unknown message role "${m.role}"`);
+    throw new HttpError(400, `unknown message role "${m.role}"`);
   });
   return { history, prompt: last.content };
 }
@@ -81,7 +80,7 @@ export function unenforcedKeywords(schema: unknown, at = 'schema'): string[] {
     const o = x as Record<string, unknown>;
     for (const t of [o.type].flat()) {
       if (t !== undefined && !JSON_TYPES.has(t as string)) {
-        throw new BadRequest(400, `response_format: ${where}.type "${String(t)}" is not a JSON Schema type`);
+        throw new HttpError(400, `response_format: ${where}.type "${String(t)}" is not a JSON Schema type`);
       }
     }
     for (const k of UNENFORCED) if (k in o) found.add(k);
@@ -102,19 +101,19 @@ export function parseChatRequest(body: unknown): {
   temperature?: number; topP?: number; seed?: number;
 } {
   const b = body as Record<string, unknown>;
-  if (typeof b !== 'object' || b === null || Array.isArray(b)) throw new BadRequest(400, 'the body must be a JSON object');
-  if (b.stream === true) throw new BadRequest(400, 'streaming is not supported');
-  if (!Array.isArray(b.messages)) throw new BadRequest(400, 'messages must be a list');
+  if (typeof b !== 'object' || b === null || Array.isArray(b)) throw new HttpError(400, 'the body must be a JSON object');
+  if (b.stream === true) throw new HttpError(400, 'streaming is not supported');
+  if (!Array.isArray(b.messages)) throw new HttpError(400, 'messages must be a list');
   const messages = b.messages.map((m, k) => {
     const o = m as Record<string, unknown>;
     if (typeof o?.role !== 'string' || typeof o.content !== 'string') {
-      throw new BadRequest(400, `messages[${k}] must be {role, content} with string content`);
+      throw new HttpError(400, `messages[${k}] must be {role, content} with string content`);
     }
     return { role: o.role, content: o.content };
   });
   const num = (k: string) => {
     if (b[k] === undefined || b[k] === null) return undefined;
-    if (typeof b[k] !== 'number' || !Number.isFinite(b[k])) throw new BadRequest(400, `${k} must be a number`);
+    if (typeof b[k] !== 'number' || !Number.isFinite(b[k])) throw new HttpError(400, `${k} must be a number`);
     return b[k] as number;
   };
   const rf = b.response_format as Record<string, unknown> | undefined;
@@ -122,12 +121,12 @@ export function parseChatRequest(body: unknown): {
   if (rf?.type === 'json_object') schema = 'json';
   else if (rf?.type === 'json_schema') {
     const s = (rf.json_schema as Record<string, unknown> | undefined)?.schema;
-    if (typeof s !== 'object' || s === null) throw new BadRequest(400, 'response_format.json_schema.schema must be an object');
+    if (typeof s !== 'object' || s === null) throw new HttpError(400, 'response_format.json_schema.schema must be an object');
     schema = s as Record<string, unknown>;
-  } else if (rf !== undefined && rf?.type !== 'text') throw new BadRequest(400, `unknown response_format type "${rf?.type}"`);
+  } else if (rf !== undefined && rf?.type !== 'text') throw new HttpError(400, `unknown response_format type "${rf?.type}"`);
   const maxTokens = num('max_completion_tokens') ?? num('max_tokens');
   if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens < 1)) {
-    throw new BadRequest(400, 'max_tokens must be a positive integer');
+    throw new HttpError(400, 'max_tokens must be a positive integer');
   }
   return { messages, schema, maxTokens, temperature: num('temperature'), topP: num('top_p'), seed: num('seed') };
 }
@@ -169,7 +168,7 @@ export async function startLlmServer(o: LlmServerOptions) {
       grammar = req.schema ? await grammarFor(req.schema) : undefined;
     } catch (e) {
       grammars.delete(req.schema === 'json' ? 'json' : JSON.stringify(req.schema));
-      throw new BadRequest(400, `response_format: the schema cannot be turned into a grammar (${(e as Error).message})`);
+      throw new HttpError(400, `response_format: the schema cannot be turned into a grammar (${(e as Error).message})`);
     }
     // the model's own chat template renders the turns (node-llama-cpp's wrapper for it); the reply is a plain
     // completion of that text, so that a newline inside constrained JSON never reads as the end of the turn
@@ -222,7 +221,7 @@ export async function startLlmServer(o: LlmServerOptions) {
       try {
         parsed = parseChatRequest(JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks))));
       } catch (e) {
-        fail(res, e instanceof BadRequest ? e.status : 400, e instanceof BadRequest ? e.message : 'malformed JSON');
+        fail(res, e instanceof HttpError ? e.status : 400, e instanceof HttpError ? e.message : 'malformed JSON');
         return;
       }
       complete(parsed).then((r) => {
@@ -233,7 +232,7 @@ export async function startLlmServer(o: LlmServerOptions) {
           usage: { ...r.usage, total_tokens: r.usage.prompt_tokens + r.usage.completion_tokens } },
         // the schema's keywords the grammar did not enforce (the reply may break them): the client is told
         r.unenforced.length ? { 'X-Unenforced-Schema-Keywords': r.unenforced.join(',') } : {});
-      }, (e) => fail(res, e instanceof BadRequest ? e.status : 500, (e as Error).message));
+      }, (e) => fail(res, e instanceof HttpError ? e.status : 500, (e as Error).message));
     });
   });
   await new Promise<void>((r) => server.listen(o.port ?? 0, o.host ?? '127.0.0.1', r));

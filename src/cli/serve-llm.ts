@@ -2,11 +2,10 @@
 // (src/cli/llm-server.ts). With no --model it serves the random-weight tiny GGUF (src/models/gguf.ts; gibberish by
 // construction, for plumbing only); --model FILE.gguf serves a real one. Then point the reward service at it:
 //   make serve-rewards SERVE_ARGS='--reward rlcer --judge-url http://127.0.0.1:8089/v1 --judge-model tiny-random-llama'
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { intArg, parseArgs, runMain } from './args.js';
 import { startLlmServer } from './llm-server.js';
-import { tinyLlamaGguf } from '../models/gguf.js';
+import { writeTinyLlamaGguf } from '../models/gguf.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
@@ -15,12 +14,7 @@ runMain(async () => {
     threads: 'llama.cpp threads (default 1; 2 stall on this 2-core VM)', context: 'context size (default 4096)',
     'max-tokens': 'the most tokens a reply may have, whatever a request asks (default 1024)',
   });
-  let model = a.model;
-  if (!model) {
-    model = path.join('runs', 'llm', 'tiny-random-llama.gguf');
-    fs.mkdirSync(path.dirname(model), { recursive: true });
-    fs.writeFileSync(model, tinyLlamaGguf());
-  }
+  const model = a.model ?? writeTinyLlamaGguf(path.join('runs', 'llm'));
   const s = await startLlmServer({ modelPath: model, host: a.host ?? '127.0.0.1',
     port: intArg('port', a.port ?? '8089', 0, 65535), threads: intArg('threads', a.threads ?? '1', 1, 64),
     contextSize: intArg('context', a.context ?? '4096', 64), maxTokensCap: intArg('max-tokens', a['max-tokens'] ?? '1024', 1) });

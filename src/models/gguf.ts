@@ -2,6 +2,8 @@
 // LLM-judge path can be tested against a real inference engine with no weights to download. Its text is gibberish
 // by construction: it tests plumbing (chat template, JSON-schema-constrained output, timeouts, concurrency), never
 // quality. Layout (ggml's GGUF spec): header, metadata key/values, tensor infos, padding to the alignment, data.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { makeRng } from '../util/random.js';
 
 export interface TinyLlamaOptions {
@@ -115,4 +117,12 @@ export function tinyLlamaGguf(opts: Partial<TinyLlamaOptions> = {}): Buffer {
     w.push(data);
   }
   return w.bytes();
+}
+
+/** The default tiny model written to `dir`/tiny-random-llama.gguf (made if missing); returns the file's path. */
+export function writeTinyLlamaGguf(dir: string): string {
+  const file = path.join(dir, 'tiny-random-llama.gguf');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(file, tinyLlamaGguf());
+  return file;
 }
