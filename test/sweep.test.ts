@@ -104,6 +104,22 @@ describe('local executor', () => {
     assert.equal(claims.every((r) => r.verdict === 'helps'), true);
     fs.rmSync(root, { recursive: true, force: true });
   });
+  it('with an archive: every finished record is copied there, and the archive alone makes the table', async function () {
+    this.timeout(300_000);
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sweep-arch-')), arch = path.join(root, 'archive');
+    const c = { ...fake(path.join(root, 'runs')), archive: arch }, specs = expandSweep(c);
+    assert.equal(specs[4].archive, path.join(arch, specs[4].size, specs[4].method, specs[4].cell, `seed-${specs[4].seed}`));
+    assert.equal(expandSweep(fake('/r'))[4].archive, undefined);
+    assert.throws(() => expandSweep({ ...c, archive: '' }), /sweep archive must be a path/);
+    const ex = localExecutor(2, () => {});
+    await ex.submit(c.root, specs);
+    assert.ok(specs.every((s) => fs.existsSync(path.join(s.archive!, 'done.json'))));
+    const before = aggregateSweep(c, specs, readFinal).claims;
+    fs.rmSync(c.root, { recursive: true, force: true }); // runs/ is gone (a fresh clone): the records remain
+    assert.ok(ex.status(c.root, specs).every((s) => s === 'done'));
+    assert.deepEqual(aggregateSweep(c, specs, readFinal).claims, before);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
 });
 
 describe('a sweep killed mid-way', () => {

@@ -43,6 +43,11 @@ export interface SweepConfig {
   name: string;
   /** where the run directories go: <root>/<size>/<method>/<cell>/seed-<n> (and the sweep's own files, <root>/sweep) */
   root: string;
+  /**
+   * where each finished run's record (everything but weights and log) is copied, <archive>/<size>/<method>/<cell>/
+   * seed-<n>, to be committed: a run whose archive holds done.json counts as finished, and the table reads it
+   */
+  archive?: string;
   /** tsx script and arguments; {method}, {size}, {seed} and {dir} are replaced per run */
   command: string[];
   methods: string[];
@@ -82,6 +87,8 @@ export function checkSweepConfig(c: SweepConfig): void {
   if (typeof c.name !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(c.name))
     throw new ConfigError('sweep name must be letters, digits, _ . -');
   if (typeof c.root !== 'string' || !c.root) throw new ConfigError('sweep root must be a path');
+  if (c.archive !== undefined && (typeof c.archive !== 'string' || !c.archive))
+    throw new ConfigError('sweep archive must be a path');
   list('command', c.command);
   list('methods', c.methods);
   list('seeds', c.seeds);
@@ -141,6 +148,7 @@ export function expandSweep(c: SweepConfig): RunSpec[] {
             size,
             seed,
             cell,
+            ...(c.archive ? { archive: path.join(c.archive, size, method, cell, `seed-${seed}`) } : {}),
           });
         }
   return out;
