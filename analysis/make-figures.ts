@@ -1,5 +1,5 @@
 // `make figures`: regenerate every figure from the committed tables in results/, without rerunning anything.
-// Usage: tsx analysis/make-figures.ts [theme ...]   (themes: theory, rlvr, rlcer, corl, rubicon; default all)
+// Usage: tsx analysis/make-figures.ts [theme ...]   (themes: theory, rlvr, rlcer, corl, rubicon, regimes; default all)
 import * as path from 'node:path';
 import { writeFigures, type Figure } from './figures.js';
 import { writeGallery } from './gallery.js';
@@ -8,6 +8,7 @@ import { rlvrFigures } from './rlvr-figures.js';
 import { rlcerFigures } from './rlcer-figures.js';
 import { corlFigures } from './corl-figures.js';
 import { rubiconFigures } from './rubicon-figures.js';
+import { regimeFigures } from './regimes-figures.js';
 import { runMain } from '../src/cli/args.js';
 
 const THEMES: Record<string, () => Figure[]> = {
@@ -16,6 +17,7 @@ const THEMES: Record<string, () => Figure[]> = {
   rlcer: () => rlcerFigures(process.env.RESULTS ?? 'results'),
   corl: () => corlFigures(path.join(process.env.RESULTS ?? 'results', 'corl')),
   rubicon: () => rubiconFigures(path.join(process.env.RESULTS ?? 'results', 'rubicon')),
+  regimes: () => regimeFigures(path.join(process.env.RESULTS ?? 'results', 'regimes')),
 };
 
 runMain(async () => {

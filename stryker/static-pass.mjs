@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 
 /** The test files of the static pass: the hand-computed tests of the files whose tables are mutated. */
 const STATIC_SPECS = ['test/rubicon.test.ts', 'test/aggregators.test.ts', 'test/aggregate.test.ts', 'test/rl.test.ts',
-  'test/label-free.test.ts', 'test/evolm.test.ts'];
+  'test/label-free.test.ts', 'test/evolm.test.ts', 'test/peer.test.ts'];
 
 const dir = process.argv[2] ?? 'results/mutation';
 const report = JSON.parse(fs.readFileSync(path.join(dir, 'mutation.json'), 'utf8'));

@@ -7,7 +7,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { aggregateTable2, dynamicsMeasures, DYNAMICS_WINDOW, recordedInputs } from '../analysis/table2.js';
 import { PARITY_BAND, PARITY_COLUMNS, PARITY_EARLY, updateParity } from '../analysis/parity.js';
-import { rlcerFigures, table2Figure } from '../analysis/rlcer-figures.js';
+import { evolmAblationFigure, rlcerFigures, table2Figure } from '../analysis/rlcer-figures.js';
+import { regimeMapFigure } from '../analysis/regimes-figures.js';
 import { readCsv, writeCsv } from '../src/io/table.js';
 import { LONG_ROWS, methodSpec, profileSpec, TABLE2_ARCHIVE, TABLE2_ROWS, METHODS } from '../src/methods/table2.js';
 import { LONG_COLUMNS, longFigure, longTable } from '../analysis/long.js';
@@ -135,6 +136,34 @@ describe('Table 2 aggregation', () => {
     const errors = fig.data.map((t) => (t.error_y as { array: number[] }).array);
     errors[0].forEach((e, i) => close(e, 0.02, `CI half-width of ${TABLE2_ROWS[i]}`));
     assert.deepEqual(errors[1], TABLE2_ROWS.map(() => 0));
+  });
+  it('the EvoLM ablation figure: the cold start, EvoLM, each ablation, then the question-reading rows; seeds noted', () => {
+    const rows = ['sft', 'evolm', 'evolm_k_half', 'sft_q', 'evolm_q_reads_question', 'rlvr'].flatMap((method, i) => [
+      { size: 'S', method, column: 'average', mean: 0.1 * i, ci_low: 0.1 * i - 0.01, ci_high: 0.1 * i + 0.01, seeds: i === 2 ? 2 : 3 },
+      { size: 'S', method, column: 'rubric_quality', mean: 0.5, ci_low: '', ci_high: '', seeds: 3 }]);
+    const fig = evolmAblationFigure(rows, 'S', 'x.csv');
+    assert.equal(fig.name, 'evolm_ablations');
+    assert.deepEqual(fig.data[0].x, [METHODS.sft.label, METHODS.evolm.label, `${METHODS.evolm_k_half.label} (2 seeds)`,
+      METHODS.sft_q.label, METHODS.evolm_q_reads_question.label]);
+    assert.deepEqual((fig.data[0].y as number[]).map((v) => Math.round(v * 10)), [0, 1, 2, 3, 4]);
+    (fig.data[0].error_y as { array: number[] }).array.forEach((e) => close(e, 0.01, 'half-width'));
+  });
+  it('the regime map: the baseline once, then each knob\'s other levels; colour the difference, text the verdict', () => {
+    const claim = (knob: string, level: string, c: string, delta: number | '', verdict: string) =>
+      ({ knob, level, claim: c, delta, ci_low: delta === '' ? '' : Number(delta) - 0.1, ci_high: delta === '' ? '' : Number(delta) + 0.1,
+        seeds: delta === '' ? 0 : 3, verdict });
+    const claims = [claim('noise', '0', 'a', 0.05, 'unclear'), claim('noise', '0.4', 'a', -0.2, 'hurts'),
+      claim('share', 'natural', 'a', 0.05, 'unclear'), claim('share', '0.8', 'a', '', 'unclear'),
+      claim('noise', '0', 'b', 0.3, 'helps'), claim('noise', '0.4', 'b', 0.25, 'helps'),
+      claim('share', 'natural', 'b', 0.3, 'helps'), claim('share', '0.8', 'b', 0.1, 'unclear')];
+    const fig = regimeMapFigure(claims, 'c.csv');
+    const h = fig.data[0] as { x: string[]; y: string[]; z: (number | null)[][]; text: string[][]; zmax: number };
+    assert.deepEqual(h.x, ['baseline', 'noise=0.4', 'share=0.8']);
+    assert.deepEqual(h.y, ['a', 'b']);
+    assert.deepEqual(h.z, [[0.05, -0.2, null], [0.3, 0.25, 0.1]]);
+    assert.equal(h.text[0][1], '-0.200<br>[-0.300, -0.100]<br>hurts (3 seeds)');
+    assert.equal(h.text[0][2], 'not run yet');
+    assert.equal(h.zmax, 0.3);
   });
   it('refuses to mix runs of one size made from different inputs', () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-t2i-')), out = path.join(root, 'out');

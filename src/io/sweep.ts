@@ -448,7 +448,7 @@ export async function runToEnd(ex: Executor, root: string, specs: RunSpec[]): Pr
 // ---- aggregation: from the run records, whichever executor ran them ----
 
 export const TABLE_COLUMNS = ['knob', 'level', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds'];
-export const CLAIM_COLUMNS = ['knob', 'level', 'claim', 'delta', 'ci_low', 'ci_high', 'verdict'];
+export const CLAIM_COLUMNS = ['knob', 'level', 'claim', 'delta', 'ci_low', 'ci_high', 'seeds', 'verdict'];
 
 /** A finished run's final.csv as column -> value (null when the run has no record). */
 export function readFinal(s: RunSpec): Map<string, number> | null {
@@ -533,6 +533,7 @@ export function aggregateSweep(
             delta: d.n ? d.mean : '',
             ci_low: num(d.ci_low),
             ci_high: num(d.ci_high),
+            seeds: d.n,
             verdict: verdictOf(d.ci_low, d.ci_high, d.n, c.minSeeds ?? 2),
           });
         }
