@@ -48,14 +48,19 @@ export function recordedInputs(dir: string): string {
   return ['coldstart', 'verifier'].map((k) => `${k}=${inputs[k] ?? '?'}`).join(' ');
 }
 
-/** Refuse to aggregate runs of one size that read different cold starts or verifiers (one line naming two runs). */
-export function checkSameInputs(runs: { size: string; dir: string }[]): void {
+/**
+ * Refuse to aggregate runs of one size that read different cold starts or verifiers (one line naming two runs). A
+ * row that declares another cold start (`MethodSpec.coldstart`) is checked against the rows of that cold start.
+ */
+export function checkSameInputs(runs: { size: string; method?: string; dir: string }[]): void {
   const first = new Map<string, { dir: string; inputs: string }>();
   for (const r of runs) {
-    const inputs = recordedInputs(r.dir), seen = first.get(r.size);
-    if (!seen) { first.set(r.size, { dir: r.dir, inputs }); continue; }
+    const variant = r.method ? METHODS[r.method]?.coldstart : undefined, group = `${r.size}|${variant ?? ''}`;
+    const inputs = recordedInputs(r.dir), seen = first.get(group);
+    if (!seen) { first.set(group, { dir: r.dir, inputs }); continue; }
     if (seen.inputs !== inputs) {
-      throw new ConfigError(`runs of size ${r.size} have different inputs: ${seen.dir} (${seen.inputs}) and ${r.dir} (${inputs}); ` +
+      throw new ConfigError(`runs of size ${r.size}${variant ? ` (cold start "${variant}")` : ''} have different inputs: ` +
+        `${seen.dir} (${seen.inputs}) and ${r.dir} (${inputs}); ` +
         'rerun or move aside the stale ones');
     }
   }

@@ -108,6 +108,17 @@ describe('EvoLM training', function () {
       assert.ok(Number.isFinite(m.generator_reward));
     }
   });
+  it('rubric quality reads what the writer reads: the committed cold start cannot write from the question alone', async function () {
+    if (!fs.existsSync(coldStartCheckpoint('S'))) this.skip();
+    const { preferencePairs, rubricatorQuality } = await import('../src/methods/rubric-quality.js');
+    const policy = loadPolicy(coldStartCheckpoint('S'));
+    const pairs = preferencePairs(policy, 1, 4, makeRng(1)).slice(0, 6);
+    const judge = (xs: { c: Parameters<typeof oracleJudge>[0]; p: Parameters<typeof oracleJudge>[1]; completion: string[] }[]) =>
+      xs.map((x) => oracleJudge(x.c, x.p, x.completion));
+    // no rubric parses from the question alone (format rate 0.000 in results/coldstart/question.csv): every pair ties
+    assert.equal(rubricatorQuality(policy, pairs, judge, makeRng(2), 'question'), 0.5);
+    assert.notEqual(rubricatorQuality(policy, pairs, judge, makeRng(2)), 0.5);
+  });
   const small = { ...defaultEvolmConfig, steps: 2, alternation: 1, prompts: 3, rollouts: 4, verifier: 'oracle' as const };
   it('judge-only rows: the reward is J and nothing else, no labels', function () {
     if (!fs.existsSync(coldStartCheckpoint('S'))) this.skip();

@@ -177,7 +177,9 @@ runMain(async () => {
   const quality = spec.quality === 'teacher' ? teacherQuality(pairs, judge)
     : spec.quality === 'scalar_rm' ? scalarRmQuality(rm!, pairs)
       : rubricatorQuality(spec.quality === 'coldstart' ? loadPolicy(ckpt)
-        : spec.quality === 'generator' ? generator ?? policy : policy, pairs, judge, qrng);
+        : spec.quality === 'generator' ? generator ?? policy : policy, pairs, judge, qrng,
+      // the row's own writer is measured the way it writes (EvoLM's generator may read the question alone)
+      spec.kind === 'evolm' && spec.quality !== 'coldstart' ? evolmCfg.generatorReads : 'own_cot');
   const final = [
     { column: 'rubric_quality', value: quality },
     // accuracy per family, and the average over all four families, the held-out one included

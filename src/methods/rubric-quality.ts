@@ -61,9 +61,14 @@ export function judgePairs(pairs: PreferencePair[], rubrics: Parsed[], judge: Ba
   return { chosen, rejected };
 }
 
-/** Rubric quality of a policy's rubricator: it reads one of its own CoTs for the problem, then writes the rubric. */
-export function rubricatorQuality(writer: Policy, pairs: PreferencePair[], judge: BatchJudge, rng: Rng): number {
-  const cots = sample(writer, pairs.map((x) => encode(promptTokens(x.p, 'reason'))), { maxNew: 96, temperature: 1, topP: 1 }, rng).map(decode);
+/**
+ * Rubric quality of a policy's rubricator: it reads one of its own CoTs for the problem (`reads` 'own_cot'), or the
+ * question alone ('question', as EvoLM's question-reading generator writes), then writes the rubric.
+ */
+export function rubricatorQuality(writer: Policy, pairs: PreferencePair[], judge: BatchJudge, rng: Rng,
+  reads: 'own_cot' | 'question' = 'own_cot'): number {
+  const cots = reads === 'question' ? pairs.map(() => [])
+    : sample(writer, pairs.map((x) => encode(promptTokens(x.p, 'reason'))), { maxNew: 96, temperature: 1, topP: 1 }, rng).map(decode);
   const rubrics = writeRubrics(writer, pairs.map((x) => x.p), cots, rng).map((w) => w.parsed);
   const s = judgePairs(pairs, rubrics, judge);
   return pairwiseAccuracy(s.chosen, s.rejected);
