@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { aggregateTable2, dynamicsMeasures, DYNAMICS_WINDOW, recordedInputs } from '../analysis/table2.js';
 import { PARITY_BAND, PARITY_COLUMNS, PARITY_EARLY, updateParity } from '../analysis/parity.js';
 import { evolmAblationFigure, rlcerFigures, table2Figure } from '../analysis/rlcer-figures.js';
-import { regimeMapFigure } from '../analysis/regimes-figures.js';
+import { regimeKnobFigure, regimeMapFigure } from '../analysis/regimes-figures.js';
 import { readCsv, writeCsv } from '../src/io/table.js';
 import { LONG_ROWS, methodSpec, profileSpec, TABLE2_ARCHIVE, TABLE2_ROWS, METHODS } from '../src/methods/table2.js';
 import { LONG_COLUMNS, longFigure, longTable } from '../analysis/long.js';
@@ -164,6 +164,12 @@ describe('Table 2 aggregation', () => {
     assert.equal(h.text[0][1], '-0.200<br>[-0.300, -0.100]<br>hurts (3 seeds)');
     assert.equal(h.text[0][2], 'not run yet');
     assert.equal(h.zmax, 0.3);
+    const k = regimeKnobFigure(claims, 'c.csv');
+    assert.deepEqual(k.data.map((t) => [t.name, t.xaxis, t.x, t.y]), [['a', 'x1', ['0', '0.4'], [0.05, -0.2]],
+      ['b', 'x1', ['0', '0.4'], [0.3, 0.25]], ['a', 'x2', ['natural', '0.8'], [0.05, null]], ['b', 'x2', ['natural', '0.8'], [0.3, 0.1]]]);
+    const err = k.data[0].error_y as { array: number[]; arrayminus: number[] };
+    err.array.forEach((e) => close(e, 0.1, 'upper half-width'));
+    assert.deepEqual(k.data.map((t) => t.showlegend), [true, true, false, false]);
   });
   it('refuses to mix runs of one size made from different inputs', () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-t2i-')), out = path.join(root, 'out');
