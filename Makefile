@@ -24,13 +24,14 @@ help:
 	@echo "make data       regenerate the fixed evaluation sets and their checksums (data/eval/)"
 	@echo "make coldstart  SFT cold start of $(COLDSTART_MODELS) -> data/checkpoints/, then results/coldstart/report.csv"
 	@echo "make coldstart-report  re-evaluate cold starts (MODELS=transformer-M ...) -> results/coldstart/report.csv"
+	@echo "make coldstart-q  the S cold start fine-tuned to also write rubrics from the question alone (results/coldstart/question-preregistration.md); make coldstart-q-report measures it"
 	@echo "make coldstart-save-partial  keep unfinished cold starts' resumable state in data/checkpoints/partial/ (commit it; make coldstart resumes from it)"
 	@echo "make rlvr       RLVR from the transformer-S cold start, seeds $(RLVR_SEEDS) in parallel -> results/rlvr/"
 	@echo "make reproduce-table2  Table 2 (PROFILE=quick|full; quick -> results/quick/, full -> results/table2.csv) and RLCER figures (EXECUTOR=local|slurm)"
 	@echo "make reproduce-long  RLVR vs RLCER over 300 steps, 3 seeds (PROFILE long) -> results/rlcer/long.csv, figure rlcer_long"
 	@echo "make table2-report  tables and figures of a Table 2 profile from its finished runs (quick: compared with results/quick)"
 	@echo "make verify-quick  recompute the committed quick tables from the committed run records (results/runs/table2/quick)"
-	@echo "make verify-results  recompute every committed table that has run records (Table 2 quick and full, rate calibration, Rubicon)"
+	@echo "make verify-results  recompute every committed table that has run records (Table 2 quick and full, rate calibration, Rubicon, CO-RL, the regime map)"
 	@echo "make quick-reference  adopt the last quick Table 2 outputs (runs/results/quick) as the committed results/quick"
 	@echo "make reproduce-corl  CO-RL Table 1 analogue, error overlap, theory vs experiment (PROFILE=quick|full)"
 	@echo "make reproduce-evolm  EvoLM ablations (K, no format reward, each pair source alone) -> ablations.csv"
@@ -198,6 +199,9 @@ verify-results: verify-quick
 	rm -rf runs/verify/corl
 	$(TSX) analysis/table1.ts full /nonexistent runs/verify/corl > /dev/null
 	$(TSX) analysis/compare-results.ts runs/verify/corl results/corl --only $(CORL_TABLES)
+	rm -rf runs/verify/regimes
+	$(TSX) src/cli/sweep.ts table --config sweeps/regimes.json --root /nonexistent --out runs/verify/regimes > /dev/null
+	$(TSX) analysis/compare-results.ts runs/verify/regimes results/regimes --only table.csv,claims.csv
 
 # CO-RL's Table 1 analogue (needs make corl-agents first); same profiles and resumption as Table 2
 reproduce-corl:

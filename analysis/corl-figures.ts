@@ -134,6 +134,38 @@ const AGREEMENT: GridSpec = { name: 'corl_agreement_grid', title: 'Co-training: 
     'the accuracy on training prompts; TTRL (self-voting) as the single-agent reference. One column per agent, ' +
     'means over seeds, unsmoothed.' };
 
+/** The paper's Fig. 2(d) ranges of kappa by pair type (papers.md: CO-RL Fig. 2(d)), drawn as bands behind ours. */
+const PAPER_KAPPA = [{ what: 'paper: different family', lo: 0.31, hi: 0.42, color: '#9467bd' },
+  { what: 'paper: same family', lo: 0.51, hi: 0.52, color: '#1f77b4' }, { what: 'paper: seed only', lo: 0.51, hi: 0.58, color: '#bcbd22' }];
+
+/**
+ * CO-RL's Fig. 2(d) analogue: the error overlap kappa of each agent pair before training (bars per protocol, 95%
+ * t-interval over seeds), with the paper's ranges by pair type as shaded bands.
+ */
+export function errorOverlapFigure(rows: Row[], source: string): Figure {
+  const pairs = [...new Set(rows.map((r) => String(r.pair)))];
+  const family = (pair: string) => new Set(pair.split('|').map((a) => a.split('-')[0])).size === 1 ? 'same family' : 'cross-family';
+  const data = ['paper', 'multi_sample'].map((protocol) => {
+    const rs = pairs.map((p) => rows.find((r) => r.pair === p && r.protocol === protocol));
+    return { type: 'bar', name: protocol === 'paper' ? 'ours, the paper\'s protocol (1 sample, T = 0.8)' : 'ours, 16 samples at T = 1',
+      x: pairs.map((p) => `${p.replace('|', ' × ')}<br>(${family(p)})`), y: rs.map((r) => (r ? Number(r.kappa) : null)),
+      error_y: { type: 'data', array: rs.map((r) => (r && r.kappa_ci95 !== '' ? Number(r.kappa_ci95) : 0)) } };
+  });
+  return { name: 'corl_error_overlap', table: source, width: 1100, height: 600,
+    caption: 'Error overlap (Cohen\'s kappa of the two agents\' correctness, lower = more decoupled) of each agent pair ' +
+      'before training, under the paper\'s protocol and the earlier multi-sample one, means over seeds with 95% ' +
+      't-intervals. Shaded: the paper\'s Fig. 2(d) values by pair type (different family 0.31-0.42, same family ' +
+      '0.51-0.52, seed only 0.51-0.58); ours are far lower, and our cross-family pairs overlap less than the ' +
+      'same-family (same size, another seed) pair.',
+    data, layout: { title: { text: 'Error overlap before training: our agent pairs against the paper\'s ranges (Fig. 2(d))' },
+      barmode: 'group', yaxis: { title: { text: 'Cohen\'s kappa' }, range: [0, 0.65] }, margin: { b: 140 },
+      legend: { orientation: 'h', y: -0.3 },
+      shapes: PAPER_KAPPA.map((b) => ({ type: 'rect', xref: 'paper', x0: 0, x1: 1, y0: b.lo, y1: Math.max(b.hi, b.lo + 0.005),
+        fillcolor: b.color, opacity: 0.18, line: { width: 0 }, layer: 'below' })),
+      annotations: PAPER_KAPPA.map((b, i) => ({ text: `${b.what} ${b.lo}-${b.hi}`, xref: 'paper', x: 0.02 + 0.33 * i,
+        y: b.hi + 0.02, showarrow: false, xanchor: 'left', font: { size: 11, color: b.color } })) } };
+}
+
 export function corlFigures(dir = 'results/corl'): Figure[] {
   const f = path.join(dir, 'curves.csv'), pf = path.join(dir, 'phase.csv');
   if (!fs.existsSync(f)) return [];
@@ -144,8 +176,10 @@ export function corlFigures(dir = 'results/corl'): Figure[] {
   const grids = [DYNAMICS, AGREEMENT].map((g) => metricGrid(c, f, g)).filter((g): g is Figure => g !== null);
   const metric = (name: string, title: string, ytitle: string, what: string, normalise = false) =>
     metricFigure(c, name, title, ytitle, f, what, normalise);
+  const ov = path.join(dir, 'error_overlap.csv');
   return [
     ...grids,
+    ...(fs.existsSync(ov) ? [errorOverlapFigure(readCsv(ov), ov)] : []),
     ...corlMethods.map((m) => phaseFigure(phase, m, pf)),
     ...(self ? [self] : []),
     metric('accuracy', 'Training accuracy (label-free methods; GT-reward as reference)', 'accuracy on training prompts',

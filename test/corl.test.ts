@@ -185,3 +185,17 @@ describe('CO-RL run records', function () {
       'per_problem.json', 'samples.csv']);
   });
 });
+
+describe('CO-RL error overlap figure (Fig. 2(d) analogue)', () => {
+  it('one bar per pair and protocol, family read from the agent names, the paper\'s three ranges as bands', async () => {
+    const { errorOverlapFigure } = await import('../analysis/corl-figures.js');
+    const rows = [{ pair: 'gru-S|transformer-S', protocol: 'paper', kappa: 0.08, kappa_ci95: 0.01 },
+      { pair: 'transformer-S|transformer-S-seed1', protocol: 'paper', kappa: 0.13, kappa_ci95: '' },
+      { pair: 'gru-S|transformer-S', protocol: 'multi_sample', kappa: 0.06, kappa_ci95: 0.02 }];
+    const f = errorOverlapFigure(rows, 'e.csv');
+    assert.deepEqual(f.data[0].x, ['gru-S × transformer-S<br>(cross-family)', 'transformer-S × transformer-S-seed1<br>(same family)']);
+    assert.deepEqual(f.data.map((t) => t.y), [[0.08, 0.13], [0.06, null]]);
+    assert.deepEqual((f.data[0].error_y as { array: number[] }).array, [0.01, 0]);
+    assert.deepEqual((f.layout.shapes as { y0: number }[]).map((b) => b.y0), [0.31, 0.51, 0.51]);
+  });
+});
