@@ -167,14 +167,29 @@ export function evolmAblationFigure(rows: Row[], size: string, source: string): 
   const seeds = (m: string) => Number(rows.find((r) => r.method === m && r.size === size && r.column === 'average')?.seeds ?? 0);
   const most = Math.max(0, ...methods.map(seeds));
   const data = accuracyQualityBars(rows, methods, size).map((d) => ({ ...d,
-    x: methods.map((m) => `${METHODS[m]?.label ?? m}${seeds(m) < most ? ` (${seeds(m)} seeds)` : ''}`) }));
-  return { name: 'evolm_ablations', table: source, width: 1200, height: 720,
-    caption: 'EvoLM\'s ablations (the paper\'s Table 7) at this size: held-out average accuracy and the pairwise ' +
+    x: methods.map((m) => wrap(`${METHODS[m]?.label ?? m}${seeds(m) < most ? ` (${seeds(m)} seeds)` : ''}`)) }));
+  return { name: 'evolm_ablations', table: source, width: 1700, height: 720,
+    caption: 'EvoLM\'s ablations (the paper\'s Table 7) at this size (results/ablations.csv, the cold-start and EvoLM ' +
+      'rows from results/table2.csv): held-out average accuracy and the pairwise ' +
       'quality of the generated rubrics, means over seeds with 95% t-intervals. The last rows start from the cold ' +
       'start fine-tuned to also write rubrics from the question alone (results/coldstart/question-preregistration.md), ' +
       'beside that cold start\'s own row; every other row starts from the committed cold start.',
     data, layout: { title: { text: `EvoLM ablations (size ${size}): policy accuracy and rubric quality, mean and 95% CI` },
-      barmode: 'group', yaxis: { range: [0, 1], title: { text: 'accuracy / quality' } }, margin: { b: 300 } } };
+      barmode: 'group', yaxis: { range: [0, 1], title: { text: 'accuracy / quality' } }, xaxis: { tickangle: 0 },
+      margin: { b: 160 }, legend: { orientation: 'h', y: 1.08 },
+      shapes: [{ type: 'line', xref: 'paper', x0: 0, x1: 1, y0: 0.5, y1: 0.5, line: { dash: 'dot', color: '#999', width: 1 } }],
+      annotations: [{ text: 'chance for rubric quality', xref: 'paper', x: 1, y: 0.5, yanchor: 'bottom', xanchor: 'right',
+        showarrow: false, font: { size: 11, color: '#777' } }] } };
+}
+
+/** A label broken into lines of about `width` characters at spaces (plotly's <br>), for category axes. */
+export function wrap(label: string, width = 18): string {
+  const lines: string[] = [];
+  for (const w of label.split(' ')) {
+    if (lines.length && `${lines[lines.length - 1]} ${w}`.length <= width) lines[lines.length - 1] += ` ${w}`;
+    else lines.push(w);
+  }
+  return lines.join('<br>');
 }
 
 const sizesOf = (rows: Row[]) => [...new Set(rows.map((r) => String(r.size)))];
@@ -264,7 +279,7 @@ export function rlcerFigures(dir = 'results'): Figure[] {
     if (fs.existsSync(ab)) {
       const both = [...table, ...readCsv(ab)];
       const sizes = sizesOf(both).filter((z) => both.some((r) => r.size === z && EVOLM_ABLATIONS.includes(String(r.method))));
-      for (const size of sizes) figs.push(named(evolmAblationFigure(both, size, `${t}+${ab}`), size));
+      for (const size of sizes) figs.push(named(evolmAblationFigure(both, size, ab), size));
     }
   }
   const long = path.join(dir, 'rlcer', 'long.csv');

@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { aggregateTable2, dynamicsMeasures, DYNAMICS_WINDOW, recordedInputs } from '../analysis/table2.js';
 import { PARITY_BAND, PARITY_COLUMNS, PARITY_EARLY, updateParity } from '../analysis/parity.js';
-import { evolmAblationFigure, rlcerFigures, table2Figure } from '../analysis/rlcer-figures.js';
+import { evolmAblationFigure, rlcerFigures, table2Figure, wrap } from '../analysis/rlcer-figures.js';
 import { regimeKnobFigure, regimeMapFigure } from '../analysis/regimes-figures.js';
 import { readCsv, writeCsv } from '../src/io/table.js';
 import { LONG_ROWS, methodSpec, profileSpec, TABLE2_ARCHIVE, TABLE2_ROWS, METHODS } from '../src/methods/table2.js';
@@ -144,7 +144,8 @@ describe('Table 2 aggregation', () => {
     const fig = evolmAblationFigure(rows, 'S', 'x.csv');
     assert.equal(fig.name, 'evolm_ablations');
     assert.deepEqual(fig.data[0].x, [METHODS.sft.label, METHODS.evolm.label, `${METHODS.evolm_k_half.label} (2 seeds)`,
-      METHODS.sft_q.label, METHODS.evolm_q_reads_question.label]);
+      METHODS.sft_q.label, METHODS.evolm_q_reads_question.label].map((l) => wrap(l)));
+    assert.equal(wrap('EvoLM, K = steps / 20 (2 seeds)'), 'EvoLM, K = steps /<br>20 (2 seeds)');
     assert.deepEqual((fig.data[0].y as number[]).map((v) => Math.round(v * 10)), [0, 1, 2, 3, 4]);
     (fig.data[0].error_y as { array: number[] }).array.forEach((e) => close(e, 0.01, 'half-width'));
   });
