@@ -558,10 +558,15 @@ describe('Rubicon by hand: every anchor, the tables, the aggregation step', () =
     fs.mkdirSync(stale, { recursive: true });
     writeCsv(path.join(stale, 'final.csv'), [{ aggregator: 'veto', column: 'accuracy/add', value: 1 }]);
     fs.writeFileSync(path.join(stale, 'done.json'), '{}');
+    // a finished run whose final.csv has a header and no rows is left out the same way
+    const empty = path.join(bare, 'quick', 'empty', 'seed-0');
+    fs.mkdirSync(empty, { recursive: true });
+    fs.writeFileSync(path.join(empty, 'final.csv'), 'tasks,aggregator,column,value\n');
+    fs.writeFileSync(path.join(empty, 'done.json'), '{}');
     logs.length = 0;
     console.log = (s: string) => { logs.push(s); };
     try { aggregateRubicon('quick', bare, path.join(bare, 'out'), null); } finally { console.log = log; }
-    assert.equal(logs[0], 'skipping 1 runs from before issue 19 (final.csv without tasks): rerun them');
+    assert.equal(logs[0], 'skipping 2 runs from before issue 19 (final.csv without tasks): rerun them');
     assert.deepEqual(fs.readdirSync(path.join(bare, 'out')).sort(), ['claims.csv', 'reported.csv', 'table.csv']);
     // nothing finished: one error naming where it looked
     const none = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-rubagg3-'));
