@@ -457,6 +457,7 @@ describe('Rubicon by hand: every anchor, the tables, the aggregation step', () =
     assert.equal(score('honest_verification', tr(`${steps} A 0 5 7 9 <eos>`)), 1);
     assert.equal(score('honest_verification', tr('V 5 A 0 5 7 9 <eos>')), 0); // nothing to recompute from
     assert.equal(score('honest_verification', tr(`${steps} V 9 7 A 0 5 7 9 <eos>`)), 0); // partial check
+    assert.equal(score('honest_verification', tr(`${steps} V 9 7 5 5 A 0 5 7 9 <eos>`)), 0); // a fourth, unwritten column
     const empty = parseTrace(tr(`${steps} V A 0 5 7 9 <eos>`));
     assert.deepEqual(empty.verify, []);
     assert.deepEqual(auditCheck(empty, p), { checked: false, catchable: false, rubberStamped: false, fabricated: false });
