@@ -16,6 +16,7 @@ export const GROUPS: { title: string; prefixes: string[] }[] = [
   { title: 'CO-RL: experiments', prefixes: ['corl_'] },
   { title: 'CO-RL: theory', prefixes: ['theory_'] },
   { title: 'Rubicon', prefixes: ['rubicon_'] },
+  { title: 'Regime map (where rubric rewards help)', prefixes: ['regime_'] },
   { title: 'Other', prefixes: [''] },
 ];
 
