@@ -163,8 +163,10 @@ function plainRows(spec: Spec, rows: ClaimRow[]): string {
   const cols = spec.opts.columns ? spec.opts.columns.split(',') : Object.keys(rows[0]).filter((c) => c !== 'file');
   // a column of whole numbers (counts, seeds) is written as whole numbers
   const whole = new Set(cols.filter((c) => rows.every((r) => typeof r[c] !== 'number' || Number.isInteger(r[c]))));
+  // a column with text in some row is a label (a knob's levels: natural, 0.1, 60): numbers in it as written
+  const label = new Set(cols.filter((c) => rows.some((r) => typeof r[c] === 'string' && r[c] !== '')));
   return markdown(cols.map((c) => spec.labels[c] ?? c), rows.map((r) => cols.map((c) =>
-    whole.has(c) ? fmt(r[c], 0) : fmt(r[c], digits, sign, sci, sig))));
+    label.has(c) ? String(r[c]) : whole.has(c) ? fmt(r[c], 0) : fmt(r[c], digits, sign, sci, sig))));
 }
 
 // ---- claims ----

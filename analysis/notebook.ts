@@ -7,10 +7,13 @@
 //   figurePng(name) a committed figure's PNG export (results/figures/<name>.png): static, so it survives
 //                   nbconvert and GitHub; the interactive version is the figure's page in the gallery
 //   verdicts(file, paper?)  one line counting a claims CSV's verdicts (of one paper), for the prose
+//   sweepProgress(config)   a sweep's finished runs per cell and method (a Markdown table), for a map that is
+//                   still running: which cells have all their seeds
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv } from '../src/io/table.js';
 import { markersOf, paperOf, parseSpec, renderDocument } from './docs.js';
+import { expandSweep, isFinished, type SweepConfig } from '../src/io/sweep.js';
 
 const FIGURES = 'results/figures';
 
@@ -44,6 +47,24 @@ export function verdicts(file: string, paper?: string, profile = 'full'): string
   const counts = new Map<string, number>();
   for (const r of rows) counts.set(String(r.verdict), (counts.get(String(r.verdict)) ?? 0) + 1);
   return `${rows.length} claims: ${[...counts].sort((a, b) => b[1] - a[1]).map(([v, n]) => `${n} ${v}`).join(', ')}`;
+}
+
+/**
+ * The finished runs of a sweep (its record exists) per cell and method, as a Markdown table with a first line
+ * "N of M runs finished"; a cell's entry is "done/planned" seeds, blank where the knob does not reach the method
+ * (that cell reuses the baseline's runs).
+ */
+export function sweepProgress(configFile: string): string {
+  const specs = expandSweep(JSON.parse(fs.readFileSync(configFile, 'utf8')) as SweepConfig);
+  const cells = [...new Set(specs.map((s) => s.cell))], methods = [...new Set(specs.map((s) => s.method))];
+  const count = (cell: string, method: string) => {
+    const mine = specs.filter((s) => s.cell === cell && s.method === method);
+    return mine.length ? `${mine.filter(isFinished).length}/${mine.length}` : '';
+  };
+  const done = specs.filter(isFinished).length;
+  const lines = [`| cell | ${methods.join(' | ')} |`, `|---|${methods.map(() => '---|').join('')}`,
+    ...cells.map((c) => `| ${c} | ${methods.map((m) => count(c, m)).join(' | ')} |`)];
+  return `${done} of ${specs.length} runs finished\n\n${lines.join('\n')}\n`;
 }
 
 interface Notebook { cells: { cell_type: string; execution_count?: number | null; outputs?: { output_type: string; execution_count?: number | null }[] }[] }

@@ -117,6 +117,12 @@ describe('the report table renderer', () => {
     assert.equal(renderDocument(once, root), once);
   });
 
+  it('writes a column that holds text in some row (a knob\'s levels) as written, numbers beside it with digits', () => {
+    write('levels.csv', 'knob,level,delta,ci_low\nh,natural,0.25,\nh,60,0.5,0.125\nh,0.1,-0.1,-0.2\n');
+    has(render('levels.csv view=rows'), '| knob | level | delta | ci_low |\n|---|---|---|---|\n' +
+      '| h | natural | 0.250 |  |\n| h | 60 | 0.500 | 0.125 |\n| h | 0.1 | -0.100 | -0.200 |\n<!-- /table -->');
+  });
+
   it('puts each setting of a claim in its own column', () => {
     const out = render('claims.csv view=claims by=setting paper=RLCER');
     has(out, '| claim | S | M |\n|---|---|---|\n| RLCER beats RLVR (average accuracy) | ' +

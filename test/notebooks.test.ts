@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { numberCells, reportTable, table, verdicts } from '../analysis/notebook.js';
+import { numberCells, reportTable, sweepProgress, table, verdicts } from '../analysis/notebook.js';
 
 describe('notebooks', function () {
   this.timeout(180000);
@@ -61,5 +61,18 @@ describe('what the notebooks show (analysis/notebook.ts)', () => {
     assert.equal(verdicts(path.join(d, 'c.csv')), '3 claims: 1 reproduced, 1 inconclusive, 1 contradicted');
     assert.equal(verdicts(path.join(d, 'c.csv'), 'EvoLM'), '2 claims: 1 inconclusive, 1 contradicted');
     assert.equal(verdicts(path.join(d, 'c.csv'), 'RLCER', 'quick'), '1 claims: 1 inconclusive');
+  });
+  it('counts a sweep\'s finished runs per cell and method, blank where a knob does not reach a method', () => {
+    const archive = path.join(d, 'archive'), cfg = path.join(d, 'sweep.json');
+    fs.writeFileSync(cfg, JSON.stringify({ name: 't', root: path.join(d, 'root'), archive, command: ['x.ts'],
+      methods: ['a', 'b'], seeds: [0, 1], sizes: ['S'],
+      knobs: [{ name: 'k', default: '0', methods: ['a'], levels: [{ level: '1' }] }] }));
+    for (const run of ['a/baseline/seed-0', 'a/baseline/seed-1', 'b/baseline/seed-1', 'a/k=1/seed-0']) {
+      fs.mkdirSync(path.join(archive, 'S', run), { recursive: true });
+      fs.writeFileSync(path.join(archive, 'S', run, 'done.json'), '{}');
+    }
+    fs.mkdirSync(path.join(archive, 'S', 'b/baseline/seed-0'), { recursive: true }); // started, not finished
+    assert.equal(sweepProgress(cfg), '4 of 6 runs finished\n\n| cell | a | b |\n|---|---|---|\n' +
+      '| baseline | 2/2 | 1/2 |\n| k=1 | 1/2 |  |\n');
   });
 });
