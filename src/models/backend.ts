@@ -25,7 +25,10 @@ export function nativeEnvironment(env: NodeJS.ProcessEnv = process.env): Record<
   };
 }
 
-let tensorflowVersion: string | undefined;
+let tensorflowVersion: string | undefined, nativePkg: string | undefined;
+
+/** The package the native backend was loaded from (tfjs-node-gpu or tfjs-node-native), once it is. */
+export const nativePackage = () => nativePkg;
 
 async function tryNative(pkg: string): Promise<boolean> {
   Object.assign(process.env, nativeEnvironment());              // read by TensorFlow when the library loads
@@ -33,6 +36,7 @@ async function tryNative(pkg: string): Promise<boolean> {
   if (!tf.findBackendFactory('tensorflow')) return false;       // danfojs's alias makes tfjs-node plain tfjs
   if (!(await tf.setBackend('tensorflow'))) return false;
   tensorflowVersion = (tf.backend() as unknown as { binding: { TF_Version: string } }).binding.TF_Version;
+  nativePkg = pkg;
   return true;
 }
 
@@ -108,6 +112,8 @@ export function engineInfo(): Record<string, string | number> {
       tensorflow: tensorflowVersion ?? 'unknown', intraOpThreads: Number(env.TF_NUM_INTRAOP_THREADS),
       interOpThreads: Number(env.TF_NUM_INTEROP_THREADS), onednnOpts: env.TF_ENABLE_ONEDNN_OPTS,
       deterministicOps: env.TF_DETERMINISTIC_OPS,
+      // sampling's decode step as one graph (src/models/decode-graph.ts; the same numbers as the eager step)
+      decodeGraph: process.env.WORKBENCH_DECODE_GRAPH === '0' ? 'off' : 'on',
     });
   } else info.threads = 1;
   return info;
