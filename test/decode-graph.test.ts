@@ -1,21 +1,40 @@
-// The transformer's decode step as one TensorFlow graph (src/models/decode-graph.ts) against the eager step it
-// replaces on the native backend: from the same prefilled state, the same logits, key mask and key/value caches,
-// bit for bit, step after step (rows leaving the batch included), for ALiBi and learned positions; so sampling
-// draws the same tokens either way and no committed result moves.
+// The decode steps as one TensorFlow graph (src/models/decode-graph.ts) against the eager steps they replace on the
+// native backend: from the same prefilled state, the same logits and decode state (the transformer's key mask and
+// caches, the GRU's states and read cache), bit for bit, step after step (rows leaving the batch included), for
+// both families and their variants; so sampling draws the same tokens either way and no committed result moves.
 import { strict as assert } from 'node:assert';
 import { initBackend, tf } from '../src/models/backend.js';
-import { decodeGraph, decodeInputs, decodeOutputs } from '../src/models/decode-graph.js';
+import {
+  decodeGraph, decodeInputs, decodeOutputs, gruDecodeGraph, gruInputs, gruOutputs,
+} from '../src/models/decode-graph.js';
 import { createPolicy } from '../src/models/index.js';
-import { disposeBatch, makeBatch, modelConfig, type Policy, sample } from '../src/models/policy.js';
+import { disposeBatch, makeBatch, modelConfig, type ModelConfig, type Policy, sample } from '../src/models/policy.js';
 import { makeRng } from '../src/util/random.js';
 import { V } from '../src/world/vocab.js';
 
-type State = { layers: { k: tf.Tensor; v: tf.Tensor }[]; keyMask: tf.Tensor };
+/** A decode state's tensors by name (the transformer's key mask and caches; the GRU's states and read cache). */
+function stateTensors(state: unknown): Record<string, tf.Tensor> {
+  const out: Record<string, tf.Tensor> = {};
+  const walk = (x: unknown, name: string) => {
+    if (x instanceof tf.Tensor) out[name] = x;
+    else if (x && typeof x === 'object') {
+      for (const [k, v] of Object.entries(x)) if (k !== 'wqkv') walk(v, `${name}.${k}`); // wqkv: weights, not state
+    }
+  };
+  walk(state, 'state');
+  return out;
+}
+const skipOffNative = (ctx: Mocha.Context) => {
+  if (tf.getBackend() === 'tensorflow') return;
+  ctx.test!.title += ' (skipped: runs on the native backend only)';
+  ctx.skip();
+};
 const withGraph = <T>(on: boolean, f: () => T): T => {
   const before = process.env.WORKBENCH_DECODE_GRAPH;
   process.env.WORKBENCH_DECODE_GRAPH = on ? '1' : '0';
   try { return f(); } finally {
-    if (before === undefined) delete process.env.WORKBENCH_DECODE_GRAPH; else process.env.WORKBENCH_DECODE_GRAPH = before;
+    if (before === undefined) delete process.env.WORKBENCH_DECODE_GRAPH;
+    else process.env.WORKBENCH_DECODE_GRAPH = before;
   }
 };
 /** Where two tensors differ: '' when bit for bit equal, else the count and the largest difference. */
@@ -23,7 +42,9 @@ function differ(a: tf.Tensor, b: tf.Tensor): string {
   const x = a.dataSync() as Float32Array, y = b.dataSync() as Float32Array;
   if (x.length !== y.length) return `${x.length} against ${y.length} entries`;
   let n = 0, worst = 0;
-  for (let i = 0; i < x.length; i++) if (!Object.is(x[i], y[i])) { n++; worst = Math.max(worst, Math.abs(x[i] - y[i])); }
+  for (let i = 0; i < x.length; i++) {
+    if (!Object.is(x[i], y[i])) { n++; worst = Math.max(worst, Math.abs(x[i] - y[i])); }
+  }
   return n ? `${n} of ${x.length} entries differ, by up to ${worst.toExponential(2)}` : '';
 }
 
@@ -38,63 +59,75 @@ describe('the decode step as one graph (native backend)', () => {
     assert.ok(alibi.includes('slopes') && !alibi.includes('pos_emb') && learned.includes('pos_emb'));
     assert.deepEqual(decodeOutputs({ layers: 2, heads: 4, dModel: 64, alibi: true, eps: 1e-5 }),
       ['logits', 'key_mask_out', 'l0_k_out', 'l0_v_out', 'l1_k_out', 'l1_v_out']);
+    const gru = { layers: 1, dModel: 96, vocab: V, attend: true, eps: 1e-5 };
+    assert.equal(new Set(gruInputs(gru)).size, gruInputs(gru).length);
+    assert.equal(gruInputs(gru).length, 2 + 4 + 7 + 3);
+    assert.equal(gruInputs({ ...gru, attend: false }).length, 2 + 4 + 3);
+    assert.deepEqual(gruOutputs(gru), ['logits', 'l0_h_out', 'k_out', 'v_out', 'key_mask_out']);
   });
 
-  for (const positions of ['alibi', 'learned'] as const) {
-    it(`gives the eager step's logits and caches bit for bit (${positions} positions, rows leaving the batch)`,
-      function () {
-        if (tf.getBackend() !== 'tensorflow') {
-          this.test!.title += ' (skipped: runs on the native backend only)';
-          this.skip();
+  const variants: [string, ModelConfig][] = [
+    ['transformer, ALiBi', modelConfig('transformer', 'S', 3)],
+    ['transformer, learned positions', { ...modelConfig('transformer', 'S', 3), positions: 'learned' }],
+    ['GRU with the recall read', modelConfig('gru', 'S', 3)],
+    ['GRU without it', { ...modelConfig('gru', 'S', 3), recallAttention: false }],
+  ];
+  for (const [what, config] of variants) {
+    it(`gives the eager step's logits and state bit for bit (${what}; rows leaving the batch)`, function () {
+      skipOffNative(this);
+      const policy: Policy = createPolicy(config);
+      // every weight moved off its initial value (biases start at 0, gains at 1: a dropped bias would pass)
+      Object.values(policy.weights).forEach((w, i) =>
+        tf.tidy(() => w.assign(w.add(tf.randomNormal(w.shape, 0, 0.05, 'float32', i)))));
+      const rng = makeRng(11);
+      const prompts = Array.from({ length: 12 }, (_, b) =>
+        Array.from({ length: 3 + (b % 5) }, () => 1 + rng.int(V - 1)));
+      const c = policy.config, graphOf = c.arch === 'transformer'
+        ? decodeGraph({ layers: c.layers, heads: c.heads, dModel: c.dModel, alibi: c.positions === 'alibi', eps: 1e-5 })
+        : gruDecodeGraph({ layers: c.layers, dModel: c.dModel, vocab: c.vocab, attend: c.recallAttention === true,
+          eps: 1e-5 });
+      assert.ok(graphOf, 'the graph loads (else both sides would run eagerly)');
+      const open = () => {
+        const batch = makeBatch(prompts), r = policy.prefill(batch);
+        disposeBatch(batch);
+        return r;
+      };
+      const eager = open(), graph = open();
+      let rows = prompts.map((_, b) => b);
+      for (let s = 0; s < 6; s++) {
+        if (s === 3) { // a third of the rows leave the batch, as sample() drops finished rows
+          const keep = rows.map((_, r) => r).filter((r) => r % 3 !== 0);
+          for (const x of [eager, graph]) x.state.select(keep);
+          rows = keep.map((r) => rows[r]);
         }
-        const policy: Policy = createPolicy({ ...modelConfig('transformer', 'S', 3), positions });
-        // every weight moved off its initial value (biases start at 0, gains at 1: a dropped bias would pass)
-        Object.values(policy.weights).forEach((w, i) => tf.tidy(() => w.assign(w.add(tf.randomNormal(w.shape, 0, 0.05, 'float32', i)))));
-        const rng = makeRng(11);
-        const prompts = Array.from({ length: 12 }, (_, b) => Array.from({ length: 3 + (b % 5) }, () => 1 + rng.int(V - 1)));
-        assert.ok(decodeGraph({ layers: 2, heads: 4, dModel: 64, alibi: positions === 'alibi', eps: 1e-5 }));
-        const open = () => { const batch = makeBatch(prompts), r = policy.prefill(batch); disposeBatch(batch); return r; };
-        const eager = open(), graph = open();
-        let rows = prompts.map((_, b) => b);
-        for (let s = 0; s < 6; s++) {
-          if (s === 3) { // a third of the rows leave the batch, as sample() drops finished rows
-            const keep = rows.map((_, r) => r).filter((r) => r % 3 !== 0);
-            for (const x of [eager, graph]) x.state.select(keep);
-            rows = keep.map((r) => rows[r]);
-          }
-          const ids = rows.map((b) => 1 + ((b * 7 + s) % (V - 1)));
-          const tok = tf.tensor1d(ids, 'int32'), pos = tf.tensor1d(rows.map((b) => prompts[b].length + s), 'int32');
-          const le = withGraph(false, () => policy.step(eager.state, tok, pos));
-          const lg = withGraph(true, () => policy.step(graph.state, tok, pos));
-          assert.deepEqual(lg.shape, le.shape);
-          const [se, sg] = [eager.state, graph.state] as unknown as State[];
-          assert.equal(differ(sg.keyMask, se.keyMask), '', `step ${s}: key mask`);
-          se.layers.forEach((c, l) => {
-            assert.equal(differ(sg.layers[l].k, c.k), '', `step ${s}: layer ${l} keys`);
-            assert.equal(differ(sg.layers[l].v, c.v), '', `step ${s}: layer ${l} values`);
-          });
-          assert.equal(differ(lg, le), '', `step ${s}: logits`);
-
-          tf.dispose([tok, pos, le, lg]);
-        }
-        for (const x of [eager, graph]) { x.state.dispose(); x.logits.dispose(); }
-        for (const w of Object.values(policy.weights)) w.dispose();
-      });
+        const ids = rows.map((b) => 1 + ((b * 7 + s) % (V - 1)));
+        const tok = tf.tensor1d(ids, 'int32'), pos = tf.tensor1d(rows.map((b) => prompts[b].length + s), 'int32');
+        const le = withGraph(false, () => policy.step(eager.state, tok, pos));
+        const lg = withGraph(true, () => policy.step(graph.state, tok, pos));
+        const [te, tg] = [stateTensors(eager.state), stateTensors(graph.state)];
+        assert.deepEqual(Object.keys(tg), Object.keys(te));
+        assert.ok(Object.keys(te).length >= 1, 'the state holds tensors');
+        for (const k of Object.keys(te)) assert.equal(differ(tg[k], te[k]), '', `step ${s}: ${k}`);
+        assert.equal(differ(lg, le), '', `step ${s}: logits`);
+        tf.dispose([tok, pos, le, lg]);
+      }
+      for (const x of [eager, graph]) { x.state.dispose(); x.logits.dispose(); }
+      for (const w of Object.values(policy.weights)) w.dispose();
+    });
   }
 
-  it('samples the same tokens with and without the graph, and leaks no tensor', function () {
-    if (tf.getBackend() !== 'tensorflow') {
-      this.test!.title += ' (skipped: runs on the native backend only)';
-      this.skip();
-    }
-    const policy = createPolicy(modelConfig('transformer', 'S', 5));
-    const prompts = Array.from({ length: 16 }, (_, b) => [1 + (b % 9), 2 + (b % 4), 3]);
-    const opts = { maxNew: 40, temperature: 1, topP: 1 };
-    const eager = withGraph(false, () => sample(policy, prompts, opts, makeRng(2)));
-    const before = tf.memory().numTensors;
-    const graph = withGraph(true, () => sample(policy, prompts, opts, makeRng(2)));
-    assert.equal(tf.memory().numTensors, before);
-    assert.deepEqual(graph, eager);
-    for (const w of Object.values(policy.weights)) w.dispose();
-  });
+  for (const arch of ['transformer', 'gru'] as const) {
+    it(`samples the same tokens with or without the graph (${arch}), and leaks no tensor`, function () {
+      skipOffNative(this);
+      const policy = createPolicy(modelConfig(arch, 'S', 5));
+      const prompts = Array.from({ length: 16 }, (_, b) => [1 + (b % 9), 2 + (b % 4), 3]);
+      const opts = { maxNew: 40, temperature: 1, topP: 1 };
+      const eager = withGraph(false, () => sample(policy, prompts, opts, makeRng(2)));
+      const before = tf.memory().numTensors;
+      const graph = withGraph(true, () => sample(policy, prompts, opts, makeRng(2)));
+      assert.equal(tf.memory().numTensors, before);
+      assert.deepEqual(graph, eager);
+      for (const w of Object.values(policy.weights)) w.dispose();
+    });
+  }
 });

@@ -1,10 +1,11 @@
-// The transformer's decode step as one TensorFlow graph, for the native backend. Eagerly, a step is about 130
-// small ops, each a round trip through tfjs and TensorFlow's eager runtime (about 30 us each, most of a step's
-// time); as a graph it is one session call. The graph is written here, op for op the eager step of
-// transformer.ts (the same TensorFlow kernels in the same order: BatchMatMulV2 for every matmul, tfjs's moments,
-// its GELU), held in a SavedModel with no variables (the weights are inputs, so one graph serves every update of
-// the weights) under the system's temporary folder, and run through tfjs-node's session binding. The test
-// (test/decode-graph.test.ts) checks its logits and caches equal the eager step's, bit for bit.
+// The policies' decode steps as one TensorFlow graph each, for the native backend. Eagerly, a transformer step is
+// about 130 small ops, each a round trip through tfjs and TensorFlow's eager runtime (about 30 us each, most of a
+// step's time); as a graph it is one session call. Each graph is written here op for op as the eager step of
+// transformer.ts or gru.ts (the same TensorFlow kernels in the same order: BatchMatMulV2 for every matmul, tfjs's
+// moments, its GELU), held in a SavedModel with no variables (weights, caches and tokens are inputs, so one graph
+// serves every update of the weights) under the system's temporary folder, named by its content's hash, and run
+// through tfjs-node's session binding. test/decode-graph.test.ts checks each graph's outputs equal the eager
+// step's, bit for bit.
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,41 +15,53 @@ import { nativePackage, tf } from './backend.js';
 
 const DT_FLOAT = 1, DT_INT32 = 3;
 
-/** The shapes a decode graph depends on. */
+/** What a transformer decode graph depends on. */
 export interface DecodeGraphSpec { layers: number; heads: number; dModel: number; alibi: boolean; eps: number }
+/** What a GRU decode graph depends on (`attend`: the recall attention read). */
+export interface GruGraphSpec { layers: number; dModel: number; vocab: number; attend: boolean; eps: number }
 
-/** Input names of the graph, in the order `run` takes them. */
+/** Input names of the transformer's graph, in the order `run` takes them. */
 export function decodeInputs(s: DecodeGraphSpec): string[] {
-  const perLayer = ['ln1_g', 'ln1_b', 'wqkv', 'wo', 'ln2_g', 'ln2_b', 'w1', 'b1', 'w2', 'b2'];
+  const perLayer = ['ln1_g', 'ln1_b', 'wqkv', 'wo', 'ln2_g', 'ln2_b', 'w1', 'b1', 'w2', 'b2', 'k', 'v'];
   return ['tokens', ...(s.alibi ? ['slopes'] : ['positions']), 'key_mask', 'tok_emb', ...(s.alibi ? [] : ['pos_emb']),
-    ...Array.from({ length: s.layers }, (_, l) => [...perLayer.map((p) => `l${l}_${p}`), `l${l}_k`, `l${l}_v`]).flat(),
-    'lnf_g', 'lnf_b', 'head'];
+    ...Array.from({ length: s.layers }, (_, l) => perLayer.map((p) => `l${l}_${p}`)).flat(), 'lnf_g', 'lnf_b', 'head'];
 }
 
-const dtypeOf = (input: string) => (input === 'tokens' || input === 'positions' ? DT_INT32 : DT_FLOAT);
-
-/** Output names: the logits, the grown key mask, each layer's grown keys and values. */
+/** Output names of the transformer's graph: the logits, the grown key mask, each layer's grown keys and values. */
 export const decodeOutputs = (s: DecodeGraphSpec) =>
   ['logits', 'key_mask_out', ...Array.from({ length: s.layers }, (_, l) => [`l${l}_k_out`, `l${l}_v_out`]).flat()];
 
+/** Input names of the GRU's graph, in the order `run` takes them. */
+export function gruInputs(s: GruGraphSpec): string[] {
+  return ['tokens', 'tok_emb', ...Array.from({ length: s.layers }, (_, l) => [`l${l}_wx`, `l${l}_b`, `l${l}_wh`,
+    `l${l}_h`]).flat(), ...(s.attend ? ['att_q', 'att_k', 'att_v', 'att_o', 'k', 'v', 'key_mask'] : []),
+  'lnf_g', 'lnf_b', 'head'];
+}
+
+/** Output names of the GRU's graph: the logits, each layer's new state, the grown read cache. */
+export const gruOutputs = (s: GruGraphSpec) => ['logits', ...Array.from({ length: s.layers }, (_, l) => `l${l}_h_out`),
+  ...(s.attend ? ['k_out', 'v_out', 'key_mask_out'] : [])];
+
+const dtypeOf = (input: string) => (input === 'tokens' || input === 'positions' ? DT_INT32 : DT_FLOAT);
+
 type Proto = Record<string, (...a: unknown[]) => unknown> & { [k: string]: any };
 
-/** The SavedModel bytes of the decode step. */
-export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
+/** A GraphDef under construction, with the ops the decode steps use (float32 unless named otherwise). */
+function graphBuilder(pb: Proto) {
   const g = new pb.GraphDef();
   const attr = (set: (a: Proto) => void) => { const a = new pb.AttrValue(); set(a); return a; };
   const type = (t: number) => attr((a) => a.setType(t));
+  const bool = (v: boolean) => attr((a) => a.setB(v)), int = (v: number) => attr((a) => a.setI(v));
   const unknown = () => { const sh = new pb.TensorShape(); sh.setUnknownRank(true); return sh; };
+  const T = { T: type(DT_FLOAT) };
   let n = 0;
-  const op = (kind: string, inputs: string[], attrs: Record<string, unknown> = {}, name = `${kind}_${n++}`) => {
+  const op = (kind: string, inputs: string[], attrs: Record<string, unknown> = T, name = `${kind}_${n++}`) => {
     const nd = new pb.NodeDef();
     nd.setName(name); nd.setOp(kind); nd.setInputList(inputs);
     for (const [k, v] of Object.entries(attrs)) nd.getAttrMap().set(k, v);
     g.addNode(nd);
     return name;
   };
-  const T = { T: type(DT_FLOAT) };
-  const bool = (v: boolean) => attr((a) => a.setB(v)), int = (v: number) => attr((a) => a.setI(v));
   const constant = (dtype: number, values: number[], shape: number[]) => {
     const t = new pb.Tensor();
     t.setDtype(dtype);
@@ -60,88 +73,132 @@ export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
   };
   const ints = (v: number[]) => constant(DT_INT32, v, [v.length]);
   const scalar = (v: number) => constant(DT_FLOAT, [v], []);
-  const input = (name: string, dtype = DT_FLOAT) =>
-    op('Placeholder', [], { dtype: type(dtype), shape: attr((a) => a.setShape(unknown())) }, name);
-  const add = (a: string, b: string) => op('Add', [a, b], T), mul = (a: string, b: string) => op('Mul', [a, b], T);
-  const matMul = (a: string, b: string, adjY = false) =>
-    op('BatchMatMulV2', [a, b], { ...T, adj_x: bool(false), adj_y: bool(adjY) });
-  const reshape = (x: string, shape: number[]) => op('Reshape', [x, ints(shape)], { ...T, Tshape: type(DT_INT32) });
-  const reduce = (kind: string, x: string, axis: number) =>
-    op(kind, [x, ints([axis])], { ...T, Tidx: type(DT_INT32), keep_dims: bool(true) });
-  const mean = (x: string) => reduce('Mean', x, 1);
-  const concat = (a: string, b: string, axis: number) =>
-    op('ConcatV2', [a, b, constant(DT_INT32, [axis], [])], { ...T, N: int(2), Tidx: type(DT_INT32) });
-  const gather = (params: string, ids: string) => op('GatherV2', [params, ids, constant(DT_INT32, [0], [])],
-    { Tparams: type(DT_FLOAT), Tindices: type(DT_INT32), Taxis: type(DT_INT32), batch_dims: int(0) });
-  const eps = scalar(s.eps);
-  // tfjs's moments: mean, then the mean of square(x - mean); then (x - mean) * rsqrt(var + eps) * gain + bias
-  const layerNorm = (x: string, g: string, b: string) => {
-    const m = mean(x), v = mean(op('Square', [op('Sub', [x, m], T)], T));
-    return add(mul(mul(op('Sub', [x, m], T), op('Rsqrt', [add(v, eps)], T)), g), b);
+  const b = {
+    T, type, bool, int, op, ints, scalar, constant,
+    input: (name: string, dtype: number) =>
+      op('Placeholder', [], { dtype: type(dtype), shape: attr((a) => a.setShape(unknown())) }, name),
+    output: (name: string, x: string) => op('Identity', [x], T, name),
+    add: (x: string, y: string) => op('Add', [x, y]),
+    sub: (x: string, y: string) => op('Sub', [x, y]),
+    mul: (x: string, y: string) => op('Mul', [x, y]),
+    matMul: (x: string, y: string, adjY = false) =>
+      op('BatchMatMulV2', [x, y], { ...T, adj_x: bool(false), adj_y: bool(adjY) }),
+    reshape: (x: string, shape: number[]) => op('Reshape', [x, ints(shape)], { ...T, Tshape: type(DT_INT32) }),
+    reduce: (kind: string, x: string, axis: number) =>
+      op(kind, [x, ints([axis])], { ...T, Tidx: type(DT_INT32), keep_dims: bool(true) }),
+    concat: (x: string, y: string, axis: number) =>
+      op('ConcatV2', [x, y, constant(DT_INT32, [axis], [])], { ...T, N: int(2), Tidx: type(DT_INT32) }),
+    /** tf.split(x, 3, axis): outputs `${name}:0..2` */
+    split3: (x: string, size: number, axis: number) => op('SplitV', [x, ints([size, size, size]),
+      constant(DT_INT32, [axis], [])], { ...T, Tlen: type(DT_INT32), num_split: int(3) }),
+    /** a tensor of `value` shaped like `x` sliced to `size` (the eager steps' tf.zeros / tf.ones of [B, 1, ...]) */
+    filled: (x: string, size: number[], value: 0 | 1) => op(value ? 'OnesLike' : 'ZerosLike',
+      [op('Slice', [x, ints(size.map(() => 0)), ints(size)], { ...T, Index: type(DT_INT32) })]),
+    /** tfjs's layerNorm: mean, the mean of square(x - mean), (x - mean) * rsqrt(var + eps) * gain + bias */
+    layerNorm: (x: string, gain: string, bias: string, eps: string) => {
+      const m = b.reduce('Mean', x, 1), v = b.reduce('Mean', op('Square', [b.sub(x, m)]), 1);
+      return b.add(b.mul(b.mul(b.sub(x, m), op('Rsqrt', [b.add(v, eps)])), gain), bias);
+    },
+    /**
+     * Softmax as TensorFlow's CPU kernel computes it (exp(x - max), times 1 / sum): oneDNN's graph pass swaps the
+     * Softmax op for its own kernel, which differs in the last bit from the eager runtime's (Eigen's).
+     */
+    softmax: (x: string) => {
+      const e = op('Exp', [b.sub(x, b.reduce('Max', x, -1))]);
+      return b.mul(e, op('Reciprocal', [b.reduce('Sum', e, -1)]));
+    },
+    /** The SavedModel bytes, with a signature over the named inputs and outputs. */
+    savedModel(inputs: string[], outputs: string[]): Uint8Array {
+      const meta = new pb.MetaGraphDef(), info = new pb.MetaGraphDef.MetaInfoDef();
+      info.setTagsList(['serve']);
+      meta.setMetaInfoDef(info);
+      meta.setGraphDef(g);
+      const sig = new pb.SignatureDef();
+      sig.setMethodName('tensorflow/serving/predict');
+      const tensorInfo = (name: string, dtype: number) => {
+        const t = new pb.TensorInfo(); t.setName(`${name}:0`); t.setDtype(dtype); t.setTensorShape(unknown()); return t;
+      };
+      for (const name of inputs) sig.getInputsMap().set(name, tensorInfo(name, dtypeOf(name)));
+      for (const name of outputs) sig.getOutputsMap().set(name, tensorInfo(name, DT_FLOAT));
+      meta.getSignatureDefMap().set('serving_default', sig);
+      const sm = new pb.SavedModel();
+      sm.setSavedModelSchemaVersion(1);
+      sm.addMetaGraphs(meta);
+      return sm.serializeBinary() as Uint8Array;
+    },
   };
-  // Softmax as TensorFlow's CPU kernel computes it (exp(x - max), times 1 / sum): oneDNN's graph pass would swap
-  // the Softmax op for its own kernel, which the eager step (Eigen's) does not use
-  const softmax = (x: string) => {
-    const e = op('Exp', [op('Sub', [x, reduce('Max', x, -1)], T)], T);
-    return mul(e, op('Reciprocal', [reduce('Sum', e, -1)], T));
-  };
-  const { layers: L, heads: H, dModel: d } = s, dh = d / H;
+  return b;
+}
 
-  for (const name of decodeInputs(s)) input(name, dtypeOf(name));
-  const km = concat('key_mask', op('ZerosLike', [op('Slice', ['key_mask', ints([0, 0, 0, 0]), ints([-1, 1, 1, 1])],
-    { ...T, Index: type(DT_INT32) })], T), 3);
-  op('Identity', [km], T, 'key_mask_out');
+/** The SavedModel bytes of the transformer's decode step (transformer.ts, `step`). */
+export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
+  const b = graphBuilder(pb), { op, add, mul, matMul, reshape, concat, int, ints, type, T } = b;
+  const { layers: L, heads: H, dModel: d } = s, dh = d / H;
+  for (const name of decodeInputs(s)) b.input(name, dtypeOf(name));
+  const eps = b.scalar(s.eps);
+  const km = concat('key_mask', b.filled('key_mask', [-1, 1, 1, 1], 0), 3);
+  b.output('key_mask_out', km);
+  const gather = (params: string, ids: string) => op('GatherV2', [params, ids, b.constant(DT_INT32, [0], [])],
+    { Tparams: type(DT_FLOAT), Tindices: type(DT_INT32), Taxis: type(DT_INT32), batch_dims: int(0) });
   let x = gather('tok_emb', 'tokens');
   if (!s.alibi) x = add(x, gather('pos_emb', 'positions'));
   // ALiBi: the new token's distance to key j is tk - 1 - j (tk keys, left padding included)
   let bias = km;
   if (s.alibi) {
-    const shape = op('Shape', [km], { ...T, out_type: type(DT_INT32) });
-    const tk = op('StridedSlice', [shape, ints([3]), ints([4]), ints([1])], { T: type(DT_INT32), Index: type(DT_INT32),
+    const I = { T: type(DT_INT32) }, shape = op('Shape', [km], { ...T, out_type: type(DT_INT32) });
+    const tk = op('StridedSlice', [shape, ints([3]), ints([4]), ints([1])], { ...I, Index: type(DT_INT32),
       shrink_axis_mask: int(1), begin_mask: int(0), end_mask: int(0), ellipsis_mask: int(0), new_axis_mask: int(0) });
-    const start = op('Cast', [op('Sub', [tk, constant(DT_INT32, [1], [])], { T: type(DT_INT32) })],
-      { SrcT: type(DT_INT32), DstT: type(DT_FLOAT), Truncate: bool(false) });
-    const range = op('Range', [start, scalar(-1), scalar(-1)], { Tidx: type(DT_FLOAT) });
-    bias = add(km, mul('slopes', op('Reshape', [range, ints([1, 1, 1, -1])], { ...T, Tshape: type(DT_INT32) })));
+    const start = op('Cast', [op('Sub', [tk, b.constant(DT_INT32, [1], [])], I)],
+      { SrcT: type(DT_INT32), DstT: type(DT_FLOAT), Truncate: b.bool(false) });
+    const range = op('Range', [start, b.scalar(-1), b.scalar(-1)], { Tidx: type(DT_FLOAT) });
+    bias = add(km, mul('slopes', reshape(range, [1, 1, 1, -1])));
   }
-  const scale = scalar(1 / Math.sqrt(dh)), c1702 = scalar(1.702);
+  const scale = b.scalar(1 / Math.sqrt(dh)), c1702 = b.scalar(1.702);
   for (let l = 0; l < L; l++) {
     const p = (w: string) => `l${l}_${w}`;
-    const h = layerNorm(x, p('ln1_g'), p('ln1_b'));
-    const qkv = matMul(h, p('wqkv'));
-    const split = op('SplitV', [qkv, ints([d, d, d]), constant(DT_INT32, [1], [])],
-      { ...T, Tlen: type(DT_INT32), num_split: int(3) });
+    const split = b.split3(matMul(b.layerNorm(x, p('ln1_g'), p('ln1_b'), eps), p('wqkv')), d, 1);
     const [q, k1, v1] = [0, 1, 2].map((i) => reshape(`${split}:${i}`, [-1, H, 1, dh]));
     const k = concat(p('k'), k1, 2), v = concat(p('v'), v1, 2);
-    op('Identity', [k], T, p('k_out'));
-    op('Identity', [v], T, p('v_out'));
-    const att = softmax(add(mul(matMul(q, k, true), scale), bias));
-    const y = reshape(matMul(att, v), [-1, d]);
-    x = add(x, matMul(y, p('wo')));
-    const h2 = layerNorm(x, p('ln2_g'), p('ln2_b'));
-    const u = add(matMul(h2, p('w1')), p('b1'));
-    const gelu = mul(u, op('Sigmoid', [mul(u, c1702)], T));
-    x = add(x, add(matMul(gelu, p('w2')), p('b2')));
+    b.output(p('k_out'), k);
+    b.output(p('v_out'), v);
+    const att = b.softmax(add(mul(matMul(q, k, true), scale), bias));
+    x = add(x, matMul(reshape(matMul(att, v), [-1, d]), p('wo')));
+    const u = add(matMul(b.layerNorm(x, p('ln2_g'), p('ln2_b'), eps), p('w1')), p('b1'));
+    x = add(x, add(matMul(mul(u, op('Sigmoid', [mul(u, c1702)])), p('w2')), p('b2')));
   }
-  op('Identity', [matMul(layerNorm(x, 'lnf_g', 'lnf_b'), 'head')], T, 'logits');
+  b.output('logits', matMul(b.layerNorm(x, 'lnf_g', 'lnf_b', eps), 'head'));
+  return b.savedModel(decodeInputs(s), decodeOutputs(s));
+}
 
-  const meta = new pb.MetaGraphDef();
-  const info = new pb.MetaGraphDef.MetaInfoDef();
-  info.setTagsList(['serve']);
-  meta.setMetaInfoDef(info);
-  meta.setGraphDef(g);
-  const sig = new pb.SignatureDef();
-  sig.setMethodName('tensorflow/serving/predict');
-  const tensorInfo = (name: string, dtype: number) => {
-    const t = new pb.TensorInfo(); t.setName(`${name}:0`); t.setDtype(dtype); t.setTensorShape(unknown()); return t;
-  };
-  for (const name of decodeInputs(s)) sig.getInputsMap().set(name, tensorInfo(name, dtypeOf(name)));
-  for (const name of decodeOutputs(s)) sig.getOutputsMap().set(name, tensorInfo(name, DT_FLOAT));
-  meta.getSignatureDefMap().set('serving_default', sig);
-  const sm = new pb.SavedModel();
-  sm.setSavedModelSchemaVersion(1);
-  sm.addMetaGraphs(meta);
-  return sm.serializeBinary() as Uint8Array;
+/** The SavedModel bytes of the GRU's decode step (gru.ts, `step`). */
+export function gruGraphBytes(s: GruGraphSpec, pb: Proto): Uint8Array {
+  const b = graphBuilder(pb), { op, add, sub, mul, matMul, reshape, concat, type, int } = b, d = s.dModel;
+  for (const name of gruInputs(s)) b.input(name, dtypeOf(name));
+  const eps = b.scalar(s.eps), one = b.scalar(1);
+  // the one-hot embedding: tfjs's oneHot (0/1) cast to float32, times the table
+  const oneHot = op('OneHot', ['tokens', b.constant(DT_INT32, [s.vocab], []), b.scalar(1), b.scalar(0)],
+    { T: type(DT_FLOAT), TI: type(DT_INT32), axis: int(-1) });
+  let x = matMul(oneHot, 'tok_emb');
+  const ones = b.filled(x, [-1, 1], 1), zeros = b.filled(x, [-1, 1], 0);
+  for (let l = 0; l < s.layers; l++) {
+    const p = (w: string) => `l${l}_${w}`, h = p('h');
+    const xs = b.split3(add(matMul(x, p('wx')), p('b')), d, 1), hs = b.split3(matMul(h, p('wh')), d, 1);
+    const z = op('Sigmoid', [add(`${xs}:0`, `${hs}:0`)]), r = op('Sigmoid', [add(`${xs}:1`, `${hs}:1`)]);
+    const nn = op('Tanh', [add(`${xs}:2`, mul(r, `${hs}:2`))]);
+    const next = add(mul(sub(one, z), nn), mul(z, h));
+    x = add(mul(next, ones), mul(h, zeros));
+    b.output(p('h_out'), x);
+  }
+  if (s.attend) {
+    const proj = (w: string) => reshape(matMul(x, w), [-1, 1, d]);
+    const k = concat('k', proj('att_k'), 1), v = concat('v', proj('att_v'), 1);
+    const km = concat('key_mask', b.filled('key_mask', [-1, 1, 1], 0), 2);
+    b.output('k_out', k); b.output('v_out', v); b.output('key_mask_out', km);
+    const a = b.softmax(add(mul(matMul(proj('att_q'), k, true), b.scalar(1 / Math.sqrt(d))), km));
+    x = add(x, matMul(reshape(matMul(a, v), [-1, d]), 'att_o'));
+  }
+  b.output('logits', matMul(b.layerNorm(x, 'lnf_g', 'lnf_b', eps), 'head'));
+  return b.savedModel(gruInputs(s), gruOutputs(s));
 }
 
 interface NativeBackend {
@@ -152,15 +209,14 @@ interface NativeBackend {
 
 export interface DecodeGraph { run(inputs: tf.Tensor[]): tf.Tensor[] }
 
-const loaded = new Map<string, DecodeGraph>();
+const loaded = new Map<string, DecodeGraph | null>();
 
 /**
- * The decode graph for `s`, loaded once per process (its SavedModel written once per machine, named by its
- * content's hash); null off the native backend, or where tfjs-node's session binding is missing.
+ * A decode graph, loaded once per process (its SavedModel written once per machine, named by its content's hash);
+ * null off the native backend, with WORKBENCH_DECODE_GRAPH=0, or where tfjs-node's session binding is missing.
  */
-export function decodeGraph(s: DecodeGraphSpec): DecodeGraph | null {
+function loadGraph(key: string, bytesOf: (pb: Proto) => Uint8Array, inputs: string[], outputs: string[]) {
   if (tf.getBackend() !== 'tensorflow' || process.env.WORKBENCH_DECODE_GRAPH === '0') return null;
-  const key = JSON.stringify(s);
   if (loaded.has(key)) return loaded.get(key)!;
   const backend = tf.backend() as unknown as NativeBackend;
   let pb: Proto;
@@ -168,8 +224,11 @@ export function decodeGraph(s: DecodeGraphSpec): DecodeGraph | null {
     const require = createRequire(import.meta.url);
     const dist = path.dirname(require.resolve(nativePackage() ?? 'tfjs-node-native'));
     pb = require(path.join(dist, 'proto', 'api_pb.js')) as Proto;
-  } catch { return null; }
-  const bytes = decodeGraphBytes(s, pb);
+  } catch {
+    loaded.set(key, null);
+    return null;
+  }
+  const bytes = bytesOf(pb);
   const hash = crypto.createHash('sha256').update(bytes).digest('hex').slice(0, 16);
   const dir = path.join(os.tmpdir(), `workbench-decode-${hash}`);
   if (!fs.existsSync(path.join(dir, 'saved_model.pb'))) {
@@ -179,10 +238,18 @@ export function decodeGraph(s: DecodeGraphSpec): DecodeGraph | null {
     try { fs.renameSync(tmp, dir); } catch { fs.rmSync(tmp, { recursive: true, force: true }); } // another process won
   }
   const id = backend.loadSavedModelMetaGraph(dir, 'serve');
-  const infos = decodeInputs(s).map((name) =>
+  const infos = inputs.map((name) =>
     ({ name: `${name}:0`, tfDtype: dtypeOf(name) === DT_INT32 ? 'DT_INT32' : 'DT_FLOAT' }));
-  const outputs = decodeOutputs(s).map((name) => `${name}:0`);
-  const graph = { run: (inputs: tf.Tensor[]) => backend.runSavedModel(id, inputs, infos, outputs) };
+  const fetch = outputs.map((name) => `${name}:0`);
+  const graph = { run: (xs: tf.Tensor[]) => backend.runSavedModel(id, xs, infos, fetch) };
   loaded.set(key, graph);
   return graph;
 }
+
+/** The transformer's decode graph for `s` (see loadGraph). */
+export const decodeGraph = (s: DecodeGraphSpec): DecodeGraph | null =>
+  loadGraph(`transformer ${JSON.stringify(s)}`, (pb) => decodeGraphBytes(s, pb), decodeInputs(s), decodeOutputs(s));
+
+/** The GRU's decode graph for `s` (see loadGraph). */
+export const gruDecodeGraph = (s: GruGraphSpec): DecodeGraph | null =>
+  loadGraph(`gru ${JSON.stringify(s)}`, (pb) => gruGraphBytes(s, pb), gruInputs(s), gruOutputs(s));

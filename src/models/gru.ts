@@ -6,6 +6,7 @@
 import { tf } from './backend.js';
 import { causalMask, embedLinear, NEG, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
 import type { Batch, DecodeState, ModelConfig, Policy } from './policy.js';
+import { gruDecodeGraph } from './decode-graph.js';
 
 /** The attention read's decoding cache: keys and values of past outputs [B, T, d], and the padding mask [B, 1, T]. */
 type ReadCache = { k: tf.Tensor3D; v: tf.Tensor3D; keyMask: tf.Tensor3D };
@@ -103,6 +104,20 @@ export function createGru(config: ModelConfig): Policy {
     },
     step(s, tokens) {
       const st = s as Hidden, B = tokens.shape[0];
+      // the native backend runs the step as one graph (decode-graph.ts), the same ops as below
+      const graph = gruDecodeGraph({ layers: L, dModel: d, vocab: Vv, attend: st.kv !== null, eps: 1e-5 });
+      if (graph) {
+        const c = st.kv;
+        const [logits, ...rest] = graph.run([tokens, P('tok_emb'),
+          ...st.h.flatMap((h, l) => [P(`l${l}.wx`), G(`l${l}.b`), P(`l${l}.wh`), h]),
+          ...(c ? [P('att_q'), P('att_k'), P('att_v'), P('att_o'), c.k, c.v, c.keyMask] : []),
+          G('lnf_g'), G('lnf_b'), P('head')]);
+        tf.dispose([...st.h, ...(c ? [c.k, c.v, c.keyMask] : [])]);
+        st.h = rest.slice(0, L) as tf.Tensor2D[];
+        const [k, v, keyMask] = rest.slice(L) as tf.Tensor3D[];
+        if (c) st.kv = { k, v, keyMask };
+        return logits as tf.Tensor2D;
+      }
       return tf.tidy(() => {
         let x = embed(tokens);
         const ones = tf.ones([B, 1]) as tf.Tensor2D, zeros = tf.zeros([B, 1]) as tf.Tensor2D;
