@@ -221,7 +221,9 @@ function loadGraph(key: string, bytesOf: (pb: Proto) => Uint8Array, inputs: stri
   const backend = tf.backend() as unknown as NativeBackend;
   let pb: Proto;
   try {
-    const require = createRequire(import.meta.url);
+    // resolved from the working directory (the repository root for every target, test and notebook): no
+    // import.meta here, which tslab's CommonJS compile of the notebooks rejects; elsewhere the eager step runs
+    const require = createRequire(path.join(process.cwd(), 'package.json'));
     const dist = path.dirname(require.resolve(nativePackage() ?? 'tfjs-node-native'));
     pb = require(path.join(dist, 'proto', 'api_pb.js')) as Proto;
   } catch {
