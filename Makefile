@@ -33,7 +33,7 @@ help:
 	@echo "make verify-quick  recompute the committed quick tables from the committed run records (results/runs/table2/quick)"
 	@echo "make verify-results  recompute every committed table that has run records (Table 2 quick and full, rate calibration, Rubicon, CO-RL, the regime map)"
 	@echo "make quick-reference  adopt the last quick Table 2 outputs (runs/results/quick) as the committed results/quick"
-	@echo "make reproduce-corl  CO-RL Table 1 analogue, error overlap, theory vs experiment (PROFILE=quick|full)"
+	@echo "make reproduce-corl  CO-RL Table 1 analogue, error overlap, theory vs experiment (PROFILE=quick|full); PROFILE=table8: its Table 8 at size M -> results/corl/table8"
 	@echo "make reproduce-evolm  EvoLM ablations (K, no format reward, each pair source alone) -> ablations.csv"
 	@echo "make reproduce-evolm-controls  EvoLM controls (judge-only teacher/untrained rubrics, two models) -> ablations.csv"
 	@echo "make reproduce-rubicon  Rubicon aggregators x schedules, filtering, hacking curves (PROFILE=quick|full)"
@@ -186,6 +186,7 @@ verify-quick:
 # results/runs/table2), the rubricator rate calibration (from results/runs/rate-calibration) and Rubicon's full
 # tables (from results/runs/rubicon). CI runs it.
 T2_TABLES := table2.csv,ablations.csv,table2_claims.csv,table2_reported.csv,rlcer/curves.csv,rlcer/eval_curves.csv,rlcer/hints.csv,rlcer/update_parity.csv,evolm/rubric_evolution.csv
+CORL_T8_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,claims.csv,curves.csv,table8_reported.csv
 CORL_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,theory_rules.csv,phase.csv,matched_budget.csv,claims.csv,curves.csv,table1_reported.csv
 verify-results: verify-quick
 	rm -rf runs/verify/full runs/verify/rate-calibration
@@ -199,6 +200,8 @@ verify-results: verify-quick
 	rm -rf runs/verify/corl
 	$(TSX) analysis/table1.ts full /nonexistent runs/verify/corl > /dev/null
 	$(TSX) analysis/compare-results.ts runs/verify/corl results/corl --only $(CORL_TABLES)
+	$(if $(wildcard results/runs/corl/table8),$(TSX) analysis/table1.ts table8 /nonexistent runs/verify/corl/table8 > /dev/null)
+	$(if $(wildcard results/runs/corl/table8),$(TSX) analysis/compare-results.ts runs/verify/corl/table8 results/corl/table8 --only $(CORL_T8_TABLES))
 	rm -rf runs/verify/regimes
 	$(TSX) src/cli/sweep.ts table --config sweeps/regimes.json --root /nonexistent --out runs/verify/regimes > /dev/null
 	$(TSX) analysis/compare-results.ts runs/verify/regimes results/regimes --only table.csv,claims.csv
@@ -208,7 +211,7 @@ reproduce-corl:
 	$(TSX) src/cli/corl.ts --profile $(PROFILE) $(if $(AVAILABLE),--available yes)
 	$(TSX) src/cli/corl-ensemble.ts --profile $(PROFILE)
 	$(TSX) analysis/table1.ts $(PROFILE)
-	RESULTS=$(if $(filter full,$(PROFILE)),results,results/$(PROFILE)) FIGURES=$(if $(filter full,$(PROFILE)),results/figures,results/$(PROFILE)/figures) $(TSX) analysis/make-figures.ts corl
+	RESULTS=$(if $(filter full table8,$(PROFILE)),results,results/$(PROFILE)) FIGURES=$(if $(filter full table8,$(PROFILE)),results/figures,results/$(PROFILE)/figures) $(TSX) analysis/make-figures.ts corl
 
 # EvoLM's ablations (alternation period, no format reward, each pair source alone) beside the evolm row -> ablations.csv
 reproduce-evolm:

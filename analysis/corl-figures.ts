@@ -166,6 +166,42 @@ export function errorOverlapFigure(rows: Row[], source: string): Figure {
         y: b.hi + 0.02, showarrow: false, xanchor: 'left', font: { size: 11, color: b.color } })) } };
 }
 
+/**
+ * CO-RL's Table 8 analogue at size M: per agent (column), the average accuracy of every method with its 95% interval
+ * over seeds (top row) and the paper's reported 7-benchmark average for the model it plays (bottom row, points).
+ */
+export function table8Figure(rows: Row[], reported: Row[], source: string): Figure | null {
+  const agents = ['transformer-M', 'gru-M'], order = ['base', ...Object.keys(METHOD_COLORS)];
+  const ours = rows.filter((r) => r.column === 'average' && agents.includes(String(r.agent)));
+  if (!ours.length) return null;
+  const methods = order.filter((m) => ours.some((r) => r.method === m));
+  const label = (m: string) => CORL_METHODS[m]?.label ?? m, gap = 0.08, w = (1 - gap) / 2;
+  const model = (agent: string) => String(reported.find((r) => r.analogue === agent)?.model ?? agent);
+  const layout: Record<string, unknown> = { title: { text: 'CO-RL Table 8 at size M: ours (top) and the paper\'s (bottom)' },
+    showlegend: false, margin: { b: 170 }, annotations: agents.map((a, j) => ({ text: `${a} (plays ${model(a)})`,
+      x: j * (w + gap) + w / 2, y: 1.04, xref: 'paper', yref: 'paper', showarrow: false })) };
+  const data: Record<string, unknown>[] = [];
+  agents.forEach((agent, j) => [0, 1].forEach((row) => {
+    const k = row * 2 + j + 1, ax = k === 1 ? '' : String(k);
+    layout[`xaxis${ax}`] = { domain: [j * (w + gap), j * (w + gap) + w], anchor: `y${ax}`, tickangle: -35,
+      showticklabels: row === 1 };
+    layout[`yaxis${ax}`] = { anchor: `x${ax}`, domain: row === 0 ? [0.55, 1] : [0, 0.42],
+      title: { text: j > 0 ? '' : row === 0 ? 'ours: average accuracy' : 'paper: average (points)' } };
+    const src = row === 0 ? ours.filter((r) => r.agent === agent) : reported.filter((r) => r.analogue === agent);
+    const at = methods.map((m) => src.find((r) => r.method === m));
+    data.push({ type: 'bar', x: methods.map(label), y: at.map((r) => (r ? Number(row === 0 ? r.mean : r.average) : null)),
+      marker: { color: methods.map((m) => METHOD_COLORS[m] ?? '#7f7f7f') }, xaxis: `x${ax}`, yaxis: `y${ax}`,
+      ...(row === 0 ? { error_y: { type: 'data', symmetric: false,
+        array: at.map((r) => (r ? Number(r.ci_high) - Number(r.mean) : 0)),
+        arrayminus: at.map((r) => (r ? Number(r.mean) - Number(r.ci_low) : 0)) } } : {}) });
+  }));
+  return { name: 'corl_table8', table: source, width: 1200, height: 760, data, layout,
+    caption: 'CO-RL\'s Table 8 at size M: transformer-M plays Qwen2.5-7B and gru-M Llama-3.1-8B-Instruct. Top: our ' +
+      'average accuracy (held-out evaluation, all four families) per method, means over seeds with 95% t-intervals; ' +
+      'the same-family partner is the S model of the agent\'s family. Bottom: the paper\'s reported 7-benchmark ' +
+      'average for the model each agent plays (results/corl/table8/table8_reported.csv); compare orderings, not values.' };
+}
+
 export function corlFigures(dir = 'results/corl'): Figure[] {
   const f = path.join(dir, 'curves.csv'), pf = path.join(dir, 'phase.csv');
   if (!fs.existsSync(f)) return [];
@@ -177,7 +213,10 @@ export function corlFigures(dir = 'results/corl'): Figure[] {
   const metric = (name: string, title: string, ytitle: string, what: string, normalise = false) =>
     metricFigure(c, name, title, ytitle, f, what, normalise);
   const ov = path.join(dir, 'error_overlap.csv');
+  const t8 = path.join(dir, 'table8', 'table1.csv'), t8r = path.join(dir, 'table8', 'table8_reported.csv');
+  const table8 = fs.existsSync(t8) && fs.existsSync(t8r) ? table8Figure(readCsv(t8), readCsv(t8r), t8) : null;
   return [
+    ...(table8 ? [table8] : []),
     ...grids,
     ...(fs.existsSync(ov) ? [errorOverlapFigure(readCsv(ov), ov)] : []),
     ...corlMethods.map((m) => phaseFigure(phase, m, pf)),

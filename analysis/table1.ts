@@ -15,8 +15,8 @@ import { findFinishedRuns, readMetrics } from '../src/io/run.js';
 import { CLAIM_COLUMNS, claimRows, interval, meanCi, scoresBySeed, type Claim } from './aggregate.js';
 import { runMain } from '../src/cli/args.js';
 import {
-  AGENT_CHECKPOINTS, coldStartAccuracy, CORL_ARCHIVE, CORL_METHODS, CORL_REPORTED, corlProfile, OVERLAP_PROTOCOLS,
-  pairRows,
+  coldStartAccuracy, CORL_ARCHIVE, CORL_METHODS, CORL_REPORTED, CORL_REPORTED_TABLE8, corlProfile, OVERLAP_PROTOCOLS,
+  pairRows, profileGroups,
 } from '../src/methods/table1.js';
 
 export const COLDSTART_REPORT = 'results/coldstart/report.csv';
@@ -68,6 +68,31 @@ export function corlClaims(): Claim[] {
     ...matchedClaims()];
 }
 
+/**
+ * CO-RL's Table 8 claims at size M (7B/8B in the paper), per agent: the different-family pair against the
+ * single-agent methods and the cold start, data decoupling, and the same-family pair against TTRL and against the
+ * different-family pair. Each is reported in Table 8 for both models.
+ */
+export function table8Claims(): Claim[] {
+  return ['transformer-M', 'gru-M'].flatMap((agent) => ([
+    { claim: `CO-RL (different family) beats TTRL (${agent}, average accuracy)`, a: 'corl_diff_family', b: 'ttrl' },
+    { claim: `CO-RL (different family) beats GT-reward, as reported for Qwen2.5-7B (${agent}, average accuracy)`,
+      a: 'corl_diff_family', b: 'gt_reward' },
+    { claim: `CO-RL (different family) improves on the cold start (${agent}, average accuracy)`,
+      a: 'corl_diff_family', b: 'base' },
+    { claim: `data decoupling helps (different family+ over different family; ${agent}, average accuracy)`,
+      a: 'corl_diff_family_decoupled', b: 'corl_diff_family' },
+    { claim: `CO-RL (same family) beats TTRL (${agent}, average accuracy)`, a: 'corl_same_family', b: 'ttrl' },
+    { claim: `cross-family co-training beats same-family (${agent}, average accuracy)`,
+      a: 'corl_diff_family', b: 'corl_same_family' },
+  ]).map((c): Claim => ({ ...c, a: `${agent}|${c.a}`, b: `${agent}|${c.b}`, measure: 'average', sign: 1 })));
+}
+
+/** A profile's claims and the paper's reported averages its rows stand beside (Table 8 for table8, else Table 1). */
+const paperTable = (profile: string) => (profile === 'table8'
+  ? { claims: table8Claims(), reported: CORL_REPORTED_TABLE8, file: 'table8_reported.csv' }
+  : { claims: corlClaims(), reported: CORL_REPORTED, file: 'table1_reported.csv' });
+
 /** The same claims for the cross-family pair matched in cold-start strength (transformer-S-seed1 with gru-M). */
 export function matchedClaims(): Claim[] {
   const [strong, weak] = CORL_METHODS.corl_diff_family_matched.agents[0], m = 'corl_diff_family_matched';
@@ -85,8 +110,12 @@ export function matchedClaims(): Claim[] {
       a: 'ensemble|co_trained_matched_pair', b: 'ensemble|self_rewarded_matched_pair', measure: 'average', sign: 1 }];
 }
 
-export function aggregateTable1(profile: string, root = 'runs/corl',
-  out = profile === 'full' ? 'results/corl' : path.join('results', profile, 'corl'), coldStartReport = COLDSTART_REPORT,
+/** Where a profile's tables go: full in results/corl, another archived profile beside it, the others apart. */
+export const corlOut = (profile: string) => (profile === 'full' ? 'results/corl'
+  : corlProfile(profile).archived ? path.join('results/corl', profile) : path.join('results', profile, 'corl'));
+
+export function aggregateTable1(profile: string, root = 'runs/corl', out = corlOut(profile),
+  coldStartReport = COLDSTART_REPORT,
   archive: string | null = (corlProfile(profile).archived ? CORL_ARCHIVE : null)): void {
   const dirs = corlRunsWithArchive(root, archive, profile);
   const where = `${path.join(root, profile)}${archive ? ` or ${path.join(archive, profile)}` : ''}`;
@@ -115,8 +144,8 @@ export function aggregateTable1(profile: string, root = 'runs/corl',
   writeCsv(path.join(out, 'table1.csv'), table,
     ['profile', 'agent', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds', 'partner_gap']);
   // the partner pairs, when the report has every agent (src/cli/corl-pairs.ts writes the same from the report alone)
-  if (Object.keys(AGENT_CHECKPOINTS).every((n) => n in acc)) {
-    writeCsv(path.join(out, 'pairs.csv'), pairRows(acc), ['pair', 'agent_a', 'agent_b', 'acc_a', 'acc_b', 'gap']);
+  if (Object.values(profileGroups(profile)).flat(2).every((n) => n in acc)) {
+    writeCsv(path.join(out, 'pairs.csv'), pairRows(acc, profile), ['pair', 'agent_a', 'agent_b', 'acc_a', 'acc_b', 'gap']);
   }
   // one measurement per unordered pair and seed (it is taken before training: runs of a seed that share a pair
   // repeat it, and a ring measures each neighbour pair in one direction)
@@ -177,7 +206,8 @@ export function aggregateTable1(profile: string, root = 'runs/corl',
   const scores = scoresBySeed([...finals.map((r) => ({ run: `${r.agent}|${r.method}`, seed: r.seed, measure: String(r.column), value: Number(r.value) })),
     ...ensemble.map((r) => ({ run: `ensemble|${r.ensemble}`, seed: r.seed, measure: String(r.family), value: Number(r.value) })),
     ...meanCi(ensemble, ['ensemble', 'seed'], ['value']).map((r) => ({ run: `ensemble|${r.ensemble}`, seed: r.seed, measure: 'average', value: Number(r.value_mean) }))]);
-  writeCsv(path.join(out, 'claims.csv'), claimRows(scores, corlClaims(), profile), CLAIM_COLUMNS);
+  const paper = paperTable(profile);
+  writeCsv(path.join(out, 'claims.csv'), claimRows(scores, paper.claims, profile), CLAIM_COLUMNS);
   const steps = configs.flatMap((cfg) => readMetrics(cfg.dir).flatMap((m) => cfg.agents.map((agent, n) => ({ method: cfg.method, agent, seed: cfg.seed, step: Number(m.step),
       accuracy: Number(m[`agent${n}/accuracy`]), reward_std: Number(m[`agent${n}/reward_std`]), response_length: Number(m[`agent${n}/response_length`]),
       pseudo_label_accuracy: Number(m[`agent${n}/pseudo_label_accuracy`]), agreement: m.agreement === undefined ? NaN : Number(m.agreement) }))));
@@ -188,7 +218,7 @@ export function aggregateTable1(profile: string, root = 'runs/corl',
     });
     writeCsv(path.join(out, 'curves.csv'), curves);
   }
-  writeCsv(path.join(out, 'table1_reported.csv'), CORL_REPORTED.map((r) => ({ ...r, note: 'reported by the paper, not measured here' })));
+  writeCsv(path.join(out, paper.file), paper.reported.map((r) => ({ ...r, note: 'reported by the paper, not measured here' })));
   console.log(`CO-RL tables (${profile}): ${dirs.length} runs -> ${out}`);
 }
 

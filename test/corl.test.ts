@@ -199,3 +199,81 @@ describe('CO-RL error overlap figure (Fig. 2(d) analogue)', () => {
     assert.deepEqual((f.layout.shapes as { y0: number }[]).map((b) => b.y0), [0.31, 0.51, 0.51]);
   });
 });
+
+describe('CO-RL Table 8 at size M (profile table8)', function () {
+  this.timeout(300000);
+  it('the profile trains the M agents, each family\'s S model as the same-family partner; full keeps its groups', async () => {
+    const { profileGroups, TABLE8_GROUPS, CORL_REPORTED_TABLE8 } = await import('../src/methods/table1.js');
+    assert.deepEqual(profileGroups('table8'), TABLE8_GROUPS);
+    assert.deepEqual(TABLE8_GROUPS.corl_diff_family, [['transformer-M', 'gru-M']]);
+    assert.deepEqual(TABLE8_GROUPS.corl_same_family, [['transformer-M', 'transformer-S'], ['gru-M', 'gru-S']]);
+    assert.deepEqual(profileGroups('full'), Object.fromEntries(Object.entries(CORL_METHODS).map(([k, m]) => [k, m.agents])));
+    for (const a of Object.values(TABLE8_GROUPS).flat(2)) assert.ok(a in AGENT_CHECKPOINTS, a);
+    const p = CORL_PROFILES.table8, f = CORL_PROFILES.full;
+    assert.deepEqual([p.steps, p.seeds, p.evalPerCell, p.evalSamples, p.archived], [f.steps, f.seeds, f.evalPerCell,
+      f.evalSamples, true]);
+    // every method of the table has the paper's two reported averages (Qwen2.5-7B 53.1 for different family)
+    assert.equal(CORL_REPORTED_TABLE8.length, 2 * Object.keys(TABLE8_GROUPS).length);
+    assert.equal(CORL_REPORTED_TABLE8.find((r) => r.method === 'corl_diff_family' && r.analogue === 'transformer-M')!
+      .average, 53.1);
+    // adding transformer-M leaves the matched-strength rule's pick unchanged
+    checkMatchedMethod(coldStartAccuracy(readCsv('results/coldstart/report.csv')));
+  });
+  it('pairRows names each link of a method with several pairs', async () => {
+    const acc = { 'transformer-M': 0.6, 'transformer-S': 0.5, 'gru-M': 0.4, 'gru-S': 0.1 };
+    const rows = pairRows(acc, 'table8');
+    assert.deepEqual(rows.map((r) => [r.pair, r.agent_a, r.agent_b]), [
+      ['corl_same_family:transformer-M+transformer-S', 'transformer-M', 'transformer-S'],
+      ['corl_same_family:gru-M+gru-S', 'gru-M', 'gru-S'],
+      ['corl_diff_family', 'transformer-M', 'gru-M'], ['corl_diff_family_decoupled', 'transformer-M', 'gru-M']]);
+    assert.ok(close(rows[1].gap, 0.3));
+  });
+  it('claims pair runs of one M agent; the aggregation writes Table 8\'s reported averages and its claims', async () => {
+    const { aggregateTable1, table8Claims } = await import('../analysis/table1.js');
+    const { writeCsv } = await import('../src/io/table.js');
+    const claims = table8Claims();
+    assert.equal(claims.length, 12);
+    for (const c of claims) assert.equal(c.a.split('|')[0], c.b.split('|')[0]);
+    assert.deepEqual(claims.filter((c) => c.a.startsWith('gru-M')).map((c) => `${c.a} > ${c.b}`)[5],
+      'gru-M|corl_diff_family > gru-M|corl_same_family');
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-t8-')), out = path.join(root, 'out');
+    const run = (method: string, agents: string[], seed: number, v: number) => {
+      const dir = path.join(root, 'table8', method, agents.join('+'), `seed-${seed}`);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ method, agents, seed }));
+      writeCsv(path.join(dir, 'final.csv'), agents.map((agent) => ({ method, agent, seed, column: 'average', value: v })));
+      fs.writeFileSync(path.join(dir, 'done.json'), '{}');
+    };
+    for (const seed of [0, 1]) {
+      run('ttrl', ['gru-M'], seed, 0.3 + 0.1 * seed);
+      run('corl_diff_family', ['transformer-M', 'gru-M'], seed, 0.5 + 0.3 * seed);
+    }
+    aggregateTable1('table8', root, out, 'results/coldstart/report.csv', null);
+    const rep = readCsv(path.join(out, 'table8_reported.csv'));
+    assert.deepEqual(rep.filter((r) => r.method === 'ttrl').map((r) => [r.model, r.analogue, Number(r.average)]),
+      [['Qwen2.5-7B', 'transformer-M', 51.7], ['Llama-3.1-8B-Instruct', 'gru-M', 46.1]]);
+    assert.ok(!fs.existsSync(path.join(out, 'table1_reported.csv')));
+    const c = readCsv(path.join(out, 'claims.csv')).find((r) => r.run === 'gru-M|corl_diff_family'
+      && r.against === 'gru-M|ttrl')!;
+    // paired by seed: (0.5 - 0.3) and (0.8 - 0.4)
+    assert.ok(close(Number(c.delta), 0.3), JSON.stringify(c));
+    const pairs = readCsv(path.join(out, 'pairs.csv'));
+    assert.deepEqual(pairs.map((r) => r.pair), ['corl_same_family:transformer-M+transformer-S',
+      'corl_same_family:gru-M+gru-S', 'corl_diff_family', 'corl_diff_family_decoupled']);
+  });
+  it('the Table 8 figure: ours with asymmetric 95% bars above, the paper\'s averages below, per M agent', async () => {
+    const { table8Figure } = await import('../analysis/corl-figures.js');
+    assert.equal(table8Figure([{ agent: 'transformer-S', method: 'ttrl', column: 'average', mean: 0.5 }], [], 'x'), null);
+    const rows = [{ agent: 'gru-M', method: 'ttrl', column: 'average', mean: 0.4, ci_low: 0.3, ci_high: 0.6 },
+      { agent: 'gru-M', method: 'base', column: 'average', mean: 0.2, ci_low: 0.2, ci_high: 0.2 },
+      { agent: 'gru-M', method: 'ttrl', column: 'add', mean: 0.9, ci_low: 0.9, ci_high: 0.9 }];
+    const reported = [{ method: 'ttrl', model: 'Llama-3.1-8B-Instruct', analogue: 'gru-M', average: 46.1 }];
+    const f = table8Figure(rows, reported, 't.csv')!;
+    // panels: transformer-M ours, its paper's, gru-M ours, its paper's; methods base then ttrl
+    assert.deepEqual(f.data.map((t) => t.y), [[null, null], [null, null], [0.2, 0.4], [null, 46.1]]);
+    assert.deepEqual(f.data.map((t) => t.yaxis), ['y', 'y3', 'y2', 'y4']);
+    const e = f.data[2].error_y as { array: number[]; arrayminus: number[] };
+    assert.ok(close(e.array[1], 0.2) && close(e.arrayminus[1], 0.1));
+    assert.match(JSON.stringify(f.layout.annotations), /gru-M \(plays Llama-3.1-8B-Instruct\)/);
+  });
+});

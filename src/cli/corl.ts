@@ -3,13 +3,13 @@
 // An archived profile (full) copies each run's record (config, metrics, tables, samples; not the agents' weights)
 // to results/runs/corl/<profile>/<method>/<agents>/seed-<n> when it finishes, and counts a run whose record is there
 // as finished; --archive no runs everything afresh in runs/ and archives nothing.
-// Usage: tsx src/cli/corl.ts [--profile quick|full] [--jobs 2] [--methods a,b] [--available yes] [--archive no]
+// Usage: tsx src/cli/corl.ts [--profile quick|full|table8] [--jobs 2] [--methods a,b] [--available yes] [--archive no]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { intArg, parseArgs, runMain } from './args.js';
 import { ConfigError, RunFailure } from '../io/validate.js';
 import { runJobs } from '../io/jobs.js';
-import { agentCheckpoint, CORL_ARCHIVE, CORL_METHODS, corlMethodSpec, corlProfile } from '../methods/table1.js';
+import { agentCheckpoint, CORL_ARCHIVE, corlMethodSpec, corlProfile, profileGroups } from '../methods/table1.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
@@ -18,8 +18,11 @@ runMain(async () => {
     archive: '"no" to ignore and not write the committed run archive',
   });
   const name = a.profile ?? 'quick', profile = corlProfile(name), jobs = intArg('jobs', a.jobs ?? '2', 1);
-  const methods = a.methods ? a.methods.split(',') : Object.keys(CORL_METHODS);
-  let groups = methods.flatMap((m) => corlMethodSpec(m).agents.map((agents, group) => ({ method: m, group, agents })));
+  const own = profileGroups(name);
+  const methods = a.methods ? a.methods.split(',') : Object.keys(own);
+  methods.forEach(corlMethodSpec);
+  let groups = methods.flatMap((m) => (own[m] ?? []).map((agents) => ({ method: m, agents })));
+  if (!groups.length) throw new ConfigError(`profile ${name} trains none of ${methods.join(', ')}`);
   const missing = [...new Set(groups.flatMap((g) => g.agents))].filter((n) => !fs.existsSync(agentCheckpoint(n)));
   if (missing.length && a.available !== 'yes') throw new ConfigError(`missing cold starts for ${missing.join(', ')}: run "make corl-agents" (or pass --available yes)`);
   if (missing.length) {
@@ -36,7 +39,8 @@ runMain(async () => {
     archive: archived ? path.join(CORL_ARCHIVE, name, rel(g, seed)) : undefined })));
   const failed = await runJobs('corl', queue.map((j) => ({ label: `${j.method} ${j.agents.join('+')} seed ${j.seed}`, dir: j.dir,
     archive: j.archive,
-    args: ['src/cli/corl-run.ts', '--method', j.method, '--group', String(j.group), '--seed', String(j.seed), '--steps', String(profile.steps), '--out', j.dir,
+    args: ['src/cli/corl-run.ts', '--method', j.method, '--agents', j.agents.join(','), '--seed', String(j.seed),
+      '--steps', String(profile.steps), '--out', j.dir,
       '--eval-problems', String(profile.evalPerCell), '--eval-samples', String(profile.evalSamples), '--theory-samples', String(profile.theorySamples)] })), jobs);
   if (failed) throw new RunFailure(`${failed} runs failed; rerun to retry them (finished runs are kept)`);
 });

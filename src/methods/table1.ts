@@ -10,6 +10,7 @@ export const AGENT_CHECKPOINTS: Record<string, string> = {
   'transformer-S-seed1': 'data/checkpoints/coldstart-transformer-S-seed1.json',
   'gru-S': 'data/checkpoints/coldstart-gru-S.json',
   'gru-M': 'data/checkpoints/coldstart-gru-M.json',
+  'transformer-M': 'data/checkpoints/coldstart-transformer-M.json',
 };
 
 export interface CorlMethodSpec { method: LabelFreeMethod | 'base'; agents: string[][]; label: string; labelFree?: Partial<LabelFreeConfig> }
@@ -102,15 +103,16 @@ export function matchedPair(acc: Record<string, number>, candidates: string[],
  * neighbour pair (agent, its supervisor) for a larger ring (`<method>:<agent>+<supervisor>`); gap = acc_a - acc_b.
  */
 export type PairRow = { pair: string; agent_a: string; agent_b: string; acc_a: number; acc_b: number; gap: number };
-export function pairRows(acc: Record<string, number>): PairRow[] {
-  const corl = Object.entries(CORL_METHODS).filter(([, m]) => m.method === 'corl');
-  return corl.flatMap(([id, m]) => m.agents.flatMap((ring) => {
+export function pairRows(acc: Record<string, number>, profile = 'full'): PairRow[] {
+  const corl = Object.entries(profileGroups(profile)).filter(([id]) => corlMethodSpec(id).method === 'corl');
+  return corl.flatMap(([id, groups]) => groups.flatMap((ring) => {
     const links = ring.length === 2 ? [[ring[0], ring[1]]]
       : ring.map((a, n) => [a, ring[(n + ring.length - 1) % ring.length]]);
     return links.map(([a, b]) => {
       const missing = [a, b].find((x) => !(x in acc));
       if (missing) throw new ConfigError(`no cold-start accuracy for ${missing} (method ${id})`);
-      const pair = ring.length === 2 ? id : `${id}:${a}+${b}`;
+      // a method with one pair names it; a ring or a method with several groups names each link
+      const pair = ring.length === 2 && groups.length === 1 ? id : `${id}:${a}+${b}`;
       return { pair, agent_a: a, agent_b: b, acc_a: acc[a], acc_b: acc[b], gap: acc[a] - acc[b] };
     });
   }));
@@ -140,11 +142,40 @@ export interface CorlProfile {
   steps: number; seeds: number[]; evalPerCell: number; evalSamples: number; theorySamples: number;
   /** keep each finished run's record (config, metrics, tables, samples; no weights) under CORL_ARCHIVE, committed */
   archived: boolean;
+  /** the methods this profile runs and the agent groups each trains (default: every method on its own groups) */
+  groups?: Record<string, string[][]>;
 }
+
+/**
+ * CO-RL's Table 8 (7B/8B models) at our size M: transformer-M plays Qwen2.5-7B and gru-M plays Llama-3.1-8B (two
+ * families, cold starts 0.573 and 0.396 on the training families). The paper's same-family partner of Qwen2.5-7B is
+ * the smaller Qwen2.5-3B: ours is the S model of each family (transformer-S, gru-S). Different family: the two M
+ * models; different family+: the same pair with data decoupling. Co-rewarding-II has no analogue (as in Table 1).
+ */
+export const TABLE8_GROUPS: Record<string, string[][]> = {
+  base: [['transformer-M'], ['gru-M']],
+  gt_reward: [['transformer-M'], ['gru-M']],
+  ttrl: [['transformer-M'], ['gru-M']],
+  intuitor: [['transformer-M'], ['gru-M']],
+  rent: [['transformer-M'], ['gru-M']],
+  corl_same_family: [['transformer-M', 'transformer-S'], ['gru-M', 'gru-S']],
+  corl_diff_family: [['transformer-M', 'gru-M']],
+  corl_diff_family_decoupled: [['transformer-M', 'gru-M']],
+};
+
 export const CORL_PROFILES: Record<string, CorlProfile> = {
   quick: { steps: 10, seeds: [0, 1], evalPerCell: 8, evalSamples: 4, theorySamples: 8, archived: false },
   full: { steps: 60, seeds: [0, 1, 2], evalPerCell: 24, evalSamples: 8, theorySamples: 16, archived: true },
+  // Table 8 at size M, on the full profile's budget
+  table8: { steps: 60, seeds: [0, 1, 2], evalPerCell: 24, evalSamples: 8, theorySamples: 16, archived: true,
+    groups: TABLE8_GROUPS },
 };
+
+/** The agent groups each method of a profile trains, in run order. */
+export function profileGroups(name: string): Record<string, string[][]> {
+  return corlProfile(name).groups
+    ?? Object.fromEntries(Object.entries(CORL_METHODS).map(([id, m]) => [id, m.agents]));
+}
 
 /** Where archived profiles keep their finished runs' records: <archive>/<profile>/<method>/<agents>/seed-<n>. */
 export const CORL_ARCHIVE = 'results/runs/corl';
@@ -165,4 +196,13 @@ export const CORL_REPORTED = [
 ].flatMap(([method, qwen, llama]) => [
   { paper: 'CO-RL Table 1', method, model: 'Qwen2.5-3B', analogue: 'transformer-S', average: qwen },
   { paper: 'CO-RL Table 1', method, model: 'Llama-3.2-3B-Instruct', analogue: 'gru-S', average: llama },
+]);
+
+/** CO-RL's Table 8 averages (7 benchmarks, %), as reported; transformer-M plays Qwen2.5-7B, gru-M Llama-3.1-8B. */
+export const CORL_REPORTED_TABLE8 = [
+  ['base', 49.0, 44.7], ['gt_reward', 54.5, 47.1], ['ttrl', 51.7, 46.1], ['rent', 52.8, 44.7], ['intuitor', 52.6, 44.8],
+  ['corl_same_family', 51.4, 46.8], ['corl_diff_family', 53.1, 46.8], ['corl_diff_family_decoupled', 53.6, 47.7],
+].flatMap(([method, qwen, llama]) => [
+  { paper: 'CO-RL Table 8', method, model: 'Qwen2.5-7B', analogue: 'transformer-M', average: qwen },
+  { paper: 'CO-RL Table 8', method, model: 'Llama-3.1-8B-Instruct', analogue: 'gru-M', average: llama },
 ]);
