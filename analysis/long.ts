@@ -6,10 +6,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { runMain } from '../src/cli/args.js';
-import { interval, meanCi } from './aggregate.js';
-import { METHODS, TABLE2_ARCHIVE } from '../src/methods/table2.js';
+import { CLAIM_COLUMNS, claimRows, interval, meanCi } from './aggregate.js';
+import { LONG_ROWS, METHODS, TABLE2_ARCHIVE } from '../src/methods/table2.js';
 import { mean } from '../src/util/stats.js';
-import { checkSameInputs, runsWithArchive } from './table2.js';
+import { checkSameInputs, runScores, runsWithArchive, TABLE2_CLAIMS } from './table2.js';
 import type { Figure } from './figures.js';
 import { band, METHOD_COLORS } from './style.js';
 
@@ -50,7 +50,14 @@ export function longFigure(table: Row[], source = 'results/rlcer/long.csv'): Fig
     xaxis: { title: { text: 'RL step' } }, yaxis: { title: { text: 'accuracy, average of 4 families' }, range: [0, 1] } } };
 }
 
-/** Runs of the long profile (runs/ and the committed archive) -> results/rlcer/long.csv. */
+/** Table 2's claims between the long profile's rows (RLCER against RLVR and without evolving, the dynamics). */
+export const LONG_CLAIMS = TABLE2_CLAIMS.filter((c) => LONG_ROWS.includes(c.a) && LONG_ROWS.includes(c.b))
+  .map((c) => ({ ...c, claim: `${c.claim}, after 300 steps`, a: `S|${c.a}`, b: `S|${c.b}` }));
+
+/**
+ * Runs of the long profile (runs/ and the committed archive) -> results/rlcer/long.csv, and Table 2's claims between
+ * its rows on the final evaluation (24 problems per cell, 8 samples) after the last step (long_claims.csv).
+ */
 export function aggregateLong(root = 'runs/table2', out = 'results'): Row[] {
   const runs = runsWithArchive(root, TABLE2_ARCHIVE, 'long');
   if (runs.length === 0) throw new Error(`no finished long-profile runs under ${path.join(root, 'long')} or ${path.join(TABLE2_ARCHIVE, 'long')}`);
@@ -58,6 +65,10 @@ export function aggregateLong(root = 'runs/table2', out = 'results'): Row[] {
   const table = longTable(runs.filter((r) => fs.existsSync(path.join(r.dir, 'curve.csv')))
     .map((r) => ({ method: r.method, seed: r.seed, rows: readCsv(path.join(r.dir, 'curve.csv')) })));
   writeCsv(path.join(out, 'rlcer', 'long.csv'), table, LONG_COLUMNS);
+  const finals = runs.filter((r) => fs.existsSync(path.join(r.dir, 'final.csv')))
+    .flatMap((r) => readCsv(path.join(r.dir, 'final.csv')));
+  writeCsv(path.join(out, 'rlcer', 'long_claims.csv'), claimRows(runScores(finals, runs), LONG_CLAIMS, 'long'),
+    CLAIM_COLUMNS);
   console.log(`long profile: ${runs.length} runs -> ${path.join(out, 'rlcer', 'long.csv')}`);
   return table;
 }

@@ -11,7 +11,7 @@ import { evolmAblationFigure, rlcerFigures, table2Figure, wrap } from '../analys
 import { regimeKnobFigure, regimeMapFigure } from '../analysis/regimes-figures.js';
 import { readCsv, writeCsv } from '../src/io/table.js';
 import { LONG_ROWS, methodSpec, profileSpec, TABLE2_ARCHIVE, TABLE2_ROWS, METHODS } from '../src/methods/table2.js';
-import { LONG_COLUMNS, longFigure, longTable } from '../analysis/long.js';
+import { LONG_CLAIMS, LONG_COLUMNS, longFigure, longTable } from '../analysis/long.js';
 import { ConfigError } from '../src/io/validate.js';
 
 const close = (a: number, b: number, what: string, tol = 1e-12) => assert.ok(Math.abs(a - b) <= tol, `${what}: ${a} != ${b}`);
@@ -272,6 +272,15 @@ describe('Table 2 runs end to end (smoke profile)', function () {
 });
 
 describe('Long-horizon table and figure (hand-computed)', () => {
+  it('the long claims are Table 2\'s claims between its four rows, at size S', () => {
+    assert.deepEqual(LONG_CLAIMS.slice(0, 3).map((c) => [c.a, c.b, c.measure]), [['S|rlcer', 'S|rlvr', 'average'],
+      ['S|rlcer', 'S|rlcer_no_evolve', 'average'], ['S|rlcer', 'S|rlcer_no_evolve', 'rubric_quality']]);
+    for (const c of LONG_CLAIMS) {
+      assert.ok(['rlvr', 'rlcer', 'rlcer_no_evolve', 'fixed_teacher'].includes(c.b.slice(2)), c.b);
+      assert.match(c.claim, /after 300 steps$/);
+    }
+    assert.ok(!LONG_CLAIMS.some((c) => /evolm|rubric_only/.test(c.a + c.b)));
+  });
   it('averages the families per seed and step, then takes mean and t interval over seeds', () => {
     // rlvr seed 0: step 0 add 0.2 sub 0.4 (average 0.3), step 20 add 0.6 sub 0.8 (0.7); seed 1: step 0 0.4/0.6 (0.5),
     // step 20 0.6/1.0 (0.8). rlcer seed 0 only: step 0 add 0.5 sub 0.5.
