@@ -186,23 +186,24 @@ export function corlProfile(name: string): CorlProfile {
   return p;
 }
 
+/** A reported table's rows: per method, one average per model, each beside the agent that plays that model. */
+const reported = (paper: string, models: [string, string][], rows: [string, ...number[]][]) =>
+  rows.flatMap(([method, ...averages]) =>
+    models.map(([model, analogue], i) => ({ paper, method, model, analogue, average: averages[i] })));
+
+/** CO-RL's methods in its tables' row order. */
+const ROWS = ['base', 'gt_reward', 'ttrl', 'rent', 'intuitor', 'corl_same_family', 'corl_diff_family',
+  'corl_diff_family_decoupled'];
+
 /**
  * CO-RL's Table 1 averages (7 benchmarks, %), as reported, for the 3B pair; our transformer-S plays Qwen2.5-3B and
  * our GRU plays Llama-3.2-3B-Instruct only as an analogy (two families), not as a scale match.
  */
-export const CORL_REPORTED = [
-  ['base', 40.7, 38.7], ['gt_reward', 47.4, 43.0], ['ttrl', 47.3, 43.1], ['rent', 44.9, 38.6], ['intuitor', 45.6, 39.7],
-  ['corl_same_family', 48.7, 42.7], ['corl_diff_family', 48.5, 43.7], ['corl_diff_family_decoupled', 49.3, 43.9],
-].flatMap(([method, qwen, llama]) => [
-  { paper: 'CO-RL Table 1', method, model: 'Qwen2.5-3B', analogue: 'transformer-S', average: qwen },
-  { paper: 'CO-RL Table 1', method, model: 'Llama-3.2-3B-Instruct', analogue: 'gru-S', average: llama },
-]);
+export const CORL_REPORTED = reported('CO-RL Table 1', [['Qwen2.5-3B', 'transformer-S'],
+  ['Llama-3.2-3B-Instruct', 'gru-S']], ROWS.map((m, i): [string, number, number] => [m,
+  [40.7, 47.4, 47.3, 44.9, 45.6, 48.7, 48.5, 49.3][i], [38.7, 43.0, 43.1, 38.6, 39.7, 42.7, 43.7, 43.9][i]]));
 
 /** CO-RL's Table 8 averages (7 benchmarks, %), as reported; transformer-M plays Qwen2.5-7B, gru-M Llama-3.1-8B. */
-export const CORL_REPORTED_TABLE8 = [
-  ['base', 49.0, 44.7], ['gt_reward', 54.5, 47.1], ['ttrl', 51.7, 46.1], ['rent', 52.8, 44.7], ['intuitor', 52.6, 44.8],
-  ['corl_same_family', 51.4, 46.8], ['corl_diff_family', 53.1, 46.8], ['corl_diff_family_decoupled', 53.6, 47.7],
-].flatMap(([method, qwen, llama]) => [
-  { paper: 'CO-RL Table 8', method, model: 'Qwen2.5-7B', analogue: 'transformer-M', average: qwen },
-  { paper: 'CO-RL Table 8', method, model: 'Llama-3.1-8B-Instruct', analogue: 'gru-M', average: llama },
-]);
+export const CORL_REPORTED_TABLE8 = reported('CO-RL Table 8', [['Qwen2.5-7B', 'transformer-M'],
+  ['Llama-3.1-8B-Instruct', 'gru-M']], ROWS.map((m, i): [string, number, number] => [m,
+  [49.0, 54.5, 51.7, 52.8, 52.6, 51.4, 53.1, 53.6][i], [44.7, 47.1, 46.1, 44.7, 44.8, 46.8, 46.8, 47.7][i]]));
