@@ -10,6 +10,8 @@ import { CLAIM_COLUMNS, claimRows, interval, meanCi } from './aggregate.js';
 import { LONG_ROWS, METHODS, TABLE2_ARCHIVE } from '../src/methods/table2.js';
 import { mean } from '../src/util/stats.js';
 import { checkSameInputs, runScores, runsWithArchive, TABLE2_CLAIMS } from './table2.js';
+import { PARITY_COLUMNS, updateParity } from './parity.js';
+import { readMetrics } from '../src/io/run.js';
 import type { Figure } from './figures.js';
 import { band, METHOD_COLORS } from './style.js';
 
@@ -56,7 +58,8 @@ export const LONG_CLAIMS = TABLE2_CLAIMS.filter((c) => LONG_ROWS.includes(c.a) &
 
 /**
  * Runs of the long profile (runs/ and the committed archive) -> results/rlcer/long.csv, and Table 2's claims between
- * its rows on the final evaluation (24 problems per cell, 8 samples) after the last step (long_claims.csv).
+ * its rows on the final evaluation (24 problems per cell, 8 samples) after the last step (long_claims.csv), and each
+ * role's approx. KL per update against RLVR's at the same seed (long_parity.csv, as update_parity.csv for Table 2).
  */
 export function aggregateLong(root = 'runs/table2', out = 'results'): Row[] {
   const runs = runsWithArchive(root, TABLE2_ARCHIVE, 'long');
@@ -69,6 +72,8 @@ export function aggregateLong(root = 'runs/table2', out = 'results'): Row[] {
     .flatMap((r) => readCsv(path.join(r.dir, 'final.csv')));
   writeCsv(path.join(out, 'rlcer', 'long_claims.csv'), claimRows(runScores(finals, runs), LONG_CLAIMS, 'long'),
     CLAIM_COLUMNS);
+  writeCsv(path.join(out, 'rlcer', 'long_parity.csv'),
+    updateParity(runs.map((r) => ({ ...r, metrics: readMetrics(r.dir) }))), PARITY_COLUMNS);
   console.log(`long profile: ${runs.length} runs -> ${path.join(out, 'rlcer', 'long.csv')}`);
   return table;
 }
