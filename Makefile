@@ -203,7 +203,7 @@ verify-results: verify-quick
 	$(if $(wildcard results/runs/corl/table8),$(TSX) analysis/table1.ts table8 /nonexistent runs/verify/corl/table8 > /dev/null)
 	$(if $(wildcard results/runs/corl/table8),$(TSX) analysis/compare-results.ts runs/verify/corl/table8 results/corl/table8 --only $(CORL_T8_TABLES))
 	$(if $(wildcard results/runs/table2/long),rm -rf runs/verify/long && $(TSX) analysis/long.ts runs/none runs/verify/long > /dev/null)
-	$(if $(wildcard results/runs/table2/long),$(TSX) analysis/compare-results.ts runs/verify/long/rlcer results/rlcer --only long.csv,long_claims.csv,long_parity.csv)
+	$(if $(wildcard results/runs/table2/long),$(TSX) analysis/compare-results.ts runs/verify/long/rlcer results/rlcer --only long.csv,long_final.csv,long_claims.csv,long_parity.csv)
 	rm -rf runs/verify/regimes
 	$(TSX) src/cli/sweep.ts table --config sweeps/regimes.json --root /nonexistent --out runs/verify/regimes > /dev/null
 	$(TSX) analysis/compare-results.ts runs/verify/regimes results/regimes --only table.csv,claims.csv

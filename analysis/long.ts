@@ -9,7 +9,7 @@ import { runMain } from '../src/cli/args.js';
 import { CLAIM_COLUMNS, claimRows, interval, meanCi } from './aggregate.js';
 import { LONG_ROWS, METHODS, TABLE2_ARCHIVE } from '../src/methods/table2.js';
 import { mean } from '../src/util/stats.js';
-import { checkSameInputs, runScores, runsWithArchive, TABLE2_CLAIMS } from './table2.js';
+import { checkSameInputs, FINAL_COLUMNS, finalTable, runScores, runsWithArchive, TABLE2_CLAIMS } from './table2.js';
 import { PARITY_COLUMNS, updateParity } from './parity.js';
 import { readMetrics } from '../src/io/run.js';
 import type { Figure } from './figures.js';
@@ -58,7 +58,8 @@ export const LONG_CLAIMS = TABLE2_CLAIMS.filter((c) => LONG_ROWS.includes(c.a) &
 
 /**
  * Runs of the long profile (runs/ and the committed archive) -> results/rlcer/long.csv, and Table 2's claims between
- * its rows on the final evaluation (24 problems per cell, 8 samples) after the last step (long_claims.csv), and each
+ * its rows on the final evaluation (24 problems per cell, 8 samples) after the last step (long_final.csv and
+ * long_claims.csv), and each
  * role's approx. KL per update against RLVR's at the same seed (long_parity.csv, as update_parity.csv for Table 2).
  */
 export function aggregateLong(root = 'runs/table2', out = 'results'): Row[] {
@@ -70,6 +71,9 @@ export function aggregateLong(root = 'runs/table2', out = 'results'): Row[] {
   writeCsv(path.join(out, 'rlcer', 'long.csv'), table, LONG_COLUMNS);
   const finals = runs.filter((r) => fs.existsSync(path.join(r.dir, 'final.csv')))
     .flatMap((r) => readCsv(path.join(r.dir, 'final.csv')));
+  writeCsv(path.join(out, 'rlcer', 'long_final.csv'), finalTable('long', finals)
+    .sort((a, b) => LONG_ROWS.indexOf(String(a.method)) - LONG_ROWS.indexOf(String(b.method))
+      || String(a.column).localeCompare(String(b.column))), FINAL_COLUMNS);
   writeCsv(path.join(out, 'rlcer', 'long_claims.csv'), claimRows(runScores(finals, runs), LONG_CLAIMS, 'long'),
     CLAIM_COLUMNS);
   writeCsv(path.join(out, 'rlcer', 'long_parity.csv'),

@@ -132,6 +132,16 @@ export function runScores(finals: Row[], runs: ReturnType<typeof finishedRuns> =
     ...runs.flatMap((r) => dynamicsMeasures(r.dir).map((d) => ({ run: `${r.size}|${r.method}`, seed: r.seed, ...d })))]);
 }
 
+export const FINAL_COLUMNS = ['profile', 'size', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds'];
+
+/** final.csv rows of runs -> per (size, method, column) the mean and 95% interval over seeds. */
+export function finalTable(profile: string, finals: Row[]): Row[] {
+  return meanCi(finals, ['size', 'method', 'column'], ['value']).map((r) => {
+    const m = Number(r.value_mean);
+    return { profile, size: r.size, method: r.method, column: r.column, mean: m, ...interval(m, r.value_ci95), seeds: r.n };
+  });
+}
+
 export function aggregateTable2(profile: string, root = 'runs/table2', out = profile === 'full' ? 'results' : path.join('results', profile),
   archive: string | null = profileSpec(profile).archived ? TABLE2_ARCHIVE : null): void {
   const runs = runsWithArchive(root, archive, profile);
@@ -140,12 +150,9 @@ export function aggregateTable2(profile: string, root = 'runs/table2', out = pro
   const sizes = [...new Set(runs.map((r) => r.size))];
   const finals = runs.flatMap((r) => readCsv(path.join(r.dir, 'final.csv')));
   const order = (m: string) => { const i = TABLE2_ROWS.indexOf(m); return i < 0 ? 100 + Object.keys(METHODS).indexOf(m) : i; };
-  const table = meanCi(finals, ['size', 'method', 'column'], ['value']).map((r) => {
-    const m = Number(r.value_mean);
-    return { profile, size: r.size, method: r.method, column: r.column, mean: m, ...interval(m, r.value_ci95), seeds: r.n };
-  }).sort((a, b) => String(b.size).localeCompare(String(a.size)) || order(String(a.method)) - order(String(b.method)) || String(a.column).localeCompare(String(b.column)));
+  const table = finalTable(profile, finals).sort((a, b) => String(b.size).localeCompare(String(a.size)) || order(String(a.method)) - order(String(b.method)) || String(a.column).localeCompare(String(b.column)));
   // the table's rows, and the ablations (RLCER's and EvoLM's) in their own table
-  const columns = ['profile', 'size', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds'];
+  const columns = FINAL_COLUMNS;
   writeTable(path.join(out, 'table2.csv'), table.filter((r) => TABLE2_ROWS.includes(String(r.method))), columns);
   writeTable(path.join(out, 'ablations.csv'), table.filter((r) => !TABLE2_ROWS.includes(String(r.method))), columns);
   const scores = runScores(finals, runs);
