@@ -35,8 +35,18 @@ export function longTable(curves: { method: string; seed: number; rows: Row[] }[
     .sort((a, b) => String(a.method).localeCompare(String(b.method)) || Number(a.step) - Number(b.step) || String(a.column).localeCompare(String(b.column)));
 }
 
-/** Average held-out accuracy against RL steps, one line per method with its 95% band (no smoothing). */
-export function longFigure(table: Row[], source = 'results/rlcer/long.csv'): Figure {
+/** The paper's curve, read from its evolving-ablation figure (papers.md), for the long figure's subtitle. */
+export const PAPER_LONG = 'paper (8B, 1,500 steps): RLCER below RLVR until about step 800, then 0.52 against 0.49';
+
+/**
+ * Average held-out accuracy against RL steps, one line per method with its 95% band (no smoothing). With the final
+ * evaluation's table (long_final.csv), the subtitle sets our RLCER and RLVR after the last step beside the paper's.
+ */
+export function longFigure(table: Row[], source = 'results/rlcer/long.csv', final: Row[] = []): Figure {
+  const at = (m: string) => final.find((r) => r.method === m && r.column === 'average');
+  const [rlcer, rlvr] = [at('rlcer'), at('rlvr')];
+  const ours = rlcer && rlvr ? `ours after the last step: RLCER ${Number(rlcer.mean).toFixed(3)} against RLVR `
+    + `${Number(rlvr.mean).toFixed(3)} (${rlcer.seeds} seeds); ` : '';
   const methods = [...new Set(table.map((r) => String(r.method)))];
   const data = methods.flatMap((m) => {
     const rs = table.filter((r) => r.method === m && r.column === 'average').sort((a, b) => Number(a.step) - Number(b.step));
@@ -48,7 +58,8 @@ export function longFigure(table: Row[], source = 'results/rlcer/long.csv'): Fig
   return { name: 'rlcer_long', data, table: source,
     caption: 'Held-out accuracy (average of the four families, fixed evaluation set) every few steps over 300 RL steps; ' +
       'lines are means over seeds and bands 95% t-intervals over seeds, unsmoothed.',
-    layout: { title: { text: 'Held-out accuracy over a long horizon (size S): mean and 95% band over seeds, unsmoothed' },
+    layout: { title: { text: 'Held-out accuracy over a long horizon (size S): mean and 95% band over seeds, unsmoothed'
+      + `<br><sup>${ours}${PAPER_LONG}</sup>` },
     xaxis: { title: { text: 'RL step' } }, yaxis: { title: { text: 'accuracy, average of 4 families' }, range: [0, 1] } } };
 }
 

@@ -283,6 +283,9 @@ export function rlcerFigures(dir = 'results'): Figure[] {
     }
   }
   const long = path.join(dir, 'rlcer', 'long.csv');
-  if (fs.existsSync(long)) figs.push(longFigure(readCsv(long), long));
+  const longFinal = path.join(dir, 'rlcer', 'long_final.csv');
+  if (fs.existsSync(long)) {
+    figs.push(longFigure(readCsv(long), long, fs.existsSync(longFinal) ? readCsv(longFinal) : []));
+  }
   return figs.filter((g) => g.data.length > 0);
 }
