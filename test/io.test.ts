@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { readCsv, toCsv, writeCsv } from '../src/io/table.js';
-import { archiveRun, batchProgress, claimJob, lastProgress, processAlive, runJobs, stepLine } from '../src/io/jobs.js';
+import { archiveRun, batchProgress, claimJob, lastProgress, processAlive, runJobs, stepLine, stepShare } from '../src/io/jobs.js';
 import { spawn } from 'node:child_process';
 import { drawsStatus, progressBar, statusLine, stepOf, tail, TerminalStatus } from '../src/io/progress.js';
 import { findFinishedRuns, loadJsonConfig, openRun, readMetrics } from '../src/io/run.js';
@@ -200,6 +200,11 @@ describe('job pool progress', function () {
     // 3 of 12 runs in 6 minutes: 2 minutes a run, 9 left -> 18 minutes
     assert.equal(batchProgress(6 * 60000, 3, 12), '6.0 min elapsed, about 18.0 min left');
     assert.equal(batchProgress(6 * 60000, 12, 12), '6.0 min elapsed');
+    // 1 finished and two running at 3/4 and 1/4 of their steps: 2 runs' worth in 6 minutes, 10 left -> 30 minutes
+    assert.equal(batchProgress(6 * 60000, 1, 12, 1), '6.0 min elapsed, about 30.0 min left');
+    assert.equal(batchProgress(6 * 60000, 0, 4, 0.5), '6.0 min elapsed, about 42.0 min left');
+    assert.equal(stepShare('[rlcer S seed 0] step 30/120 (policy)  acc 0.5  eta 4.9 min'), 0.25);
+    assert.equal(stepShare('starting'), 0);
   });
   it('shows only the metrics a run has on its step line (no "judge NaN" for RLCER)', () => {
     const rlcer = stepLine('rlcer S seed 0', 3, 60, 'policy', { accuracy: 0.5, 'reward/cot': 0.25, criteria_valid: 2,

@@ -92,10 +92,20 @@ export function claimJob(dir: string): boolean {
 
 const minutes = (ms: number) => `${(ms / 60000).toFixed(1)} min`;
 
-/** The batch's progress: elapsed, and the remaining time at the rate so far (none before the first finished run). */
-export function batchProgress(elapsedMs: number, finished: number, total: number): string {
-  const eta = finished > 0 && finished < total ? `, about ${minutes((elapsedMs / finished) * (total - finished))} left` : '';
+/**
+ * The batch's progress: elapsed, and the remaining time at the rate so far, counting the running runs' share of
+ * their steps (`partial`, in runs) beside the finished runs (none before any progress).
+ */
+export function batchProgress(elapsedMs: number, finished: number, total: number, partial = 0): string {
+  const done = finished + partial;
+  const eta = done > 0 && finished < total ? `, about ${minutes((elapsedMs / done) * (total - done))} left` : '';
   return `${minutes(elapsedMs)} elapsed${eta}`;
+}
+
+/** The share of its steps a run's progress line shows done (`step 30/120` -> 0.25; 0 before its first step). */
+export function stepShare(line: string): number {
+  const m = /\bstep (\d+)\/(\d+)/.exec(line);
+  return m && Number(m[2]) > 0 ? Math.min(1, Number(m[1]) / Number(m[2])) : 0;
 }
 
 /** Metrics a run's step line shows, with their short names (a metric the method does not have is left out). */
@@ -150,11 +160,13 @@ async function pool(name: string, jobs: Job[], parallel: number, log: (line: str
   const running = new Set<Job>();
   const every = progressEvery();
   const latest = (j: Job) => lastProgress(tail(path.join(j.dir, 'log.txt')));
-  const redraw = () => status?.draw(statusLine(name, progressBar(finished, total), batchProgress(Date.now() - t0, finished, total),
+  const progress = () => batchProgress(Date.now() - t0, finished, total,
+    [...running].reduce((s, j) => s + stepShare(latest(j)), 0));
+  const redraw = () => status?.draw(statusLine(name, progressBar(finished, total), progress(),
     [...running].map((j) => ({ label: j.label, step: stepOf(latest(j)) })), process.stdout.columns || 100));
   const ticker = status ? setInterval(redraw, 1000) : every > 0 ? setInterval(() => {
     for (const j of running) {
-      log(`[${name}] running ${j.label}: ${latest(j) || 'starting'} (batch: ${finished}/${total}, ${batchProgress(Date.now() - t0, finished, total)})`);
+      log(`[${name}] running ${j.label}: ${latest(j) || 'starting'} (batch: ${finished}/${total}, ${progress()})`);
     }
   }, every * 1000) : undefined;
   ticker?.unref();
@@ -172,7 +184,7 @@ async function pool(name: string, jobs: Job[], parallel: number, log: (line: str
       if (code === 0 && j.archive) archiveRun(j.dir, j.archive);
       const last = code === 0 ? '' : failureLine(fs.readFileSync(path.join(j.dir, 'log.txt'), 'utf8'));
       log(`[${name}] ${finished}/${total} ${code === 0 ? 'done' : `FAILED (exit ${code})`}: ${j.label} ` +
-        `(${batchProgress(Date.now() - t0, finished, total)})  ${last}`);
+        `(${progress()})  ${last}`);
       redraw();
     }
   };
