@@ -305,7 +305,7 @@ describe('Long-horizon table and figure (hand-computed)', () => {
     const final = [{ method: 'rlcer', column: 'average', mean: 0.5, seeds: 3 },
       { method: 'rlvr', column: 'average', mean: 0.625, seeds: 3 }, { method: 'rlvr', column: 'add', mean: 0.9, seeds: 3 }];
     assert.match(JSON.stringify(longFigure(t, 'x', final).layout.title),
-      /ours after the last step: RLCER 0.500 against RLVR 0.625 \(3 seeds\); paper \(8B, 1,500 steps\)/);
+      /ours after the last step: RLCER 0.500 against RLVR 0.625 \(3 seeds\)<\/sup><br><sup>paper \(8B, 1,500 steps\)/);
     // rlcer (one seed) has no band; rlvr has one band trace before its line
     assert.deepEqual(fig.data.map((d) => d.name), ['RLCER', 'RLVR (outcome only) 95% CI', 'RLVR (outcome only)']);
     const band = fig.data[1] as { x: number[]; y: number[] };
