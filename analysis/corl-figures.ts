@@ -179,13 +179,13 @@ export function table8Figure(rows: Row[], reported: Row[], source: string): Figu
   const model = (agent: string) => String(reported.find((r) => r.analogue === agent)?.model ?? agent);
   const layout: Record<string, unknown> = { title: { text: 'CO-RL Table 8 at size M: ours (top) and the paper\'s (bottom)' },
     showlegend: false, margin: { b: 170 }, annotations: agents.map((a, j) => ({ text: `${a} (plays ${model(a)})`,
-      x: j * (w + gap) + w / 2, y: 1.04, xref: 'paper', yref: 'paper', showarrow: false })) };
+      x: j * (w + gap) + w / 2, xanchor: 'center', y: 1.04, xref: 'paper', yref: 'paper', showarrow: false })) };
   const data: Record<string, unknown>[] = [];
   agents.forEach((agent, j) => [0, 1].forEach((row) => {
     const k = row * 2 + j + 1, ax = k === 1 ? '' : String(k);
     layout[`xaxis${ax}`] = { domain: [j * (w + gap), j * (w + gap) + w], anchor: `y${ax}`, tickangle: -35,
       showticklabels: row === 1 };
-    layout[`yaxis${ax}`] = { anchor: `x${ax}`, domain: row === 0 ? [0.55, 1] : [0, 0.42],
+    layout[`yaxis${ax}`] = { anchor: `x${ax}`, domain: row === 0 ? [0.55, 1] : [0, 0.42], range: row === 0 ? [0, 1] : [0, 60],
       title: { text: j > 0 ? '' : row === 0 ? 'ours: average accuracy' : 'paper: average (points)' } };
     const src = row === 0 ? ours.filter((r) => r.agent === agent) : reported.filter((r) => r.analogue === agent);
     const at = methods.map((m) => src.find((r) => r.method === m));
