@@ -186,6 +186,7 @@ verify-quick:
 # results/runs/table2), the rubricator rate calibration (from results/runs/rate-calibration) and Rubicon's full
 # tables (from results/runs/rubicon). CI runs it.
 T2_TABLES := table2.csv,ablations.csv,table2_claims.csv,table2_reported.csv,rlcer/curves.csv,rlcer/eval_curves.csv,rlcer/hints.csv,rlcer/update_parity.csv,evolm/rubric_evolution.csv
+LONG_TABLES = long.csv,long_final.csv,long_claims.csv,long_parity.csv
 CORL_T8_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,claims.csv,curves.csv,table8_reported.csv
 CORL_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,theory_rules.csv,phase.csv,matched_budget.csv,claims.csv,curves.csv,table1_reported.csv
 verify-results: verify-quick
@@ -203,7 +204,7 @@ verify-results: verify-quick
 	$(if $(wildcard results/runs/corl/table8),$(TSX) analysis/table1.ts table8 /nonexistent runs/verify/corl/table8 > /dev/null)
 	$(if $(wildcard results/runs/corl/table8),$(TSX) analysis/compare-results.ts runs/verify/corl/table8 results/corl/table8 --only $(CORL_T8_TABLES))
 	$(if $(wildcard results/runs/table2/long),rm -rf runs/verify/long && $(TSX) analysis/long.ts runs/none runs/verify/long > /dev/null)
-	$(if $(wildcard results/runs/table2/long),$(TSX) analysis/compare-results.ts runs/verify/long/rlcer results/rlcer --only long.csv,long_final.csv,long_claims.csv,long_parity.csv)
+	$(if $(wildcard results/runs/table2/long),$(TSX) analysis/compare-results.ts runs/verify/long/rlcer results/rlcer --only $(LONG_TABLES))
 	rm -rf runs/verify/regimes
 	$(TSX) src/cli/sweep.ts table --config sweeps/regimes.json --root /nonexistent --out runs/verify/regimes > /dev/null
 	$(TSX) analysis/compare-results.ts runs/verify/regimes results/regimes --only table.csv,claims.csv
