@@ -280,6 +280,9 @@ describe('Long-horizon table and figure (hand-computed)', () => {
       assert.match(c.claim, /after 300 steps$/);
     }
     assert.ok(!LONG_CLAIMS.some((c) => /evolm|rubric_only/.test(c.a + c.b)));
+    // the control: fixed teacher rubrics against RLVR, last
+    assert.deepEqual([LONG_CLAIMS.at(-1)!.a, LONG_CLAIMS.at(-1)!.b], ['S|fixed_teacher', 'S|rlvr']);
+    assert.equal(LONG_CLAIMS.length, 8);
   });
   it('averages the families per seed and step, then takes mean and t interval over seeds', () => {
     // rlvr seed 0: step 0 add 0.2 sub 0.4 (average 0.3), step 20 add 0.6 sub 0.8 (0.7); seed 1: step 0 0.4/0.6 (0.5),
