@@ -104,8 +104,8 @@ export function batchProgress(elapsedMs: number, finished: number, total: number
 
 /** The share of its steps a run's progress line shows done (`step 30/120` -> 0.25; 0 before its first step). */
 export function stepShare(line: string): number {
-  const m = /\bstep (\d+)\/(\d+)/.exec(line);
-  return m && Number(m[2]) > 0 ? Math.min(1, Number(m[1]) / Number(m[2])) : 0;
+  const [step, total] = stepOf(line).split('/').map(Number);
+  return total > 0 ? Math.min(1, step / total) : 0;
 }
 
 /** Metrics a run's step line shows, with their short names (a metric the method does not have is left out). */
