@@ -43,7 +43,7 @@ help:
 	@echo "make verifier   distil the verifier from teacher labels on cold-start rollouts -> results/verifier/accuracy.csv"
 	@echo "make world-criteria  the pre-registered world criteria -> results/world/criteria.csv"
 	@echo "make bench      every tfjs backend vs the PyTorch reference (update step, sampling, ratios), then the reward service's load test"
-	@echo "make rate-calibration  the pre-registered rubricator rate (RLVR + 5 candidates, 30 steps) -> results/rlcer/rate_calibration.csv"
+	@echo "make rate-calibration  the pre-registered rubricator and EvoLM generator rates (30 steps each) -> rate_calibration.csv, generator_rate_calibration.csv"
 	@echo "make bench-steps  wall time of one SFT, RLVR and RLCER step on every backend present"
 	@echo "make serve-rewards  the reward service for OpenRLHF/verl/TRL on 127.0.0.1:5057 (SERVE_ARGS='--reward rlcer'; docs/reward-service.md)"
 	@echo "make serve-llm  an OpenAI-compatible chat endpoint on 127.0.0.1:8089 over local llama.cpp (LLM_ARGS='--model f.gguf'; default: a random-weight tiny model)"
@@ -183,7 +183,7 @@ verify-quick:
 	$(TSX) analysis/compare-results.ts runs/verify/quick results/quick --ignore $(T2_OTHERS),figures/
 
 # recompute every committed table that has committed run records, byte for byte: the quick and full Table 2 (from
-# results/runs/table2), the rubricator rate calibration (from results/runs/rate-calibration) and Rubicon's full
+# results/runs/table2), the rubricator and generator rate calibrations (from results/runs/rate-calibration), Rubicon's full
 # tables (from results/runs/rubicon). CI runs it.
 T2_TABLES := table2.csv,ablations.csv,table2_claims.csv,table2_reported.csv,rlcer/curves.csv,rlcer/eval_curves.csv,rlcer/hints.csv,rlcer/update_parity.csv,evolm/rubric_evolution.csv
 LONG_TABLES = long.csv,long_final.csv,long_claims.csv,long_parity.csv
@@ -195,6 +195,7 @@ verify-results: verify-quick
 	$(TSX) analysis/compare-results.ts runs/verify/full results --only $(T2_TABLES)
 	$(TSX) src/cli/rate-calibration.ts --report yes --out runs/verify/rate-calibration > /dev/null
 	$(TSX) analysis/compare-results.ts runs/verify/rate-calibration results/rlcer --only rate_calibration.csv,rate_choice.json
+	$(TSX) analysis/compare-results.ts runs/verify/rate-calibration results/evolm --only generator_rate_calibration.csv,generator_rate_choice.json
 	rm -rf runs/verify/rubicon
 	$(TSX) analysis/rubicon.ts full /nonexistent runs/verify/rubicon > /dev/null
 	$(TSX) analysis/compare-results.ts runs/verify/rubicon results/rubicon --only claims.csv,hacking.csv,seesaw.csv,table.csv
@@ -249,7 +250,7 @@ world-criteria:
 # Every tfjs backend present and the PyTorch of bin/setup-torch, one thread each, alternating runs; BENCH_ARGS='--runs 9'.
 # the pre-registered rubricator rate (results/rlcer/rate_calibration_rule.md): RLVR and 5 candidates, one per core
 rate-calibration:
-	mkdir -p runs/rate-calibration; printf '%s\n' rlvr 0.5 1 2 5 10 | xargs -P 2 -I{} sh -c 'test -f results/runs/rate-calibration/{}/done.json || $(TSX) src/cli/rate-calibration.ts --run {} > runs/rate-calibration/{}.log 2>&1'
+	mkdir -p runs/rate-calibration; printf '%s\n' rlvr 0.5 1 2 5 10 evolm-ref evolm-0.5 evolm-1 evolm-2 evolm-5 evolm-10 | xargs -P 2 -I{} sh -c 'test -f results/runs/rate-calibration/{}/done.json || $(TSX) src/cli/rate-calibration.ts --run {} > runs/rate-calibration/{}.log 2>&1'
 	$(TSX) src/cli/rate-calibration.ts --report yes
 
 # the real steps (SFT, RLVR, RLCER) on every backend present, one process at a time

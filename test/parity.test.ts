@@ -3,13 +3,15 @@
 // weights bit for bit where RLVR's update on the reasoner's rollouts alone leaves them (same seed, same batch,
 // one and two epochs); with the rubricator's loss on, they differ (the test can fail).
 import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
 import { initBackend, tf } from '../src/models/backend.js';
 import { createPolicy } from '../src/models/index.js';
 import { modelConfig, type Policy } from '../src/models/policy.js';
-import { defaultPpoConfig, makeRoleOptimizers, ppoUpdate, type PpoConfig } from '../src/rl/ppo.js';
+import { defaultPpoConfig, makeCritics, makeRoleOptimizers, ppoUpdate, type PpoConfig } from '../src/rl/ppo.js';
 import type { Rollout } from '../src/rl/rollout.js';
 import { makeRng } from '../src/util/random.js';
-import { calibrationTable } from '../src/methods/rate-calibration.js';
+import { calibrationTable, generatorCalibrationTable } from '../src/methods/rate-calibration.js';
+import { defaultRlcerConfig } from '../src/methods/rlcer.js';
 import { V } from '../src/world/vocab.js';
 
 const rollouts = (role: 'reason' | 'rubric', n: number, seed: number): Rollout[] => {
@@ -72,5 +74,73 @@ describe('the pre-registered rubricator-rate rule', () => {
     assert.deepEqual(calibrationTable(none).chosen, { multiplier: 0.5, rubric_lr: 0.5e-4, anyPassed: false });
     assert.throws(() => calibrationTable(runs.filter((r) => r.id !== '2')), /multiplier 2 is missing/);
     assert.throws(() => calibrationTable(runs.filter((r) => r.id !== 'rlvr')), /RLVR reference run is missing/);
+  });
+});
+
+describe('EvoLM generator rate calibration (results/evolm/generator_rate_rule.md)', () => {
+  // 30 policy steps (phase 0) alternating in threes with 30 generator steps (phase 1); the format rate of policy
+  // steps (the writer's rubrics there) must not count: it falls in every run below
+  const run = (kl: number, fmtFirst: number, fmtLast: number) => Array.from({ length: 60 }, (_, i) => {
+    const phase = Math.floor(i / 3) % 2, k = Math.floor(i / 6) * 3 + (i % 3); // k: index within the phase
+    return phase === 0 ? { step: i, phase, 'policy/approx_kl': kl, format_rate: 1 - k / 30 }
+      : { step: i, phase, format_rate: k < 10 ? fmtFirst : k >= 20 ? fmtLast : 0.5 };
+  });
+  const runs = [
+    { id: 'evolm-ref', metrics: run(2 ** -12, 0.8, 0.8) },
+    { id: 'evolm-0.5', metrics: run(2 ** -12, 0.8, 0.9) },
+    { id: 'evolm-1', metrics: run(3 * 2 ** -13, 0.8, 0.79) }, // KL ratio exactly 1.5, format drop 0.01: passes
+    { id: 'evolm-2', metrics: run(2 ** -12, 0.8, 0.77) }, // format drop 0.03: fails
+    { id: 'evolm-5', metrics: run(3.1 * 2 ** -13, 0.8, 0.9) }, // KL ratio 1.55: fails
+    { id: 'evolm-10', metrics: run(9e-4, 0.8, 0.2) },
+  ];
+  it('reads the policy\'s KL against the two-model reference and the generator steps\' format rate', () => {
+    const { rows, chosen } = generatorCalibrationTable(runs);
+    assert.deepEqual(rows.map((r) => r.passes), ['yes', 'yes', 'no', 'no', 'no']);
+    assert.equal(rows[1].kl_ratio, 1.5);
+    assert.ok(Math.abs(rows[1].format_first - 0.8) < 1e-12 && Math.abs(rows[1].format_last - 0.79) < 1e-12);
+    assert.deepEqual(chosen, { multiplier: 1, generator_lr: 1e-4, anyPassed: true });
+  });
+  it('falls back to the smallest candidate when none passes, and names a missing run', () => {
+    const none = runs.map((r) => (r.id === 'evolm-ref' ? r : { ...r, metrics: run(1, 0.8, 0.1) }));
+    assert.deepEqual(generatorCalibrationTable(none).chosen, { multiplier: 0.5, generator_lr: 0.5e-4, anyPassed: false });
+    assert.throws(() => generatorCalibrationTable(runs.filter((r) => r.id !== 'evolm-2')), /multiplier 2 is missing/);
+    assert.throws(() => generatorCalibrationTable(runs.filter((r) => r.id !== 'evolm-ref')), /reference run is missing/);
+  });
+});
+
+describe('the fair defaults (issue 17) are the defaults', () => {
+  it('RLCER: one Adam per role, the rubricator at the reasoner\'s rate, sign-aware validity', () => {
+    assert.equal(defaultRlcerConfig.ppo.roleMixing, 'separate_adam');
+    const choice = JSON.parse(fs.readFileSync('results/rlcer/rate_choice.json', 'utf8'));
+    assert.equal(defaultRlcerConfig.ppo.lr.rubric, defaultRlcerConfig.ppo.lr.reason * choice.multiplier);
+    assert.equal(defaultRlcerConfig.validityReading, 'sign_aware');
+  });
+});
+
+describe('a separate critic per role (ppo.critic "separate")', () => {
+  before(async () => { await initBackend(); });
+  const reason = rollouts('reason', 8, 1);
+  it('the policy steps on the surrogate alone; the critic alone learns the values', () => {
+    const c: PpoConfig = { ...defaultPpoConfig, critic: 'separate' };
+    const policy = createPolicy(modelConfig('transformer', 'S', 0)), start = weights(policy);
+    const critics = makeCritics(policy, c, (p) => createPolicy(p.config));
+    const m = ppoUpdate(policy, makeRoleOptimizers(c.lr), reason, c, makeRng(7), undefined, critics);
+    const after = weights(policy), critic = weights(critics.reason!.net);
+    // the same policy step as the shared critic with no value loss (the critic starts as the policy's copy, so the
+    // old values and advantages are the same)
+    const noValue = update(reason, { ...defaultPpoConfig, valueCoef: 0 });
+    for (const k of Object.keys(after)) assert.deepEqual(after[k], noValue[k], `policy weight ${k}`);
+    assert.deepEqual(after.value_head, start.value_head, 'the policy\'s value head moved');
+    assert.notDeepEqual(critic.value_head, start.value_head, 'the critic\'s value head did not move');
+    assert.ok(m['reason/critic_grad_norm'] > 0 && Number.isFinite(m['reason/value_loss']));
+    tf.dispose([...Object.values(policy.weights), ...Object.values(critics).flatMap((k) => Object.values(k!.net.weights))]);
+  });
+  it('refuses a role without a critic, and a bad setting', () => {
+    const c: PpoConfig = { ...defaultPpoConfig, critic: 'separate' };
+    const policy = createPolicy(modelConfig('transformer', 'S', 0));
+    assert.throws(() => ppoUpdate(policy, makeRoleOptimizers(c.lr), reason, c, makeRng(7)), /role reason has no critic/);
+    assert.throws(() => ppoUpdate(policy, makeRoleOptimizers(c.lr), reason, { ...c, critic: 'both' as never }, makeRng(7)),
+      /ppo.critic must be "shared" or "separate"/);
+    tf.dispose(Object.values(policy.weights));
   });
 });

@@ -73,6 +73,11 @@ export interface EvolmConfig {
   generatorWeights: 'shared' | 'separate';
   verifier: 'learned' | 'oracle';
   policyLr: number;
+  /**
+   * the generator's rate. 1x the policy's, the rate every committed EvoLM row ran at; the pre-registered rule
+   * (results/evolm/generator_rate_rule.md, run after those rows) admits 0.5x only (generator_rate_calibration.csv):
+   * the rerun at 0.5x is owed, and the default moves with it
+   */
   generatorLr: number;
   grpo: GrpoConfig;
   world: WorldConfig;

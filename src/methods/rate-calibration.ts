@@ -1,6 +1,8 @@
-// The pre-registered rule that fixes the rubricator's learning rate (results/rlcer/rate_calibration_rule.md): the
-// candidates, the run length, and the table and choice from the runs' metrics. `make rate-calibration` runs it.
+// The pre-registered rules that fix the other role's learning rate: the rubricator's (results/rlcer/
+// rate_calibration_rule.md) and EvoLM's generator's (results/evolm/generator_rate_rule.md): the candidates, the run
+// length, and the table and choice from the runs' metrics. `make rate-calibration` runs both.
 import { defaultRlcerConfig } from './rlcer.js';
+import { defaultEvolmConfig } from './evolm.js';
 import { mean } from '../util/stats.js';
 
 /** Candidates (multiples of the reasoner's rate), run length, seed, size, the pass criteria and where records go. */
@@ -30,3 +32,39 @@ export function calibrationTable(runs: { id: string; metrics: Record<string, unk
   return { rows, chosen: { multiplier: chosen.multiplier, rubric_lr: chosen.rubric_lr, anyPassed: passing.length > 0 } };
 }
 
+
+/** EvoLM's generator: the same candidates and run length; the reference is the two-model variant (run "evolm-ref"). */
+export const GENERATOR_CALIBRATION = {
+  multipliers: CALIBRATION.multipliers, steps: CALIBRATION.steps, seed: 0, size: 'S', klRatioMax: 1.5, formatDrop: 0.02,
+  window: 10, method: 'evolm', reference: 'evolm_two_model', out: 'results/evolm',
+} as const;
+
+type Metrics = Record<string, unknown>[];
+const nums = (ms: Metrics, k: string) =>
+  ms.map((m) => m[k]).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+
+/**
+ * The generator's calibration table from the finished runs "evolm-ref" and "evolm-<multiplier>": the policy's mean
+ * approx. KL per update over its steps against the reference's, and the generator's format rate over its own steps
+ * (phase 1) in the first and last windows; the chosen multiplier by the rule of generator_rate_rule.md.
+ */
+export function generatorCalibrationTable(runs: { id: string; metrics: Metrics }[]) {
+  const c = GENERATOR_CALIBRATION, find = (id: string) => runs.find((r) => r.id === id);
+  const ref = find('evolm-ref');
+  if (!ref) throw new Error('generator rate calibration: the reference run is missing (--run evolm-ref)');
+  const klRef = mean(nums(ref.metrics, 'policy/approx_kl'));
+  const rows = (c.multipliers as readonly number[]).map((m) => {
+    const r = find(`evolm-${m}`);
+    if (!r) throw new Error(`generator rate calibration: the run for multiplier ${m} is missing (--run evolm-${m})`);
+    const kl = mean(nums(r.metrics, 'policy/approx_kl'));
+    const fmt = nums(r.metrics.filter((x) => x.phase === 1), 'format_rate');
+    const first = mean(fmt.slice(0, c.window)), last = mean(fmt.slice(-c.window));
+    const passes = kl <= c.klRatioMax * klRef && last >= first - c.formatDrop;
+    return { multiplier: m, generator_lr: defaultEvolmConfig.policyLr * m, policy_approx_kl: kl,
+      reference_approx_kl: klRef, kl_ratio: kl / klRef, format_first: first, format_last: last,
+      passes: passes ? 'yes' : 'no' };
+  });
+  const passing = rows.filter((r) => r.passes === 'yes');
+  const chosen = passing.length ? passing[passing.length - 1] : rows[0];
+  return { rows, chosen: { multiplier: chosen.multiplier, generator_lr: chosen.generator_lr, anyPassed: passing.length > 0 } };
+}

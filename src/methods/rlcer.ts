@@ -12,7 +12,8 @@ import { checkWorldConfig, defaultWorld, type WorldConfig } from '../world/defau
 import { CRITERION_NAMES, criterionText, type Criterion, type CriterionName, criterionEnglish } from '../rubrics/criteria.js';
 import { referenceRubric, type Parsed, type RubricItem } from '../rubrics/rubric.js';
 import { cotRewards, criterionValidity, poolItems, randomValidity, rubricatorReward, type ConstantCorrectness, type CotNorm, type ValidityReading } from '../rubrics/rewards.js';
-import { checkPpoConfig, defaultPpoConfig, makeRoleOptimizers, ppoUpdate, type PpoConfig } from '../rl/ppo.js';
+import { checkPpoConfig, criticsState, defaultPpoConfig, makeCritics, makeRoleOptimizers, ppoUpdate, restoreCritics, type PpoConfig } from '../rl/ppo.js';
+import { createPolicy } from '../models/index.js';
 import { mean, type Rollout } from '../rl/rollout.js';
 import { optimizersState, restoreOptimizers, type OptimizerState } from '../rl/optim.js';
 import { classifyStyle } from '../rl/evaluate.js';
@@ -197,14 +198,18 @@ export function makeRlcerTrainer(policy: Policy, c: RlcerConfig, models: RlcerMo
   if (c.verifier === 'learned' && !models.verifier) throw new ConfigError('verifier "learned" needs a verifier checkpoint');
   if (c.rubricSource === 'fixed_untrained' && !models.frozenRubricator) throw new ConfigError('rubricSource "fixed_untrained" needs the frozen cold-start policy');
   const opts = makeRoleOptimizers(c.ppo.lr);
+  const critics = makeCritics(policy, c.ppo, (p) => createPolicy(p.config)); // none unless ppo.critic is 'separate'
   const batchJudge = c.verifier === 'learned' ? learnedJudge(models.verifier!) : (xs: { c: Criterion; p: ReasonerRollout['problem']; completion: string[] }[]) => xs.map((x) => oracleJudge(x.c, x.p, x.completion));
   let logged: RubricLog[] = [];
 
   return {
     lastRubrics: () => logged,
     // an exact resume needs the roles' Adam moments besides the weights (the frozen rubricator and verifier are inputs)
-    state: async () => ({ optimizers: await optimizersState(opts) }),
-    restore: (s) => restoreOptimizers(opts, s.optimizers as Record<string, OptimizerState>, () => Object.values(policy.weights)),
+    state: async () => ({ optimizers: await optimizersState(opts), ...(c.ppo.critic === 'separate' ? { critics: await criticsState(critics) } : {}) }),
+    restore: async (s) => {
+      await restoreOptimizers(opts, s.optimizers as Record<string, OptimizerState>, () => Object.values(policy.weights));
+      if (c.ppo.critic === 'separate') await restoreCritics(critics, s.critics as Parameters<typeof restoreCritics>[1]);
+    },
     step(rng) {
       const t0 = Date.now();
       // 1. reasoner rollouts, grouped by prompt
@@ -273,7 +278,7 @@ export function makeRlcerTrainer(policy: Policy, c: RlcerConfig, models: RlcerMo
       });
 
       // 6. one PPO update over both roles
-      const upd = ppoUpdate(policy, opts, [...rs, ...rubricRollouts], c.ppo, rng);
+      const upd = ppoUpdate(policy, opts, [...rs, ...rubricRollouts], c.ppo, rng, undefined, critics);
       const styles: Record<string, number> = {};
       for (const r of rs) { const s = classifyStyle(r.trace, r.problem); styles[s] = (styles[s] ?? 0) + 1 / rs.length; }
       const meanOr = (xs: number[]) => (xs.length ? mean(xs) : NaN);

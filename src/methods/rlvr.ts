@@ -8,7 +8,8 @@ import { isCorrect, parseTrace, promptTokens, type ParsedTrace } from '../world/
 import { decode, encode } from '../world/vocab.js';
 import { checkWorldConfig, defaultWorld, drawTrainingProblem, type WorldConfig } from '../world/defaults.js';
 import { classifyStyle } from '../rl/evaluate.js';
-import { checkPpoConfig, defaultPpoConfig, makeRoleOptimizers, ppoUpdate, type PpoConfig } from '../rl/ppo.js';
+import { checkPpoConfig, criticsState, defaultPpoConfig, makeCritics, makeRoleOptimizers, ppoUpdate, restoreCritics, type PpoConfig } from '../rl/ppo.js';
+import { createPolicy } from '../models/index.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../rl/grpo.js';
 import { optimizersState, restoreOptimizers, type OptimizerState } from '../rl/optim.js';
 import { mean, type Rollout } from '../rl/rollout.js';
@@ -107,15 +108,19 @@ export function makeRlvrTrainer(policy: Policy, c: RlvrConfig, rewardFn: RewardF
   checkRlvrConfig(c);
   const opts = makeRoleOptimizers(c.ppo.lr), grpoOpt = tf.train.adam(c.grpo.lr);
   const all = { ...opts, grpo: grpoOpt }, vars = () => Object.values(policy.weights);
+  const critics = makeCritics(policy, c.ppo, (p) => createPolicy(p.config)); // none unless ppo.critic is 'separate'
   return {
-    state: async () => ({ optimizers: await optimizersState(all) }),
-    restore: (s) => restoreOptimizers(all, s.optimizers as Record<string, OptimizerState>, vars),
+    state: async () => ({ optimizers: await optimizersState(all), ...(c.ppo.critic === 'separate' ? { critics: await criticsState(critics) } : {}) }),
+    restore: async (s) => {
+      await restoreOptimizers(all, s.optimizers as Record<string, OptimizerState>, vars);
+      if (c.ppo.critic === 'separate') await restoreCritics(critics, s.critics as Parameters<typeof restoreCritics>[1]);
+    },
     step(rng) {
       const t0 = Date.now();
       const rs = rollOutReasoner(policy, c, rng);
       const t1 = Date.now();
       rewardFn(rs).forEach((x, i) => { rs[i].reward = x.reward; rs[i].components = { outcome: outcomeReward(rs[i]), ...x.components }; });
-      const upd = c.algo === 'ppo' ? ppoUpdate(policy, opts, rs, c.ppo, rng) : grpoUpdate(policy, grpoOpt, rs, c.grpo, rng);
+      const upd = c.algo === 'ppo' ? ppoUpdate(policy, opts, rs, c.ppo, rng, undefined, critics) : grpoUpdate(policy, grpoOpt, rs, c.grpo, rng);
       const groups = [...new Set(rs.map((r) => r.group))].map((g) => rs.filter((r) => r.group === g));
       const styles: Record<string, number> = {};
       for (const r of rs) { const s = classifyStyle(r.trace, r.problem); styles[s] = (styles[s] ?? 0) + 1 / rs.length; }

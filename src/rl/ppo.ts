@@ -3,8 +3,8 @@
 // reward, advantages whitened per role, and a learning rate per role (one Adam per role over the shared weights).
 import { tf } from '../models/backend.js';
 import { makeSequenceBatch, disposeSequenceBatch, tokenLogProbs, type SequenceBatch } from '../models/logprobs.js';
-import { ROLE_INDEX, type Policy } from '../models/policy.js';
-import { clipByGlobalNorm } from './optim.js';
+import { decodeTensor, encodeTensor, ROLE_INDEX, type Policy } from '../models/policy.js';
+import { clipByGlobalNorm, optimizerState, restoreOptimizer, type OptimizerState } from './optim.js';
 import { gae, whiten } from './advantages.js';
 import { clippedSurrogate, clippedValueLoss, tokenMean } from './losses.js';
 import { fromGrid, mean, minibatches, toGrid, type Rollout } from './rollout.js';
@@ -43,7 +43,17 @@ export interface PpoConfig {
   lengthBuckets: number;
   /** a factor on each role's loss (default 1; 0 switches a role's update off, as the update-parity test does) */
   roleLossScale?: Partial<Record<Role, number>>;
+  /**
+   * where each role's values come from: 'shared' (default: the role's value head on the policy's trunk, its loss
+   * reaching the trunk at the role's rate) or 'separate' (a critic network per role, the policy's architecture
+   * started from the policy's weights, trained on that role's value loss alone by its own Adam at the role's rate;
+   * the policy then gets the surrogate's gradient only). The paper describes value networks; it does not say which.
+   */
+  critic?: 'shared' | 'separate';
 }
+
+/** A role's own critic network and its optimiser (PpoConfig.critic 'separate'). */
+export interface Critic { net: Policy; opt: tf.Optimizer }
 
 export const defaultPpoConfig: PpoConfig = {
   clip: 0.2, valueClip: 0.2, valueCoef: 0.5, entropyCoef: 0, gamma: 1, lambda: 1, klCoef: 0,
@@ -59,6 +69,46 @@ export function checkPpoConfig(c: PpoConfig): void {
   requireInteger('ppo.lengthBuckets', c.lengthBuckets, 1);
   for (const [r, v] of Object.entries(c.roleLossScale ?? {})) requireNonNegative(`ppo.roleLossScale.${r}`, v);
   if (c.roleMixing !== 'weighted_sum' && c.roleMixing !== 'separate_adam') throw new ConfigError(`ppo.roleMixing must be "weighted_sum" or "separate_adam" (got "${c.roleMixing}")`);
+  if (c.critic !== undefined && c.critic !== 'shared' && c.critic !== 'separate') throw new ConfigError(`ppo.critic must be "shared" or "separate" (got "${c.critic}")`);
+}
+
+/**
+ * One critic per role for PpoConfig.critic 'separate' (none for 'shared'): a copy of the policy's network and
+ * weights, each with an Adam at its role's rate.
+ */
+export function makeCritics(policy: Policy, c: Pick<PpoConfig, 'critic' | 'lr'>, create: (p: Policy) => Policy):
+  Partial<Record<Role, Critic>> {
+  if (c.critic !== 'separate') return {};
+  return Object.fromEntries(Object.entries(c.lr).map(([role, lr]) => {
+    const net = create(policy);
+    for (const [k, v] of Object.entries(net.weights)) v.assign(policy.weights[k]);
+    return [role, { net, opt: tf.train.adam(lr) }];
+  })) as Partial<Record<Role, Critic>>;
+}
+
+type CriticState = { weights: Record<string, { shape: number[]; data: string }>; optimizer: OptimizerState };
+
+/** What an exact resume needs of the critics: each one's weights and Adam moments. */
+export async function criticsState(critics: Partial<Record<Role, Critic>>): Promise<Record<string, CriticState>> {
+  const out: Record<string, CriticState> = {};
+  for (const [role, k] of Object.entries(critics)) {
+    out[role] = { weights: Object.fromEntries(Object.entries(k!.net.weights).map(([n, v]) => [n, encodeTensor(v, `critic ${role} ${n}`)])),
+      optimizer: await optimizerState(k!.opt) };
+  }
+  return out;
+}
+
+/** Restore criticsState's output into the critics of makeCritics. */
+export async function restoreCritics(critics: Partial<Record<Role, Critic>>, s: Record<string, CriticState> | undefined) {
+  for (const [role, k] of Object.entries(critics)) {
+    if (!s?.[role]) throw new Error(`the saved trainer state has no critic for role "${role}"`);
+    for (const [n, v] of Object.entries(k!.net.weights)) {
+      const t = decodeTensor(s[role].weights[n]);
+      v.assign(t as tf.Tensor);
+      t.dispose();
+    }
+    await restoreOptimizer(k!.opt, s[role].optimizer, Object.values(k!.net.weights));
+  }
 }
 
 export const makeRoleOptimizers = (lr: Record<Role, number>) =>
@@ -83,8 +133,14 @@ type StepData = { oldLp: tf.Tensor; oldV: tf.Tensor; A: tf.Tensor; R: tf.Tensor 
  * applied. The minibatch may come as several padded parts (length buckets): each part's token means are weighted
  * by its share of the minibatch's completion tokens, which is exactly the token mean over the whole minibatch.
  */
-export function ppoGradients(policy: Policy, parts: { sb: SequenceBatch; d: StepData }[], role: Role, c: PpoConfig) {
+type GradStats = Record<string, number> & { gradNorm: number; pg: number; v: number; ent: number; clipfrac: number; approxKl: number };
+
+export function ppoGradients(policy: Policy, parts: { sb: SequenceBatch; d: StepData }[], role: Role, c: PpoConfig,
+  critic?: Policy): { grads: tf.NamedTensorMap; criticGrads?: tf.NamedTensorMap; stats: GradStats } {
   const counts = parts.map((p) => p.sb.completionLengths.reduce((a, b) => a + b, 0)), total = counts.reduce((a, b) => a + b, 0);
+  const scale = (loss: tf.Tensor) =>
+    (c.roleLossScale?.[role] === undefined ? loss : loss.mul(c.roleLossScale[role]!)) as tf.Scalar;
+  const valueLoss = (values: tf.Tensor, d: StepData, sb: SequenceBatch) => clippedValueLoss(values, d.oldV, d.R, sb.mask, c.valueClip);
   let kept: tf.Scalar[] = [];
   const { value, grads } = tf.variableGrads(() => {
     const sums = [0, 0, 0, 0, 0].map(() => tf.scalar(0) as tf.Tensor);
@@ -92,19 +148,32 @@ export function ppoGradients(policy: Policy, parts: { sb: SequenceBatch; d: Step
       // the entropy joins the graph only when it is in the loss; otherwise it is logged from the scoring pass
       const o = tokenLogProbs(policy, sb, ROLE_INDEX[role], c.entropyCoef > 0);
       const s = clippedSurrogate(o.logp, d.oldLp, d.A, sb.mask, c.clip);
-      const terms = [s.loss, clippedValueLoss(o.values, d.oldV, d.R, sb.mask, c.valueClip), tokenMean(o.entropy, sb.mask), s.clipfrac, s.approxKl];
+      const v = critic ? tf.scalar(0) : valueLoss(o.values, d, sb); // a separate critic's loss is its own
+      const terms = [s.loss, v, tokenMean(o.entropy, sb.mask), s.clipfrac, s.approxKl];
       terms.forEach((t, j) => { sums[j] = sums[j].add(t.mul(counts[k] / Math.max(1, total))); });
     });
     kept = sums.map((t) => tf.keep(t.clone()) as tf.Scalar);
-    const loss = sums[0].add(sums[1].mul(c.valueCoef)).sub(sums[2].mul(c.entropyCoef));
-    return (c.roleLossScale?.[role] === undefined ? loss : loss.mul(c.roleLossScale[role]!)) as tf.Scalar;
+    return scale(sums[0].add(sums[1].mul(c.valueCoef)).sub(sums[2].mul(c.entropyCoef)));
   }, Object.values(policy.weights));
   const loss = value.dataSync()[0];
-  const [pg, v, ent, clipfrac, approxKl] = kept.map((t) => t.dataSync()[0]);
+  const [pg, v0, ent, clipfrac, approxKl] = kept.map((t) => t.dataSync()[0]);
   tf.dispose([value, ...kept]);
   if (!Number.isFinite(loss)) { tf.dispose(Object.values(grads)); throw new Error(`PPO loss is ${loss} (role ${role}): stopping before it reaches the weights`); }
   const gradNorm = clipByGlobalNorm(grads, c.maxGradNorm);
-  return { grads, stats: { gradNorm, pg, v, ent, clipfrac, approxKl } };
+  if (!critic) return { grads, stats: { gradNorm, pg, v: v0, ent, clipfrac, approxKl } };
+  // the role's critic: its value loss on its own weights, clipped on its own
+  let vSum!: tf.Scalar;
+  const cv = tf.variableGrads(() => {
+    const sum = parts.reduce((acc, { sb, d }, k) => acc.add(valueLoss(
+      tokenLogProbs(critic, sb, ROLE_INDEX[role], false).values, d, sb).mul(counts[k] / Math.max(1, total))), tf.scalar(0) as tf.Tensor);
+    vSum = tf.keep(sum.clone()) as tf.Scalar;
+    return scale(sum.mul(c.valueCoef));
+  }, Object.values(critic.weights));
+  const v = vSum.dataSync()[0];
+  tf.dispose([cv.value, vSum]);
+  if (!Number.isFinite(v)) { tf.dispose([...Object.values(grads), ...Object.values(cv.grads)]); throw new Error(`PPO value loss is ${v} (role ${role}'s critic)`); }
+  const criticGradNorm = clipByGlobalNorm(cv.grads, c.maxGradNorm);
+  return { grads, criticGrads: cv.grads, stats: { gradNorm, pg, v, ent, clipfrac, approxKl, criticGradNorm } };
 }
 
 /** One gradient step of the PPO objective on a minibatch. */
@@ -153,19 +222,26 @@ export function roleAdvantages(roles: RoleScores[], c: Pick<PpoConfig, 'gamma' |
  * and value head; in every (epoch, minibatch) the roles' gradients are all taken at the same parameters, then
  * combined as `roleMixing` says: the roles' objectives summed on the shared weights, with a rate per role.
  */
-export function ppoUpdate(policy: Policy, opts: Record<Role, tf.Optimizer>, rollouts: Rollout[], c: PpoConfig, rng: Rng, ref?: Policy): PpoMetrics {
+export function ppoUpdate(policy: Policy, opts: Record<Role, tf.Optimizer>, rollouts: Rollout[], c: PpoConfig, rng: Rng, ref?: Policy,
+  critics: Partial<Record<Role, Critic>> = {}): PpoMetrics {
   checkPpoConfig(c);
   const roles = [...new Set(rollouts.map((r) => r.role))];
+  const criticOf = (role: Role) => {
+    if (c.critic !== 'separate') return undefined;
+    if (!critics[role]) throw new ConfigError(`ppo.critic "separate": role ${role} has no critic (makeCritics)`);
+    return critics[role];
+  };
   const scored = roles.map((role) => {
     const rs = rollouts.filter((r) => r.role === role);
-    const old = scoreRollouts(policy, rs, role);
+    const old = scoreRollouts(policy, rs, role), critic = criticOf(role);
+    if (critic) old.values = scoreRollouts(critic.net, rs, role).values; // the old values are the critic's
     const refLogp = ref && c.klCoef > 0 ? scoreRollouts(ref, rs, role).logp : null;
     return { role, rs, old, refLogp };
   });
   const advantages = roleAdvantages(
     scored.map(({ rs, old, refLogp }) => ({ rs, values: old.values, logp: old.logp, refLogp })), c);
   const prepared = scored.map(({ role, rs, old }, k) => {
-    const acc = { pg: [] as number[], v: [] as number[], ent: [] as number[], clipfrac: [] as number[], approxKl: [] as number[], gradNorm: [] as number[] };
+    const acc = { pg: [] as number[], v: [] as number[], ent: [] as number[], clipfrac: [] as number[], approxKl: [] as number[], gradNorm: [] as number[], criticGradNorm: [] as number[] };
     return { role, rs, old, ...advantages[k], acc };
   });
   // every epoch's minibatches drawn role by role, so a role's splits do not depend on the other roles (the reasoner
@@ -174,7 +250,7 @@ export function ppoUpdate(policy: Policy, opts: Record<Role, tf.Optimizer>, roll
   for (let e = 0; e < c.epochs; e++) {
     const splits = epochSplits.map((s) => s[e]);
     for (let m = 0; m < Math.max(...splits.map((s) => s.length)); m++) {
-      const pending: { role: Role; grads: tf.NamedTensorMap }[] = [];
+      const pending: { role: Role; grads: tf.NamedTensorMap; criticGrads?: tf.NamedTensorMap }[] = [];
       try {
         prepared.forEach((p, k) => {
           const mb = splits[k][m];
@@ -188,9 +264,9 @@ export function ppoUpdate(policy: Policy, opts: Record<Role, tf.Optimizer>, roll
               A: toGrid(sb, rows.map((i) => p.adv[i])), R: toGrid(sb, rows.map((i) => p.ret[i])) } };
           });
           try {
-            const { grads, stats } = ppoGradients(policy, parts, p.role, c);
-            pending.push({ role: p.role, grads: grads as tf.NamedTensorMap });
-            for (const key of Object.keys(p.acc) as (keyof typeof p.acc)[]) p.acc[key].push(stats[key]);
+            const { grads, criticGrads, stats } = ppoGradients(policy, parts, p.role, c, criticOf(p.role)?.net);
+            pending.push({ role: p.role, grads, criticGrads });
+            for (const key of Object.keys(p.acc) as (keyof typeof p.acc)[]) if (key in stats) p.acc[key].push(stats[key]);
           } finally {
             for (const part of parts) { tf.dispose(Object.values(part.d)); disposeSequenceBatch(part.sb); }
           }
@@ -202,8 +278,9 @@ export function ppoUpdate(policy: Policy, opts: Record<Role, tf.Optimizer>, roll
             [name, tf.addN(pending.map((g) => g.grads[name].mul(c.lr[g.role] / c.lr.reason)))])));
           try { opts.reason.applyGradients(summed); } finally { tf.dispose(Object.values(summed)); }
         }
+        for (const g of pending) if (g.criticGrads) criticOf(g.role)!.opt.applyGradients(g.criticGrads);
       } finally {
-        for (const g of pending) tf.dispose(Object.values(g.grads));
+        for (const g of pending) tf.dispose([...Object.values(g.grads), ...Object.values(g.criticGrads ?? {})]);
       }
     }
   }
@@ -213,6 +290,7 @@ export function ppoUpdate(policy: Policy, opts: Record<Role, tf.Optimizer>, roll
       [`${role}/pg_loss`]: mean(acc.pg), [`${role}/value_loss`]: mean(acc.v), [`${role}/entropy`]: mean(old.entropy.map(mean)),
       [`${role}/clipfrac`]: mean(acc.clipfrac), [`${role}/approx_kl`]: mean(acc.approxKl), [`${role}/grad_norm`]: mean(acc.gradNorm),
       [`${role}/kl_ref`]: kl, [`${role}/value_mean`]: mean(old.values.map(mean)),
+      ...(acc.criticGradNorm.length ? { [`${role}/critic_grad_norm`]: mean(acc.criticGradNorm) } : {}),
     });
   }
   return metrics;
