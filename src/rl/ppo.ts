@@ -58,6 +58,7 @@ export interface Critic { net: Policy; opt: tf.Optimizer }
 export const defaultPpoConfig: PpoConfig = {
   clip: 0.2, valueClip: 0.2, valueCoef: 0.5, entropyCoef: 0, gamma: 1, lambda: 1, klCoef: 0,
   epochs: 2, minibatches: 2, maxGradNorm: 1, lr: { reason: 1e-4, rubric: 1e-4, hint: 1e-4 }, roleMixing: 'separate_adam', lengthBuckets: 3,
+  critic: 'shared',
 };
 
 export function checkPpoConfig(c: PpoConfig): void {
