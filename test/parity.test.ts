@@ -11,6 +11,11 @@ import { defaultPpoConfig, makeCritics, makeRoleOptimizers, ppoUpdate, type PpoC
 import type { Rollout } from '../src/rl/rollout.js';
 import { makeRng } from '../src/util/random.js';
 import { calibrationTable, generatorCalibrationTable } from '../src/methods/rate-calibration.js';
+import { defaultEvolmConfig, makeEvolmTrainer } from '../src/methods/evolm.js';
+import { coldStartCheckpoint } from '../src/methods/table2.js';
+import { loadPolicy } from '../src/models/index.js';
+import { grpoUpdate } from '../src/rl/grpo.js';
+import type { Rng } from '../src/util/random.js';
 import { defaultRlcerConfig } from '../src/methods/rlcer.js';
 import { V } from '../src/world/vocab.js';
 
@@ -142,5 +147,47 @@ describe('a separate critic per role (ppo.critic "separate")', () => {
     assert.throws(() => ppoUpdate(policy, makeRoleOptimizers(c.lr), reason, { ...c, critic: 'both' as never }, makeRng(7)),
       /ppo.critic must be "shared" or "separate"/);
     tf.dispose(Object.values(policy.weights));
+  });
+});
+
+describe('update parity: an EvoLM policy step is one GRPO update of the policy with its own Adam', () => {
+  before(async function () {
+    await initBackend();
+    if (!fs.existsSync(coldStartCheckpoint('S'))) this.skip(); // the cold start writes rubrics that parse
+  });
+  /** a seeded stream that counts its draws, so a replay can stop where the update began */
+  const counting = (seed: number) => {
+    const base = makeRng(seed);
+    const r = { draws: 0, next: () => { r.draws++; return base.next(); },
+      int: (n: number) => Math.floor(r.next() * n), normal: () => base.normal(),
+      categorical: (w: ArrayLike<number>, offset = 0, length = w.length - offset) => {
+        let total = 0;
+        for (let i = 0; i < length; i++) total += w[offset + i];
+        let u = r.next() * total;
+        for (let i = 0; i < length - 1; i++) { u -= w[offset + i]; if (u < 0) return i; }
+        return length - 1;
+      } };
+    return r as Rng & { draws: number };
+  };
+  it('the weights move exactly as grpoUpdate at the policy\'s rate on the step\'s own batch (RLVR\'s GRPO step)', () => {
+    const c = { ...defaultEvolmConfig, verifier: 'oracle' as const, prompts: 4, steps: 10, generatorLr: 5e-3 };
+    const policy = loadPolicy(coldStartCheckpoint('S')), start = weights(policy);
+    const trainer = makeEvolmTrainer(policy, c);
+    assert.equal(trainer.phaseOf(0), 'policy');
+    const rng = counting(11);
+    trainer.step(0, rng);
+    const batch = trainer.lastRollouts();
+    assert.ok(new Set(batch.map((r) => r.reward)).size > 1, 'the judge gave one score to every answer: nothing to test');
+    // the update's draws are its minibatch shuffles, the step's last draws: (rows - 1) per epoch and shuffle
+    const updateDraws = c.grpo.epochs * (batch.length - 1);
+    const replay = counting(11);
+    for (let i = 0; i < rng.draws - updateDraws; i++) replay.next();
+    const copy = loadPolicy(coldStartCheckpoint('S'));
+    grpoUpdate(copy, tf.train.adam(c.policyLr), batch, c.grpo, replay);
+    assert.equal(replay.draws, rng.draws);
+    const got = weights(policy), want = weights(copy);
+    for (const k of Object.keys(want)) assert.deepEqual(got[k], want[k], `weight ${k} differs from the GRPO update's`);
+    assert.ok(Object.keys(start).some((k) => start[k].some((x, i) => x !== got[k][i])), 'the step moved no weight');
+    tf.dispose([...Object.values(policy.weights), ...Object.values(copy.weights)]);
   });
 });
