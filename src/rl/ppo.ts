@@ -129,13 +129,15 @@ export interface PpoMetrics { [k: string]: number }
 
 type StepData = { oldLp: tf.Tensor; oldV: tf.Tensor; A: tf.Tensor; R: tf.Tensor };
 
+/** What one role's gradient step reports (criticGradNorm with a separate critic). */
+type GradStats = Record<string, number> & { gradNorm: number; pg: number; v: number; ent: number; clipfrac: number; approxKl: number };
+
 /**
  * Gradients of the PPO objective on a minibatch (old log-probs, old values, advantages, returns as [B, T]), not yet
  * applied. The minibatch may come as several padded parts (length buckets): each part's token means are weighted
  * by its share of the minibatch's completion tokens, which is exactly the token mean over the whole minibatch.
+ * With `critic` (PpoConfig.critic 'separate') the value loss is the critic's: its gradients come back apart.
  */
-type GradStats = Record<string, number> & { gradNorm: number; pg: number; v: number; ent: number; clipfrac: number; approxKl: number };
-
 export function ppoGradients(policy: Policy, parts: { sb: SequenceBatch; d: StepData }[], role: Role, c: PpoConfig,
   critic?: Policy): { grads: tf.NamedTensorMap; criticGrads?: tf.NamedTensorMap; stats: GradStats } {
   const counts = parts.map((p) => p.sb.completionLengths.reduce((a, b) => a + b, 0)), total = counts.reduce((a, b) => a + b, 0);
