@@ -120,6 +120,12 @@ describe('the fair defaults (issue 17) are the defaults', () => {
     assert.equal(defaultRlcerConfig.ppo.lr.rubric, defaultRlcerConfig.ppo.lr.reason * choice.multiplier);
     assert.equal(defaultRlcerConfig.validityReading, 'sign_aware');
   });
+  it('EvoLM: the generator at the multiple of the policy\'s rate the pre-registered rule chose', () => {
+    const choice = JSON.parse(fs.readFileSync('results/evolm/generator_rate_choice.json', 'utf8'));
+    assert.equal(choice.multiplier, 0.5);
+    assert.equal(defaultEvolmConfig.generatorLr, defaultEvolmConfig.policyLr * choice.multiplier);
+    assert.equal(choice.generator_lr, defaultEvolmConfig.generatorLr);
+  });
 });
 
 describe('a separate critic per role (ppo.critic "separate")', () => {

@@ -74,9 +74,9 @@ export interface EvolmConfig {
   verifier: 'learned' | 'oracle';
   policyLr: number;
   /**
-   * the generator's rate. 1x the policy's, the rate every committed EvoLM row ran at; the pre-registered rule
-   * (results/evolm/generator_rate_rule.md, run after those rows) admits 0.5x only (generator_rate_calibration.csv):
-   * the rerun at 0.5x is owed, and the default moves with it
+   * the generator's rate: 0.5x the policy's, the largest multiple the pre-registered rule admits
+   * (results/evolm/generator_rate_rule.md, generator_rate_choice.json). The first EvoLM rows ran at 1x; their
+   * records are in results/runs/superseded/table2-generator-1x
    */
   generatorLr: number;
   grpo: GrpoConfig;
@@ -87,7 +87,7 @@ export const defaultEvolmConfig: EvolmConfig = {
   steps: 100, prompts: 16, rollouts: 8, temperature: 1, schedule: 'alternate', alternation: 0, alternationFraction: 0.1, marginWeight: 0.7, formatWeight: 0.3,
   pairSources: { temporal: 1, perturbation: 1, rubric_conditioned: 1 }, temporalGapFraction: [1 / 75, 1 / 15], temporalGap: null,
   generatorReads: 'own_cot', rubricSource: 'generator', generatorWeights: 'shared', verifier: 'learned',
-  policyLr: 1e-4, generatorLr: 1e-4, grpo: defaultGrpoConfig, world: defaultWorld,
+  policyLr: 1e-4, generatorLr: 0.5e-4, grpo: defaultGrpoConfig, world: defaultWorld,
 };
 
 export function checkEvolmConfig(c: EvolmConfig): void {
