@@ -185,7 +185,7 @@ verify-quick:
 # recompute every committed table that has committed run records, byte for byte: the quick and full Table 2 (from
 # results/runs/table2), the rubricator and generator rate calibrations (from results/runs/rate-calibration), Rubicon's full
 # tables (from results/runs/rubicon). CI runs it.
-T2_TABLES := table2.csv,ablations.csv,table2_claims.csv,table2_reported.csv,rlcer/curves.csv,rlcer/eval_curves.csv,rlcer/hints.csv,rlcer/update_parity.csv,evolm/rubric_evolution.csv
+T2_TABLES := table2.csv,ablations.csv,table2_claims.csv,table2_reported.csv,rlcer/curves.csv,rlcer/eval_curves.csv,rlcer/hints.csv,rlcer/update_parity.csv,rlcer/claim_parity.csv,evolm/rubric_evolution.csv
 LONG_TABLES = long.csv,long_final.csv,long_claims.csv,long_parity.csv
 CORL_T8_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,claims.csv,curves.csv,table8_reported.csv
 CORL_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,theory_rules.csv,phase.csv,matched_budget.csv,claims.csv,curves.csv,table1_reported.csv

@@ -52,3 +52,31 @@ export function updateParity(runs: RunMetrics[]): Row[] {
   }
   return out;
 }
+
+export const CLAIM_PARITY_COLUMNS = ['size', 'claim', 'run', 'against', 'seeds', 'kl_ratio_min', 'kl_ratio_max',
+  'seeds_within_band'];
+
+/**
+ * The fairness check behind each claim "A beats B" (the developers' guide: the same size of policy update for the
+ * shared role): per size, the ratio of A's reasoner approx. KL per update to B's at the same seed, from
+ * `updateParity`'s rows. One row per (size, claim) whose two rows differ and both logged reasoner updates: the
+ * seeds compared, the smallest and largest ratio, and how many seeds lie in PARITY_BAND ("2/3").
+ */
+export function claimParity(parity: Row[], claims: { claim: string; a: string; b: string }[]): Row[] {
+  const kl = new Map(parity.filter((r) => r.role === 'reasoner')
+    .map((r) => [`${r.size}|${r.method}|${r.seed}`, Number(r.approx_kl_per_update)]));
+  const sizes = [...new Set(parity.map((r) => String(r.size)))].sort();
+  const seeds = [...new Set(parity.map((r) => Number(r.seed)))].sort((x, y) => x - y);
+  const out: Row[] = [];
+  for (const size of sizes) {
+    for (const c of claims.filter((x) => x.a !== x.b)) {
+      const ratios = seeds.map((s) => kl.get(`${size}|${c.a}|${s}`)! / kl.get(`${size}|${c.b}|${s}`)!)
+        .filter((r) => Number.isFinite(r) && r > 0);
+      if (ratios.length === 0) continue;
+      const inBand = ratios.filter((r) => r >= PARITY_BAND[0] && r <= PARITY_BAND[1]).length;
+      out.push({ size, claim: c.claim, run: `${size}|${c.a}`, against: `${size}|${c.b}`, seeds: ratios.length,
+        kl_ratio_min: Math.min(...ratios), kl_ratio_max: Math.max(...ratios), seeds_within_band: `${inBand}/${ratios.length}` });
+    }
+  }
+  return out;
+}

@@ -12,7 +12,7 @@ import { findFinishedRuns, readMetrics } from '../src/io/run.js';
 import { CLAIM_COLUMNS, claimRows, interval, meanCi, scoresBySeed, type Claim, type Scores } from './aggregate.js';
 import { runMain } from '../src/cli/args.js';
 import { ConfigError } from '../src/io/validate.js';
-import { PARITY_COLUMNS, updateParity } from './parity.js';
+import { CLAIM_PARITY_COLUMNS, claimParity, PARITY_COLUMNS, updateParity } from './parity.js';
 import { mean } from '../src/util/stats.js';
 import { REPORTED, TABLE2_ROWS, METHODS, TABLE2_ARCHIVE, profileSpec } from '../src/methods/table2.js';
 
@@ -183,7 +183,10 @@ export function aggregateTable2(profile: string, root = 'runs/table2', out = pro
   const hints = runs.filter((r) => fs.existsSync(path.join(r.dir, 'hints.csv'))).flatMap((r) => readCsv(path.join(r.dir, 'hints.csv')));
   writeTable(path.join(curveDir, 'hints.csv'), meanCi(hints, ['size', 'method', 'family'], ['plain', 'hinted', 'hint_rate']));
   // each role's update size against RLVR's at the same size and seed (the parity check of the comparison)
-  writeTable(path.join(curveDir, 'update_parity.csv'), updateParity(runs.map((r) => ({ ...r, metrics: readMetrics(r.dir) }))), PARITY_COLUMNS);
+  const parity = updateParity(runs.map((r) => ({ ...r, metrics: readMetrics(r.dir) })));
+  writeTable(path.join(curveDir, 'update_parity.csv'), parity, PARITY_COLUMNS);
+  // and each claim's two rows against each other: did A and B take the same size of step?
+  writeTable(path.join(curveDir, 'claim_parity.csv'), claimParity(parity, TABLE2_CLAIMS), CLAIM_PARITY_COLUMNS);
   console.log(`Table 2 (${profile}): ${runs.length} runs (sizes ${sizes.join(', ')}) -> ${path.join(out, 'table2.csv')}; curves -> ${curveDir}`);
   printTable(readCsv(path.join(out, 'table2.csv')));
 }

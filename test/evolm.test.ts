@@ -108,6 +108,23 @@ describe('EvoLM training', function () {
       assert.ok(Number.isFinite(m.generator_reward));
     }
   });
+  it('the trainer: the rubric writer never reads an answer the step scores or pairs', function () {
+    if (!fs.existsSync(coldStartCheckpoint('S'))) this.skip();
+    const c = { ...defaultEvolmConfig, steps: 2, alternation: 1, prompts: 3, rollouts: 2, verifier: 'oracle' as const };
+    const t = makeEvolmTrainer(loadPolicy(coldStartCheckpoint('S')), c);
+    for (let step = 0; step < 4; step++) {
+      const m = t.step(step, makeRng(11 + step)), b = t.lastBatch();
+      const used = new Set(m.phase === 0 ? b.scored : b.paired);
+      if (m.phase === 0) assert.equal(b.scored.length, c.prompts * c.rollouts);
+      else assert.ok(b.paired.length >= c.prompts, 'every pair has a plain member');
+      // one read per rubric written: per prompt in a policy step, per rubric (and first rubric) in a generator step
+      assert.ok(b.read.length >= (m.phase === 0 ? c.prompts : c.prompts * c.rollouts), `step ${step}: ${b.read.length}`);
+      for (const i of b.read) {
+        assert.ok(Number.isInteger(i) && i >= 0 && i < c.prompts * (m.phase === 0 ? c.rollouts + 1 : 2), `index ${i}`);
+        assert.ok(!used.has(i), `step ${step} (phase ${m.phase}): the writer read answer ${i}, which the step uses`);
+      }
+    }
+  });
   it('rubric quality reads what the writer reads: the committed cold start cannot write from the question alone', async function () {
     if (!fs.existsSync(coldStartCheckpoint('S'))) this.skip();
     const { preferencePairs, rubricatorQuality } = await import('../src/methods/rubric-quality.js');

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { aggregateTable2, dynamicsMeasures, DYNAMICS_WINDOW, recordedInputs } from '../analysis/table2.js';
-import { PARITY_BAND, PARITY_COLUMNS, PARITY_EARLY, updateParity } from '../analysis/parity.js';
+import { CLAIM_PARITY_COLUMNS, claimParity, PARITY_BAND, PARITY_COLUMNS, PARITY_EARLY, updateParity } from '../analysis/parity.js';
 import { evolmAblationFigure, rlcerFigures, table2Figure, wrap } from '../analysis/rlcer-figures.js';
 import { regimeKnobFigure, regimeMapFigure } from '../analysis/regimes-figures.js';
 import { readCsv, writeCsv } from '../src/io/table.js';
@@ -233,6 +233,22 @@ describe('Table 2 aggregation', () => {
     // no RLVR run at M: no ratio, no verdict
     assert.equal(get('M', 'rlcer', 0, 'reasoner').ratio_to_rlvr, '');
     assert.equal(get('M', 'rlcer', 0, 'reasoner').within_band, '');
+  });
+  it('reads each claim\'s two rows against each other (hand-computed claim parity)', () => {
+    // reasoner KL per update: A 4e-4, 9e-4, 1e-4 and B 2e-4, 3e-4, 4e-4 at seeds 0-2 -> ratios 2, 3, 0.25: 1 of 3 in
+    // the band [0.5, 2] (2 counts); a rubricator row and a claim of a row against itself are not read
+    const row = (method: string, seed: number, kl: number, role = 'reasoner') =>
+      ({ size: 'S', method, seed, role, approx_kl_per_update: kl });
+    const parity = [row('a', 0, 4e-4), row('a', 1, 9e-4), row('a', 2, 1e-4), row('b', 0, 2e-4), row('b', 1, 3e-4),
+      row('b', 2, 4e-4), row('a', 0, 1, 'rubricator'), row('b', 0, 1e-9, 'rubricator')];
+    const rows = claimParity(parity, [{ claim: 'A beats B', a: 'a', b: 'b' }, { claim: 'A rises', a: 'a', b: 'a' },
+      { claim: 'A beats C', a: 'a', b: 'c' }]);
+    assert.equal(rows.length, 1);
+    assert.deepEqual(Object.keys(rows[0]), CLAIM_PARITY_COLUMNS);
+    assert.equal(rows[0].run, 'S|a'); assert.equal(rows[0].against, 'S|b'); assert.equal(rows[0].seeds, 3);
+    close(Number(rows[0].kl_ratio_min), 0.25, 'min', 1e-12);
+    close(Number(rows[0].kl_ratio_max), 3, 'max', 1e-12);
+    assert.equal(rows[0].seeds_within_band, '1/3');
   });
   it('knows its rows and rejects unknown methods and profiles', () => {
     for (const m of ['sft', 'rlvr', 'scalar_rm', 'fixed_untrained', 'fixed_teacher', 'rlcer_no_evolve', 'rlcer', 'rlcer_rubric_only']) assert.ok(TABLE2_ROWS.includes(m) && METHODS[m]);

@@ -215,9 +215,13 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
   const answerAndRead = (ps: Problem[], n: number, rng: Rng) => {
     const per = n + (readsAnswer ? 1 : 0), layout = sampleLayout(ps.length, n, readsAnswer);
     const prompts = reason(ps.flatMap((p) => Array.from({ length: per }, () => p)));
-    const outs = answer(policy, prompts, rng);
-    return { layout, prompts, outs, read: layout.read.map((i) => outs[i]) };
+    return { layout, prompts, outs: answer(policy, prompts, rng) };
   };
+  /**
+   * Batch indices of the last step's answers: scored (the policy's GRPO group), paired (plain members of the
+   * generator's pairs), read (what the rubric writer read, recorded where it reads them): read meets neither
+   */
+  let batch = { scored: [] as number[], paired: [] as number[], read: [] as number[] };
   /** J of each (rubric, completion) pair. */
   const judgeScores = (rubrics: Parsed[], ps: Problem[], completions: string[][]) => {
     const items = rubrics.flatMap((r, i) => (r.ok ? r.rubric.items.map((it) => ({ c: it.criterion, p: ps[i], completion: completions[i] })) : []));
@@ -225,8 +229,12 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
     let q = 0;
     return rubrics.map((r) => (r.ok ? normalisedScore(r.rubric.items.map((it) => it.points), r.rubric.items.map(() => ans[q++])) : 0));
   };
-  const rubricsFor = (ps: Problem[], cots: string[][], rng: Rng) =>
-    sourceRubrics(writer, ps, c.generatorReads === 'own_cot' ? cots : ps.map(() => []), rng, c.temperature);
+  /** rubrics for problems `ps`, the writer reading answers `read` of the step's batch `all` (or the question only) */
+  const rubricsFor = (ps: Problem[], all: string[][], read: number[], rng: Rng) => {
+    if (readsAnswer) batch.read.push(...read);
+    const cots = c.generatorReads === 'own_cot' ? read.map((i) => all[i]) : ps.map(() => []);
+    return sourceRubrics(writer, ps, cots, rng, c.temperature);
+  };
   const rubricStats = (rs: Parsed[]) => {
     const ok = rs.filter((r) => r.ok), items = ok.flatMap((r) => r.rubric!.items);
     return { format_rate: ok.length / rs.length, criteria_per_rubric: ok.length ? items.length / ok.length : NaN,
@@ -265,15 +273,18 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
     totalSteps: c.rubricSource === 'generator' ? 2 * c.steps : c.steps,
     /** the last step's rollouts (the policy's or the generator's), each with its problem */
     lastRollouts: () => last,
+    lastBatch: () => batch,
     step(step: number, rng: Rng): Record<string, number> {
       const problems = problemsFor(rng);
+      batch = { scored: [], paired: [], read: [] };
       if (phaseOf(step, c) === 'policy') {
         // the policy's GRPO step on J (no labels) under the (frozen) rubric source's rubric for each prompt, written
         // after reading an answer outside the group
-        const { layout, prompts, outs: all, read } = answerAndRead(problems, c.rollouts, rng);
+        const { layout, prompts, outs: all } = answerAndRead(problems, c.rollouts, rng);
         const idx = layout.scored.flat(), outs = idx.map((i) => all[i]);
+        batch.scored = idx;
         const ps = layout.scored.flatMap((ids, g) => ids.map(() => problems[g]));
-        const rubrics = rubricsFor(problems, read, rng).sets;
+        const rubrics = rubricsFor(problems, all, layout.read, rng).sets;
         const J = judgeScores(ps.map((_, i) => rubrics[Math.floor(i / c.rollouts)]), ps, outs);
         last = outs.map((o, i) => ({ role: 'reason', group: Math.floor(i / c.rollouts), prompt: prompts[idx[i]],
           completion: encode(o), reward: J[i], components: { judge: J[i] }, problem: ps[i] }));
@@ -286,10 +297,11 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
       }
       // the generator's GRPO step: pairs of the policy's answers built without labels, rollouts-many rubrics per
       // prompt, each written after reading an answer that is in no pair
-      const { layout, outs: all, read } = answerAndRead(problems, 1, rng);
+      const { layout, outs: all } = answerAndRead(problems, 1, rng);
       const weights = PAIR_SOURCES.map((s) => c.pairSources[s] ?? 0);
       const sources = problems.map(() => PAIR_SOURCES[rng.categorical(weights)]);
       const pairs = sources.map((s, g) => pairMembers(s, g, layout.scored.map((x) => x[0])));
+      batch.paired = pairs.flatMap((p) => [p.pos, p.neg].filter((m): m is number => typeof m === 'number'));
       const others: Record<'past' | 'hinted', string[][]> = { past: [], hinted: [] };
       // temporal contrast: the same problem answered by the policy as it was `gap` policy steps ago
       const tIdx = problems.map((_, g) => g).filter((g) => pairs[g].neg === 'past');
@@ -306,7 +318,7 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
       // rubric-conditioned: the policy answers with a first rubric's positive criteria as a hint
       const rIdx = problems.map((_, g) => g).filter((g) => pairs[g].pos === 'hinted');
       if (rIdx.length) {
-        const first = rubricsFor(rIdx.map((g) => problems[g]), rIdx.map((g) => read[g]), rng).sets;
+        const first = rubricsFor(rIdx.map((g) => problems[g]), all, rIdx.map((g) => layout.read[g]), rng).sets;
         const hinted = answer(policy, rIdx.map((g, j) => {
           const h = hintTokens(first[j], problems[g]);
           return encode(h.length ? promptTokens(problems[g], 'hint', h) : promptTokens(problems[g], 'reason'));
@@ -316,7 +328,7 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
       const member = (m: PairMember, g: number) => (typeof m === 'number' ? all[m] : others[m][g]);
       const pos = pairs.map((p, g) => member(p.pos, g)), neg = pairs.map((p, g) => member(p.neg, g));
       const ps = problems.flatMap((p) => Array.from({ length: c.rollouts }, () => p));
-      const { written, sets: parsed } = rubricsFor(ps, ps.map((_, i) => read[Math.floor(i / c.rollouts)]), rng);
+      const { written, sets: parsed } = rubricsFor(ps, all, ps.map((_, i) => layout.read[Math.floor(i / c.rollouts)]), rng);
       const jPlus = judgeScores(parsed, ps, ps.map((_, i) => pos[Math.floor(i / c.rollouts)]));
       const jMinus = judgeScores(parsed, ps, ps.map((_, i) => neg[Math.floor(i / c.rollouts)]));
       const rewards = parsed.map((r, i) => generatorReward(r.ok, jPlus[i], jMinus[i], c.marginWeight, c.formatWeight));
