@@ -30,7 +30,7 @@ import { checkEvolmConfig, defaultEvolmConfig, makeEvolmTrainer, needsGeneratorP
 import type { Rng } from '../util/random.js';
 import { rmScores } from '../methods/scalar-rm.js';
 import { hintReport } from '../methods/rubricator.js';
-import { coldStartCheckpoint, methodSpec, profileSpec, scalarRmCheckpoint, VERIFIER_CHECKPOINT } from '../methods/table2.js';
+import { coldStartCheckpoint, methodSpec, profileSpec, rlvrKlTarget, scalarRmCheckpoint, VERIFIER_CHECKPOINT } from '../methods/table2.js';
 import { preferencePairs, rubricatorQuality, scalarRmQuality, teacherQuality, type PreferencePair } from '../methods/rubric-quality.js';
 import { writeFileAtomic } from '../io/table.js';
 
@@ -73,8 +73,12 @@ runMain(async () => {
   const out = a.out ?? `runs/table2/${a.profile ?? 'quick'}/${size}/${method}/seed-${seed}`;
   // the user's overrides apply to the config of the method's kind only
   const rlvrCfg = mergeConfig(defaultRlvrConfig, { ...(spec.kind === 'rlvr' || spec.kind === 'scalar_rm' ? user : {}), steps });
-  const rlcerCfg = mergeConfig(defaultRlcerConfig, { ...spec.rlcer, ...(spec.kind === 'rlcer' ? user : {}), steps });
-  const evolmCfg = mergeConfig(defaultEvolmConfig, { ...spec.evolm, ...(spec.kind === 'evolm' ? user : {}), steps });
+  // a KL-matched row's target: RLVR's update size at the same profile, size and seed (recorded in the config)
+  const klMatch = spec.klMatch ? rlvrKlTarget(a.profile ?? 'quick', size, seed) : null;
+  const rlcerCfg = mergeConfig(defaultRlcerConfig, { ...spec.rlcer, ...(klMatch ? { reasonKlTarget: klMatch.target } : {}),
+    ...(spec.kind === 'rlcer' ? user : {}), steps });
+  const evolmCfg = mergeConfig(defaultEvolmConfig, { ...spec.evolm, ...(klMatch ? { policyKlTarget: klMatch.target } : {}),
+    ...(spec.kind === 'evolm' ? user : {}), steps });
   const ckpt = coldStartCheckpoint(size, spec.coldstart);
   // the config of the method's kind and every checkpoint the run reads, checked before its directory is made
   if (spec.kind === 'rlvr' || spec.kind === 'scalar_rm') checkRlvrConfig(rlvrCfg);
@@ -89,6 +93,7 @@ runMain(async () => {
   const every = intArg('checkpoint-every', a['checkpoint-every'] ?? '10', 1);
   const identity = {
     experiment: 'table2', method, spec, size, seed, profile: a.profile ?? 'quick', profileSpec: profile, checkpoint: ckpt, inputs,
+    ...(klMatch ? { klMatch } : {}),
     ...(spec.kind === 'rlcer' ? { rlcer: rlcerCfg, verifier: VERIFIER_CHECKPOINT } : spec.kind === 'evolm' ? { evolm: evolmCfg, verifier: VERIFIER_CHECKPOINT } : { rlvr: rlvrCfg }),
     ...(spec.kind === 'scalar_rm' ? { scalarRm: scalarRmCheckpoint(size) } : {}),
   };

@@ -20,6 +20,7 @@ import type { Parsed } from '../rubrics/rubric.js';
 import { normalisedScore } from '../rubrics/rewards.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../rl/grpo.js';
 import { optimizersState, restoreOptimizers, type OptimizerState } from '../rl/optim.js';
+import { adaptOptimizer, rateOf, setRate } from '../rl/kl-adaptive.js';
 import { mean, type Rollout } from '../rl/rollout.js';
 import { ConfigError, requireInteger, requireNonNegative, requirePositive, requireProbability } from '../io/validate.js';
 import { hintTokens } from './rubricator.js';
@@ -79,6 +80,12 @@ export interface EvolmConfig {
    * records are in results/runs/superseded/table2-generator-1x
    */
   generatorLr: number;
+  /**
+   * hold the policy's approx. KL per update to this target by adapting its rate between policy steps
+   * (src/rl/kl-adaptive.ts; the KL-matched control row sets it to RLVR's at the same size and seed); null (default):
+   * the policy's rate stays policyLr
+   */
+  policyKlTarget: number | null;
   grpo: GrpoConfig;
   world: WorldConfig;
 }
@@ -87,7 +94,7 @@ export const defaultEvolmConfig: EvolmConfig = {
   steps: 100, prompts: 16, rollouts: 8, temperature: 1, schedule: 'alternate', alternation: 0, alternationFraction: 0.1, marginWeight: 0.7, formatWeight: 0.3,
   pairSources: { temporal: 1, perturbation: 1, rubric_conditioned: 1 }, temporalGapFraction: [1 / 75, 1 / 15], temporalGap: null,
   generatorReads: 'own_cot', rubricSource: 'generator', generatorWeights: 'shared', verifier: 'learned',
-  policyLr: 1e-4, generatorLr: 0.5e-4, grpo: defaultGrpoConfig, world: defaultWorld,
+  policyLr: 1e-4, generatorLr: 0.5e-4, policyKlTarget: null, grpo: defaultGrpoConfig, world: defaultWorld,
 };
 
 export function checkEvolmConfig(c: EvolmConfig): void {
@@ -122,6 +129,7 @@ export function checkEvolmConfig(c: EvolmConfig): void {
     throw new ConfigError('generatorWeights "separate" trains a generator: it needs rubricSource "generator"');
   }
   requirePositive('policyLr', c.policyLr); requirePositive('generatorLr', c.generatorLr);
+  if (c.policyKlTarget !== null) requirePositive('policyKlTarget', c.policyKlTarget);
   checkGrpoConfig(c.grpo);
 }
 
@@ -252,6 +260,7 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
      * both Adams' moments, and the two-model generator's weights (the frozen writer and the verifier are inputs).
      */
     state: async () => ({ policySteps, optimizers: await optimizersState(opts),
+      ...(c.policyKlTarget !== null ? { policyLr: rateOf(policyOpt) } : {}),
       snapshots: snapshots.map((s) => ({ step: s.step, weights: Object.fromEntries(Object.entries(s.weights).map(([k, v]) => [k, f32.encode(v)])) })),
       ...(generator && c.generatorWeights === 'separate' ? { generator: weightsOf(generator) } : {}) }),
     restore: async (s: Record<string, unknown>) => {
@@ -268,6 +277,7 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
       }
       await restoreOptimizers(opts, s.optimizers as Record<string, OptimizerState>,
         (k) => Object.values((k === 'generator' ? generator ?? policy : policy).weights));
+      if (c.policyKlTarget !== null) setRate(policyOpt, s.policyLr as number);
     },
     phaseOf: (step: number) => phaseOf(step, c),
     totalSteps: c.rubricSource === 'generator' ? 2 * c.steps : c.steps,
@@ -289,11 +299,14 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
         last = outs.map((o, i) => ({ role: 'reason', group: Math.floor(i / c.rollouts), prompt: prompts[idx[i]],
           completion: encode(o), reward: J[i], components: { judge: J[i] }, problem: ps[i] }));
         const upd = grpoUpdate(policy, policyOpt, last, c.grpo, rng);
+        // the KL-matched control: the policy's next rate from this update's size (the rate used is logged)
+        const rate: Record<string, number> = c.policyKlTarget === null ? {} : { lr: rateOf(policyOpt),
+          next_lr: adaptOptimizer(policyOpt, upd.approx_kl, c.policyKlTarget) };
         policySteps++;
         if (policySteps % snapEvery === 0) snap(policySteps);
         const correct = outs.map((o, i) => +isCorrect(ps[i], parseTrace(o)));
         return { phase: 0, accuracy: mean(correct), judge_score: mean(J), response_length: mean(outs.map((o) => o.length)), ...rubricStats(rubrics),
-          ...Object.fromEntries(Object.entries(upd).map(([k, v]) => [`policy/${k}`, v])) };
+          ...Object.fromEntries(Object.entries({ ...upd, ...rate }).map(([k, v]) => [`policy/${k}`, v])) };
       }
       // the generator's GRPO step: pairs of the policy's answers built without labels, rollouts-many rubrics per
       // prompt, each written after reading an answer that is in no pair

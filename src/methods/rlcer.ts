@@ -16,6 +16,7 @@ import { checkPpoConfig, criticsState, defaultPpoConfig, makeCritics, makeRoleOp
 import { createPolicy } from '../models/index.js';
 import { mean, type Rollout } from '../rl/rollout.js';
 import { optimizersState, restoreOptimizers, type OptimizerState } from '../rl/optim.js';
+import { adaptOptimizer, rateOf, setRate } from '../rl/kl-adaptive.js';
 import { classifyStyle } from '../rl/evaluate.js';
 import { ConfigError, requireInteger, requireNonNegative, requirePositive } from '../io/validate.js';
 import { outcomeReward, rollOutReasoner, type ReasonerRollout, type Trainer } from './rlvr.js';
@@ -67,6 +68,12 @@ export interface RlcerConfig {
    * with probability `delta`, after the chosen verifier (learned or oracle) has judged it; null (default): none
    */
   weakVerifier: { kind: CriterionName; delta: number } | null;
+  /**
+   * hold the reasoner's approx. KL per update to this target by adapting its rate between updates
+   * (src/rl/kl-adaptive.ts; the KL-matched control rows set it to RLVR's at the same size and seed); null (default):
+   * the reasoner's rate stays ppo.lr.reason
+   */
+  reasonKlTarget: number | null;
   ppo: PpoConfig;
   world: WorldConfig;
 }
@@ -75,7 +82,7 @@ export const defaultRlcerConfig: RlcerConfig = {
   steps: 100, prompts: 16, rollouts: 8, temperature: 1,
   rubricSource: 'self', evolve: true, outcomeWeight: 1, cotWeight: 1, validity: 'correlation', validityReading: 'sign_aware', threshold: 0.2,
   constantCorrectness: 'none_valid', cotNorm: 'rubric', rubricatorSees: 'each_pooled', verifier: 'learned', agreementSample: 256, weakVerifier: null,
-  ppo: { ...defaultPpoConfig, epochs: 1, minibatches: 2 }, world: defaultWorld,
+  reasonKlTarget: null, ppo: { ...defaultPpoConfig, epochs: 1, minibatches: 2 }, world: defaultWorld,
 };
 
 const oneOf = <T extends string>(name: string, v: T, allowed: readonly T[]) => {
@@ -94,6 +101,7 @@ export function checkRlcerConfig(c: RlcerConfig): void {
   oneOf('cotNorm', c.cotNorm, ['rubric', 'group']);
   oneOf('rubricatorSees', c.rubricatorSees, ['each_pooled', 'each_own', 'one']);
   oneOf('verifier', c.verifier, ['learned', 'oracle']);
+  if (c.reasonKlTarget !== null) requirePositive('reasonKlTarget', c.reasonKlTarget);
   if (c.weakVerifier !== null) {
     if (typeof c.weakVerifier !== 'object' || !CRITERION_NAMES.includes(c.weakVerifier.kind)) throw new ConfigError(`weakVerifier.kind must be one of ${CRITERION_NAMES.join(', ')} (got "${c.weakVerifier?.kind}")`);
     if (!(c.weakVerifier.delta >= 0 && c.weakVerifier.delta <= 1)) throw new ConfigError(`weakVerifier.delta must be in [0, 1] (got ${c.weakVerifier.delta})`);
@@ -205,9 +213,11 @@ export function makeRlcerTrainer(policy: Policy, c: RlcerConfig, models: RlcerMo
   return {
     lastRubrics: () => logged,
     // an exact resume needs the roles' Adam moments besides the weights (the frozen rubricator and verifier are inputs)
-    state: async () => ({ optimizers: await optimizersState(opts), ...(c.ppo.critic === 'separate' ? { critics: await criticsState(critics) } : {}) }),
+    state: async () => ({ optimizers: await optimizersState(opts), ...(c.ppo.critic === 'separate' ? { critics: await criticsState(critics) } : {}),
+      ...(c.reasonKlTarget !== null ? { reasonLr: rateOf(opts.reason) } : {}) }),
     restore: async (s) => {
       await restoreOptimizers(opts, s.optimizers as Record<string, OptimizerState>, () => Object.values(policy.weights));
+      if (c.reasonKlTarget !== null) setRate(opts.reason, s.reasonLr as number);
       if (c.ppo.critic === 'separate') await restoreCritics(critics, s.critics as Parameters<typeof restoreCritics>[1]);
     },
     step(rng) {
@@ -279,6 +289,9 @@ export function makeRlcerTrainer(policy: Policy, c: RlcerConfig, models: RlcerMo
 
       // 6. one PPO update over both roles
       const upd = ppoUpdate(policy, opts, [...rs, ...rubricRollouts], c.ppo, rng, undefined, critics);
+      // the KL-matched control: the reasoner's next rate from this update's size (the rate used is logged)
+      const rate: Record<string, number> = c.reasonKlTarget === null ? {} : { 'reason/lr': rateOf(opts.reason),
+        'reason/next_lr': adaptOptimizer(opts.reason, upd['reason/approx_kl'], c.reasonKlTarget) };
       const styles: Record<string, number> = {};
       for (const r of rs) { const s = classifyStyle(r.trace, r.problem); styles[s] = (styles[s] ?? 0) + 1 / rs.length; }
       const meanOr = (xs: number[]) => (xs.length ? mean(xs) : NaN);
@@ -301,7 +314,7 @@ export function makeRlcerTrainer(policy: Policy, c: RlcerConfig, models: RlcerMo
         rubric_length: written ? mean(written.map((w) => w.completion.length)) : NaN,
         verifier_agreement: agreement,
         ...Object.fromEntries(Object.entries(styles).map(([k, v]) => [`style/${k}`, v])),
-        ...upd,
+        ...upd, ...rate,
         sample_ms: t1 - t0, rubric_ms: t2 - t1, judge_ms: t3 - t2, update_ms: Date.now() - t3,
       };
     },

@@ -2,7 +2,10 @@
 // profiles, and the papers' reported numbers (labelled as reported, never mixed with ours).
 import type { RlcerConfig } from './rlcer.js';
 import type { EvolmConfig } from './evolm.js';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { ConfigError } from '../io/validate.js';
+import { readMetrics } from '../io/run.js';
 
 /** The cold start of a size; a variant names another cold start of that size (`MethodSpec.coldstart`). */
 export const coldStartCheckpoint = (size: string, variant?: string) =>
@@ -29,6 +32,11 @@ export interface MethodSpec {
    * the cold start fine-tuned to also write rubrics from the question alone (docs/evolm.md)
    */
   coldstart?: string;
+  /**
+   * the KL-matched control: the reasoner's (EvoLM: the policy's) approx. KL per update held to RLVR's at the same
+   * profile, size and seed (`rlvrKlTarget`, read from RLVR's committed record) by the KL-adaptive rate
+   */
+  klMatch?: 'rlvr';
 }
 
 export const METHODS: Record<string, MethodSpec> = {
@@ -80,6 +88,10 @@ export const METHODS: Record<string, MethodSpec> = {
   // the paper's two-model control: the generator has its own weights (a second copy of the cold start); rubric quality
   // reads that trained generator, which wrote the row's rubrics (the policy's rubricator role is never trained here)
   evolm_two_model: { kind: 'evolm', evolm: { generatorWeights: 'separate' }, quality: 'generator', label: 'EvoLM, separate generator weights' },
+  // the KL-matched controls (results/rlcer/kl_match_rule.md): the shared role's step held to RLVR's size
+  rlcer_kl_matched: { kind: 'rlcer', rlcer: {}, klMatch: 'rlvr', quality: 'policy', label: 'RLCER, reasoner step held to RLVR\'s' },
+  evolm_kl_matched: { kind: 'evolm', evolm: { schedule: 'alternate' }, klMatch: 'rlvr', quality: 'policy',
+    label: 'EvoLM, policy step held to RLVR\'s' },
 };
 
 /** The paper's rows of Table 2, in order (the quick profile runs these). */
@@ -97,6 +109,8 @@ export const RLCER_ABLATIONS = ['rlcer_rubric_only_random', 'rlcer_oracle'];
 export const EVOLM_ABLATIONS = ['evolm_k_half', 'evolm_k_double', 'evolm_no_format', 'evolm_temporal', 'evolm_perturbation', 'evolm_rubric_conditioned', 'evolm_reads_question'];
 /** EvoLM's controls (`--methods evolm-controls`): judge-only rows with fixed rubric sources, and two models. */
 export const EVOLM_CONTROLS = ['judge_teacher', 'judge_untrained', 'evolm_two_model'];
+/** The KL-matched controls (`--methods kl-matched`): RLCER's reasoner and EvoLM's policy at RLVR's step size. */
+export const KL_MATCHED = ['rlcer_kl_matched', 'evolm_kl_matched'];
 /** The paper's question-reading generator, from the cold start that learnt it, beside its own SFT and EvoLM rows. */
 export const EVOLM_QUESTION = ['sft_q', 'evolm_q', 'evolm_q_reads_question'];
 
@@ -136,6 +150,23 @@ export const PROFILES: Record<string, Profile> = {
   full: { methods: [...TABLE2_ROWS, ...RLCER_ABLATIONS], steps: 60, seeds: [0, 1, 2], sizes: ['S', 'M'], evalPerCell: 24,
     evalSamples: 8, curveEvery: 20, pairsPerCell: 24, archived: true },
 };
+
+/**
+ * The KL-matched rows' target: RLVR's mean approx. KL per update (`reason/approx_kl`) over its finished run of the
+ * same profile, size and seed, from runs/table2 or else the committed archive; a one-line error when neither has it.
+ */
+export function rlvrKlTarget(profile: string, size: string, seed: number, roots = ['runs/table2', TABLE2_ARCHIVE]):
+  { target: number; from: string } {
+  for (const root of roots) {
+    const dir = path.join(root, profile, size, 'rlvr', `seed-${seed}`);
+    if (!fs.existsSync(path.join(dir, 'done.json'))) continue;
+    const kl = readMetrics(dir).map((m) => m['reason/approx_kl'])
+      .filter((v) => v !== null && v !== undefined && Number.isFinite(Number(v))).map(Number);
+    if (kl.length) return { target: kl.reduce((a, b) => a + b, 0) / kl.length, from: dir };
+  }
+  throw new ConfigError(`a KL-matched row needs RLVR's finished run of profile ${profile}, size ${size}, seed ${seed} ` +
+    `(in ${roots.join(' or ')}): run the rlvr row first`);
+}
 
 export function methodSpec(id: string): MethodSpec {
   const m = METHODS[id];
