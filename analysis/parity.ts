@@ -16,7 +16,7 @@ export const ROLE_METRICS: Record<string, string> = {
 };
 
 export const PARITY_COLUMNS = ['size', 'method', 'seed', 'role', 'updates', 'approx_kl_per_update', 'rlvr_approx_kl_per_update',
-  'ratio_to_rlvr', 'ratio_to_rlvr_first_updates', 'within_band', 'mixed_groups'];
+  'ratio_to_rlvr', 'ratio_to_rlvr_first_updates', 'within_band', 'mixed_groups', 'mean_rate', 'min_rate'];
 
 export interface RunMetrics { size: string; method: string; seed: number; metrics: Record<string, unknown>[] }
 
@@ -30,7 +30,8 @@ function series(metrics: Record<string, unknown>[], key: string): number[] {
  * One row per (run, role that logged an update): the mean approx. KL per update over the run and over its first
  * PARITY_EARLY updates, their ratios to RLVR's at the same size and seed, whether the reasoner's whole-run ratio lies
  * in PARITY_BAND (yes/no; empty for other roles or without an RLVR run), and the run's mean share of mixed-outcome
- * groups (a uniform group gives RLVR zero advantages, so fewer mixed groups mean smaller RLVR updates).
+ * groups (a uniform group gives RLVR zero advantages, so fewer mixed groups mean smaller RLVR updates). Where the
+ * role's rate was adapted (the KL-matched rows log `<role>/lr`, the rate each update used): its mean and smallest.
  */
 export function updateParity(runs: RunMetrics[]): Row[] {
   const rlvr = new Map(runs.filter((r) => r.method === 'rlvr').map((r) => [`${r.size}|${r.seed}`, series(r.metrics, 'reason/approx_kl')]));
@@ -43,11 +44,13 @@ export function updateParity(runs: RunMetrics[]): Row[] {
       const all = mean(kl), refAll = ref?.length ? mean(ref) : NaN;
       const early = mean(kl.slice(0, PARITY_EARLY)), refEarly = ref?.length ? mean(ref.slice(0, PARITY_EARLY)) : NaN;
       const ratio = all / refAll, mixed = series(r.metrics, 'mixed_groups');
+      const rate = series(r.metrics, key.replace('/approx_kl', '/lr'));
       out.push({ size: r.size, method: r.method, seed: r.seed, role, updates: kl.length, approx_kl_per_update: all,
         rlvr_approx_kl_per_update: Number.isFinite(refAll) ? refAll : '', ratio_to_rlvr: Number.isFinite(ratio) ? ratio : '',
         ratio_to_rlvr_first_updates: Number.isFinite(early / refEarly) ? early / refEarly : '',
         within_band: role !== 'reasoner' || !Number.isFinite(ratio) ? '' : ratio >= PARITY_BAND[0] && ratio <= PARITY_BAND[1] ? 'yes' : 'no',
-        mixed_groups: mixed.length ? mean(mixed) : '' });
+        mixed_groups: mixed.length ? mean(mixed) : '',
+        mean_rate: rate.length ? mean(rate) : '', min_rate: rate.length ? Math.min(...rate) : '' });
     }
   }
   return out;

@@ -79,7 +79,7 @@ export const CURVE_METRICS = ['probe_accuracy', 'accuracy', 'reward/outcome', 'r
 export const TABLE2_CLAIMS: Claim[] = [
   { claim: 'RLCER beats RLVR (average accuracy)', a: 'rlcer', b: 'rlvr', measure: 'average', sign: 1 },
   // the KL-matched control (results/rlcer/kl_match_rule.md): the reasoner's step held to RLVR's size
-  { claim: 'RLCER beats RLVR at RLVR\'s update size (average accuracy)', a: 'rlcer_kl_matched', b: 'rlvr', measure: 'average', sign: 1 },
+  { claim: 'RLCER beats RLVR, its reasoner\'s rate KL-adapted to RLVR\'s update size (average accuracy)', a: 'rlcer_kl_matched', b: 'rlvr', measure: 'average', sign: 1 },
   { claim: 'RLCER beats RLCER without evolving (average accuracy)', a: 'rlcer', b: 'rlcer_no_evolve', measure: 'average', sign: 1 },
   { claim: 'self-evolution raises rubric quality (RLCER over RLCER without evolving)', a: 'rlcer', b: 'rlcer_no_evolve', measure: 'rubric_quality', sign: 1 },
   { claim: 'rubric-only training improves on the cold start (average accuracy)', a: 'rlcer_rubric_only', b: 'sft', measure: 'average', sign: 1 },

@@ -207,6 +207,8 @@ describe('Table 2 aggregation', () => {
       // EvoLM's generator steps do not log the policy's KL (null there)
       { size: 'S', method: 'evolm', seed: 0, metrics: steps((i) => (i % 2 ? { 'generator/approx_kl': 1e-4 } : { 'policy/approx_kl': 3e-4, 'generator/approx_kl': null })) },
       { size: 'M', method: 'rlcer', seed: 0, metrics: steps(() => ({ 'reason/approx_kl': 1e-3 })) },
+      // a KL-matched row logs the rate each update used: 1e-4 for 10 updates, then 4e-6 (mean 5.2e-5)
+      { size: 'S', method: 'rlcer_kl_matched', seed: 0, metrics: steps((i) => ({ 'reason/approx_kl': 1e-3, 'reason/lr': i < 10 ? 1e-4 : 4e-6 })) },
     ]);
     const get = (size: string, method: string, seed: number, role: string) => rows.find((r) => r.size === size && r.method === method && r.seed === seed && r.role === role)!;
     assert.deepEqual(Object.keys(rows[0]), PARITY_COLUMNS);
@@ -218,6 +220,9 @@ describe('Table 2 aggregation', () => {
     assert.equal(r0.within_band, 'yes');
     assert.equal(r0.mixed_groups, 0.5);
     assert.equal(r0.updates, 20);
+    assert.equal(r0.mean_rate, ''); assert.equal(r0.min_rate, '');
+    const km = get('S', 'rlcer_kl_matched', 0, 'reasoner');
+    close(Number(km.mean_rate), 5.2e-5, 'mean rate', 1e-12); close(Number(km.min_rate), 4e-6, 'min rate', 1e-12);
     assert.equal(get('S', 'rlcer', 1, 'reasoner').within_band, 'no');
     close(Number(get('S', 'rlcer', 1, 'reasoner').ratio_to_rlvr), 3, 'ratio seed 1', 1e-9);
     const rub = get('S', 'rlcer', 0, 'rubricator');

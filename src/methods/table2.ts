@@ -89,9 +89,9 @@ export const METHODS: Record<string, MethodSpec> = {
   // reads that trained generator, which wrote the row's rubrics (the policy's rubricator role is never trained here)
   evolm_two_model: { kind: 'evolm', evolm: { generatorWeights: 'separate' }, quality: 'generator', label: 'EvoLM, separate generator weights' },
   // the KL-matched controls (results/rlcer/kl_match_rule.md): the shared role's step held to RLVR's size
-  rlcer_kl_matched: { kind: 'rlcer', rlcer: {}, klMatch: 'rlvr', quality: 'policy', label: 'RLCER, reasoner step held to RLVR\'s' },
+  rlcer_kl_matched: { kind: 'rlcer', rlcer: {}, klMatch: 'rlvr', quality: 'policy', label: 'RLCER, reasoner rate KL-adapted to RLVR\'s step' },
   evolm_kl_matched: { kind: 'evolm', evolm: { schedule: 'alternate' }, klMatch: 'rlvr', quality: 'policy',
-    label: 'EvoLM, policy step held to RLVR\'s' },
+    label: 'EvoLM, policy rate KL-adapted to RLVR\'s step' },
 };
 
 /** The paper's rows of Table 2, in order (the quick profile runs these). */
