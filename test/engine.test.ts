@@ -24,10 +24,10 @@ const FAMILIES = ['transformer', 'gru'];
 const LOSS_TOL = 1e-5, GRAD_TOL = 3e-5, STEPS_TOL = 1e-4;
 
 /** Run the probe on one backend; resolves to its result, or to null when the native backend is not installed. */
-function probe(backend: 'wasm' | 'tensorflow'): Promise<ProbeResult | null> {
+function probe(backend: 'wasm' | 'tensorflow', env: NodeJS.ProcessEnv = {}): Promise<ProbeResult | null> {
   return new Promise((resolve, reject) => {
     execFile('./node_modules/.bin/tsx', ['test/fixtures/engine-probe.ts'],
-      { env: { ...process.env, TFJS_BACKEND: backend }, maxBuffer: 64 << 20, timeout: 60000 },
+      { env: { ...process.env, ...env, TFJS_BACKEND: backend }, maxBuffer: 64 << 20, timeout: 60000 },
       (err, stdout, stderr) => {
         if (!err) return resolve(JSON.parse(stdout) as ProbeResult);
         if (backend === 'tensorflow' && stderr.includes(NOT_INSTALLED)) return resolve(null);
@@ -114,6 +114,12 @@ describe('tensor engines: native TensorFlow vs wasm, and determinism', function 
 
   it('native TensorFlow is deterministic: two processes, same seed, identical numbers', async function () {
     const [a, b] = await Promise.all([run('tensorflow', 0), run('tensorflow', 1)]);
+    if (!a || !b) skip(this);
+    assertIdentical(a, b);
+  });
+
+  it('the BFC allocator changes no number: the probe with TensorFlow\'s default CPU allocator is identical', async function () {
+    const [a, b] = await Promise.all([run('tensorflow', 0), probe('tensorflow', { TF_CPU_ALLOCATOR_USE_BFC: 'false' })]);
     if (!a || !b) skip(this);
     assertIdentical(a, b);
   });

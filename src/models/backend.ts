@@ -7,7 +7,11 @@
 // and inter-op threads, because every `make reproduce-*` target runs one process per core. oneDNN stays on
 // (TF_ENABLE_ONEDNN_OPTS=1: without it this TensorFlow build's element-wise kernels run ~9x slower on one thread,
 // and the PPO update 4x) and TensorFlow's deterministic ops on (TF_DETERMINISTIC_OPS=1); with one thread a seed
-// gives bit-identical numbers on every rerun (test/engine.test.ts). Each can be overridden in the environment.
+// gives bit-identical numbers on every rerun (test/engine.test.ts). TensorFlow's CPU tensors come from its BFC
+// allocator (TF_CPU_ALLOCATOR_USE_BFC=true), which keeps freed buffers for reuse: the default allocator returns each
+// large buffer to the system and page-faults it in again, which cost the PPO update about a third of its time
+// (`make bench`); the allocator changes no number (test/engine.test.ts runs the probe both ways). Each can be
+// overridden in the environment.
 // `engineInfo()` is what every run records in its config.
 import * as tf from '@tensorflow/tfjs';
 import { registerWasmKernels } from './wasm-kernels.js';
@@ -21,6 +25,7 @@ export function nativeEnvironment(env: NodeJS.ProcessEnv = process.env): Record<
     TF_NUM_INTEROP_THREADS: env.TF_NUM_INTEROP_THREADS ?? threads,
     TF_ENABLE_ONEDNN_OPTS: env.TF_ENABLE_ONEDNN_OPTS ?? '1',
     TF_DETERMINISTIC_OPS: env.TF_DETERMINISTIC_OPS ?? '1',
+    TF_CPU_ALLOCATOR_USE_BFC: env.TF_CPU_ALLOCATOR_USE_BFC ?? 'true',
     TF_CPP_MIN_LOG_LEVEL: env.TF_CPP_MIN_LOG_LEVEL ?? '2',
   };
 }
@@ -111,7 +116,7 @@ export function engineInfo(): Record<string, string | number> {
     Object.assign(info, {
       tensorflow: tensorflowVersion ?? 'unknown', intraOpThreads: Number(env.TF_NUM_INTRAOP_THREADS),
       interOpThreads: Number(env.TF_NUM_INTEROP_THREADS), onednnOpts: env.TF_ENABLE_ONEDNN_OPTS,
-      deterministicOps: env.TF_DETERMINISTIC_OPS,
+      deterministicOps: env.TF_DETERMINISTIC_OPS, cpuAllocatorBfc: env.TF_CPU_ALLOCATOR_USE_BFC,
       // sampling's decode step as one graph (src/models/decode-graph.ts; the same numbers as the eager step)
       decodeGraph: process.env.WORKBENCH_DECODE_GRAPH === '0' ? 'off' : 'on',
     });
