@@ -100,7 +100,8 @@ describe('wasm slicing and identity kernels (heap views, shared data)', () => {
 
 describe('native backend environment', () => {
   // the thread pins and determinism settings applied before TensorFlow loads (an explicit setting wins)
-  it('pins WORKBENCH_THREADS intra- and inter-op threads, keeps oneDNN, deterministic ops and the BFC allocator, names a bad value', () => {
+  it('pins WORKBENCH_THREADS intra- and inter-op threads, keeps oneDNN, deterministic ops and the BFC allocator, ' +
+    'names a bad value', () => {
     assert.deepEqual(nativeEnvironment({}), { TF_NUM_INTRAOP_THREADS: '1', TF_NUM_INTEROP_THREADS: '1',
       TF_ENABLE_ONEDNN_OPTS: '1', TF_DETERMINISTIC_OPS: '1', TF_CPU_ALLOCATOR_USE_BFC: 'true',
       TF_CPP_MIN_LOG_LEVEL: '2' });

@@ -118,7 +118,8 @@ describe('tensor engines: native TensorFlow vs wasm, and determinism', function 
     assertIdentical(a, b);
   });
 
-  it('the BFC allocator changes no number: the probe with TensorFlow\'s default CPU allocator is identical', async function () {
+  it('the BFC allocator changes no number: the probe with TensorFlow\'s default CPU allocator is identical',
+    async function () {
     const [a, b] = await Promise.all([run('tensorflow', 0), probe('tensorflow', { TF_CPU_ALLOCATOR_USE_BFC: 'false' })]);
     if (!a || !b) skip(this);
     assertIdentical(a, b);
