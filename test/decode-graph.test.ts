@@ -55,15 +55,16 @@ describe('the decode step as one graph (native backend)', () => {
     const alibi = decodeInputs({ layers: 2, heads: 4, dModel: 64, alibi: true, eps: 1e-5 });
     const learned = decodeInputs({ layers: 2, heads: 4, dModel: 64, alibi: false, eps: 1e-5 });
     assert.equal(new Set(alibi).size, alibi.length);
-    assert.equal(alibi.length, 2 + 2 + 2 * 12 + 3);
+    assert.equal(alibi.length, 2 + 2 + 2 * 12 + 3 + 1);
+    assert.equal(alibi.at(-1), 'temperature');
     assert.ok(alibi.includes('slopes') && !alibi.includes('pos_emb') && learned.includes('pos_emb'));
     assert.deepEqual(decodeOutputs({ layers: 2, heads: 4, dModel: 64, alibi: true, eps: 1e-5 }),
-      ['logits', 'key_mask_out', 'l0_k_out', 'l0_v_out', 'l1_k_out', 'l1_v_out']);
+      ['logits', 'probs', 'key_mask_out', 'l0_k_out', 'l0_v_out', 'l1_k_out', 'l1_v_out']);
     const gru = { layers: 1, dModel: 96, vocab: V, attend: true, eps: 1e-5 };
     assert.equal(new Set(gruInputs(gru)).size, gruInputs(gru).length);
-    assert.equal(gruInputs(gru).length, 2 + 4 + 7 + 3);
-    assert.equal(gruInputs({ ...gru, attend: false }).length, 2 + 4 + 3);
-    assert.deepEqual(gruOutputs(gru), ['logits', 'l0_h_out', 'k_out', 'v_out', 'key_mask_out']);
+    assert.equal(gruInputs(gru).length, 2 + 4 + 7 + 3 + 1);
+    assert.equal(gruInputs({ ...gru, attend: false }).length, 2 + 4 + 3 + 1);
+    assert.deepEqual(gruOutputs(gru), ['logits', 'probs', 'l0_h_out', 'k_out', 'v_out', 'key_mask_out']);
   });
 
   const variants: [string, ModelConfig][] = [
@@ -102,13 +103,16 @@ describe('the decode step as one graph (native backend)', () => {
         }
         const ids = rows.map((b) => 1 + ((b * 7 + s) % (V - 1)));
         const tok = tf.tensor1d(ids, 'int32'), pos = tf.tensor1d(rows.map((b) => prompts[b].length + s), 'int32');
-        const le = withGraph(false, () => policy.step(eager.state, tok, pos));
-        const lg = withGraph(true, () => policy.step(graph.state, tok, pos));
+        // odd steps return the next token's probabilities at a temperature (computed inside the graph)
+        const t = s % 2 ? [0.7, 1, 1.3][(s - 1) / 2] : undefined;
+        const le = withGraph(false, () => policy.step(eager.state, tok, pos, t));
+        const lg = withGraph(true, () => policy.step(graph.state, tok, pos, t));
         const [te, tg] = [stateTensors(eager.state), stateTensors(graph.state)];
         assert.deepEqual(Object.keys(tg), Object.keys(te));
         assert.ok(Object.keys(te).length >= 1, 'the state holds tensors');
         for (const k of Object.keys(te)) assert.equal(differ(tg[k], te[k]), '', `step ${s}: ${k}`);
-        assert.equal(differ(lg, le), '', `step ${s}: logits`);
+        assert.equal(differ(lg, le), '', `step ${s}: ${t ? `probabilities at temperature ${t}` : 'logits'}`);
+        if (t) assert.ok(Math.abs((lg.sum(1).dataSync() as Float32Array)[0] - 1) < 1e-5, 'the probabilities sum to 1');
         tf.dispose([tok, pos, le, lg]);
       }
       for (const x of [eager, graph]) { x.state.dispose(); x.logits.dispose(); }

@@ -24,22 +24,26 @@ export interface GruGraphSpec { layers: number; dModel: number; vocab: number; a
 export function decodeInputs(s: DecodeGraphSpec): string[] {
   const perLayer = ['ln1_g', 'ln1_b', 'wqkv', 'wo', 'ln2_g', 'ln2_b', 'w1', 'b1', 'w2', 'b2', 'k', 'v'];
   return ['tokens', ...(s.alibi ? ['slopes'] : ['positions']), 'key_mask', 'tok_emb', ...(s.alibi ? [] : ['pos_emb']),
-    ...Array.from({ length: s.layers }, (_, l) => perLayer.map((p) => `l${l}_${p}`)).flat(), 'lnf_g', 'lnf_b', 'head'];
+    ...Array.from({ length: s.layers }, (_, l) => perLayer.map((p) => `l${l}_${p}`)).flat(), 'lnf_g', 'lnf_b', 'head',
+    'temperature'];
 }
 
-/** Output names of the transformer's graph: the logits, the grown key mask, each layer's grown keys and values. */
+/**
+ * Output names of the transformer's graph: the logits, the next token's probabilities at the temperature, the grown
+ * key mask, each layer's grown keys and values.
+ */
 export const decodeOutputs = (s: DecodeGraphSpec) =>
-  ['logits', 'key_mask_out', ...Array.from({ length: s.layers }, (_, l) => [`l${l}_k_out`, `l${l}_v_out`]).flat()];
+  ['logits', 'probs', 'key_mask_out', ...Array.from({ length: s.layers }, (_, l) => [`l${l}_k_out`, `l${l}_v_out`]).flat()];
 
 /** Input names of the GRU's graph, in the order `run` takes them. */
 export function gruInputs(s: GruGraphSpec): string[] {
   return ['tokens', 'tok_emb', ...Array.from({ length: s.layers }, (_, l) => [`l${l}_wx`, `l${l}_b`, `l${l}_wh`,
     `l${l}_h`]).flat(), ...(s.attend ? ['att_q', 'att_k', 'att_v', 'att_o', 'k', 'v', 'key_mask'] : []),
-  'lnf_g', 'lnf_b', 'head'];
+  'lnf_g', 'lnf_b', 'head', 'temperature'];
 }
 
-/** Output names of the GRU's graph: the logits, each layer's new state, the grown read cache. */
-export const gruOutputs = (s: GruGraphSpec) => ['logits', ...Array.from({ length: s.layers }, (_, l) => `l${l}_h_out`),
+/** Output names of the GRU's graph: the logits, the probabilities, each layer's new state, the grown read cache. */
+export const gruOutputs = (s: GruGraphSpec) => ['logits', 'probs', ...Array.from({ length: s.layers }, (_, l) => `l${l}_h_out`),
   ...(s.attend ? ['k_out', 'v_out', 'key_mask_out'] : [])];
 
 const dtypeOf = (input: string) => (input === 'tokens' || input === 'positions' ? DT_INT32 : DT_FLOAT);
@@ -107,6 +111,11 @@ function graphBuilder(pb: Proto) {
       const e = op('Exp', [b.sub(x, b.reduce('Max', x, -1))]);
       return b.mul(e, op('Reciprocal', [b.reduce('Sum', e, -1)]));
     },
+    /** the logits' output, and sampling's probabilities softmax(logits / temperature) (policy.ts, `nextProbs`) */
+    logitsAndProbs: (logits: string) => {
+      b.output('logits', logits);
+      b.output('probs', b.softmax(op('RealDiv', [logits, 'temperature'])));
+    },
     /** The SavedModel bytes, with a signature over the named inputs and outputs. */
     savedModel(inputs: string[], outputs: string[]): Uint8Array {
       const meta = new pb.MetaGraphDef(), info = new pb.MetaGraphDef.MetaInfoDef();
@@ -166,7 +175,7 @@ export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
     const u = add(matMul(b.layerNorm(x, p('ln2_g'), p('ln2_b'), eps), p('w1')), p('b1'));
     x = add(x, add(matMul(mul(u, op('Sigmoid', [mul(u, c1702)])), p('w2')), p('b2')));
   }
-  b.output('logits', matMul(b.layerNorm(x, 'lnf_g', 'lnf_b', eps), 'head'));
+  b.logitsAndProbs(matMul(b.layerNorm(x, 'lnf_g', 'lnf_b', eps), 'head'));
   return b.savedModel(decodeInputs(s), decodeOutputs(s));
 }
 
@@ -197,7 +206,7 @@ export function gruGraphBytes(s: GruGraphSpec, pb: Proto): Uint8Array {
     const a = b.softmax(add(mul(matMul(proj('att_q'), k, true), b.scalar(1 / Math.sqrt(d))), km));
     x = add(x, matMul(reshape(matMul(a, v), [-1, d]), 'att_o'));
   }
-  b.output('logits', matMul(b.layerNorm(x, 'lnf_g', 'lnf_b', eps), 'head'));
+  b.logitsAndProbs(matMul(b.layerNorm(x, 'lnf_g', 'lnf_b', eps), 'head'));
   return b.savedModel(gruInputs(s), gruOutputs(s));
 }
 

@@ -5,7 +5,7 @@
 // the model look an operand digit up instead of holding every digit in its state.
 import { tf } from './backend.js';
 import { causalMask, embedLinear, NEG, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
-import type { Batch, DecodeState, ModelConfig, Policy } from './policy.js';
+import { stepOutput, type Batch, type DecodeState, type ModelConfig, type Policy } from './policy.js';
 import { gruDecodeGraph } from './decode-graph.js';
 
 /** The attention read's decoding cache: keys and values of past outputs [B, T, d], and the padding mask [B, 1, T]. */
@@ -102,23 +102,24 @@ export function createGru(config: ModelConfig): Policy {
       });
       return { state, logits };
     },
-    step(s, tokens) {
+    step(s, tokens, _positions, temperature) {
       const st = s as Hidden, B = tokens.shape[0];
       // the native backend runs the step as one graph (decode-graph.ts), the same ops as below
       const graph = gruDecodeGraph({ layers: L, dModel: d, vocab: Vv, attend: st.kv !== null, eps: 1e-5 });
       if (graph) {
         const c = st.kv;
-        const [logits, ...rest] = graph.run([tokens, P('tok_emb'),
+        const temp = tf.scalar(temperature ?? 1);
+        const [logits, probs, ...rest] = graph.run([tokens, P('tok_emb'),
           ...st.h.flatMap((h, l) => [P(`l${l}.wx`), G(`l${l}.b`), P(`l${l}.wh`), h]),
           ...(c ? [P('att_q'), P('att_k'), P('att_v'), P('att_o'), c.k, c.v, c.keyMask] : []),
-          G('lnf_g'), G('lnf_b'), P('head')]);
-        tf.dispose([...st.h, ...(c ? [c.k, c.v, c.keyMask] : [])]);
+          G('lnf_g'), G('lnf_b'), P('head'), temp]);
+        tf.dispose([temp, ...st.h, ...(c ? [c.k, c.v, c.keyMask] : [])]);
         st.h = rest.slice(0, L) as tf.Tensor2D[];
         const [k, v, keyMask] = rest.slice(L) as tf.Tensor3D[];
         if (c) st.kv = { k, v, keyMask };
-        return logits as tf.Tensor2D;
+        return stepOutput(logits as tf.Tensor2D, temperature, probs as tf.Tensor2D);
       }
-      return tf.tidy(() => {
+      return stepOutput(tf.tidy(() => {
         let x = embed(tokens);
         const ones = tf.ones([B, 1]) as tf.Tensor2D, zeros = tf.zeros([B, 1]) as tf.Tensor2D;
         for (let l = 0; l < L; l++) {
@@ -134,7 +135,7 @@ export function createGru(config: ModelConfig): Policy {
           x = read(x, proj(x, 'att_q', B, 1), st.kv.k, st.kv.v, st.kv.keyMask);
         }
         return readout(x).logits;
-      });
+      }), temperature);
     },
   };
 }

@@ -96,8 +96,23 @@ export interface Policy {
   forwardLast?(b: Batch): { logits: tf.Tensor2D; values: tf.Tensor2D };
   /** run the prompts, returning the decode state and the logits of the next token [B, V] */
   prefill(b: Batch): { state: DecodeState; logits: tf.Tensor2D };
-  /** feed one token per row at the given positions; returns next-token logits [B, V] */
-  step(state: DecodeState, tokens: tf.Tensor1D, positions: tf.Tensor1D): tf.Tensor2D;
+  /**
+   * feed one token per row at the given positions; returns next-token logits [B, V], or with a temperature the
+   * next-token probabilities `nextProbs(logits, temperature)` (the native backend's decode graphs compute them)
+   */
+  step(state: DecodeState, tokens: tf.Tensor1D, positions: tf.Tensor1D, temperature?: number): tf.Tensor2D;
+}
+
+/** Sampling's next-token probabilities, softmax(logits / temperature) [B, V]. */
+export const nextProbs = (logits: tf.Tensor2D, temperature: number) =>
+  tf.tidy(() => tf.softmax(logits.div(temperature))) as tf.Tensor2D;
+
+/** What `step` returns: the logits, or with a temperature the probabilities (given, or computed); disposes the other. */
+export function stepOutput(logits: tf.Tensor2D, temperature?: number, probs?: tf.Tensor2D): tf.Tensor2D {
+  if (temperature === undefined) { probs?.dispose(); return logits; }
+  const p = probs ?? nextProbs(logits, temperature);
+  logits.dispose();
+  return p;
 }
 
 export interface SampleOptions {
@@ -128,16 +143,15 @@ export function sample(policy: Policy, prompts: number[][], opts: SampleOptions,
   const maxNew = Math.min(opts.maxNew, policy.config.context - Math.max(...prompts.map((p) => p.length)));
   if (maxNew < 1) throw new ConfigError(`prompts leave no room in the context of ${policy.config.context} tokens`);
   const batch = makeBatch(prompts);
-  let { state, logits } = policy.prefill(batch);
+  const { state, logits } = policy.prefill(batch);
   disposeBatch(batch);
+  let probsT = stepOutput(logits, opts.temperature);
   const B = prompts.length, out: number[][] = prompts.map(() => []), done = new Array(B).fill(false);
   let rows = Array.from({ length: B }, (_, b) => b); // the prompts still in the decode batch, in order
   try {
     for (let s = 0; s < maxNew; s++) {
-      const probsT = tf.tidy(() => tf.softmax(logits.div(opts.temperature)));
       const probs = probsT.dataSync() as Float32Array;
       probsT.dispose();
-      logits.dispose();
       const next = new Int32Array(rows.length);
       rows.forEach((b, r) => {
         if (done[b]) { next[r] = PAD; return; }
@@ -145,7 +159,7 @@ export function sample(policy: Policy, prompts: number[][], opts: SampleOptions,
         out[b].push(next[r]);
         if (next[r] === EOS && !opts.ignoreEos) done[b] = true;
       });
-      if (done.every(Boolean) || s === maxNew - 1) { logits = tf.zeros([1, 1]); break; }
+      if (done.every(Boolean) || s === maxNew - 1) { probsT = tf.zeros([1, 1]); break; }
       let feed = next;
       const live = rows.map((b, r) => (done[b] ? -1 : r)).filter((r) => r >= 0);
       if (live.length <= 0.75 * rows.length) {
@@ -154,11 +168,11 @@ export function sample(policy: Policy, prompts: number[][], opts: SampleOptions,
         rows = live.map((r) => rows[r]);
       }
       const tokT = tf.tensor1d(feed, 'int32'), posT = tf.tensor1d(rows.map((b) => prompts[b].length + s), 'int32');
-      logits = policy.step(state, tokT, posT);
+      probsT = policy.step(state, tokT, posT, opts.temperature);
       tf.dispose([tokT, posT]);
     }
   } finally {
-    logits.dispose();
+    probsT.dispose();
     state.dispose();
   }
   return out;

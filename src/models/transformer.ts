@@ -3,7 +3,7 @@
 // layers with custom gradients, separate Wq/Wk/Wv, 4-D transposes only, one-hot embeddings.
 import { tf } from './backend.js';
 import { causalMask, embedLinear, gelu, NEG, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
-import type { Batch, DecodeState, ModelConfig, Policy } from './policy.js';
+import { stepOutput, type Batch, type DecodeState, type ModelConfig, type Policy } from './policy.js';
 import { decodeGraph } from './decode-graph.js';
 
 
@@ -104,22 +104,23 @@ export function createTransformer(config: ModelConfig): Policy {
       });
       return { state, logits };
     },
-    step(s, tokens, positions) {
+    step(s, tokens, positions, temperature) {
       const st = s as KV, B = tokens.shape[0];
       // the native backend runs the step as one graph (decode-graph.ts), the same ops as below
       const graph = decodeGraph({ layers: L, heads: H, dModel: d, alibi, eps: 1e-5 });
       if (graph) {
-        const [logits, km, ...kv] = graph.run([tokens, ...(alibi ? [slopes] : [positions]), st.keyMask, P('tok_emb'),
+        const temp = tf.scalar(temperature ?? 1);
+        const [logits, probs, km, ...kv] = graph.run([tokens, ...(alibi ? [slopes] : [positions]), st.keyMask, P('tok_emb'),
           ...(alibi ? [] : [P('pos_emb')]),
           ...st.layers.flatMap((c, l) => [G(`l${l}.ln1_g`), G(`l${l}.ln1_b`), st.wqkv[l], P(`l${l}.wo`),
             G(`l${l}.ln2_g`), G(`l${l}.ln2_b`), P(`l${l}.w1`), G(`l${l}.b1`), P(`l${l}.w2`), G(`l${l}.b2`), c.k, c.v]),
-          G('lnf_g'), G('lnf_b'), P('head')]);
-        tf.dispose([st.keyMask, ...st.layers.flatMap((c) => [c.k, c.v])]);
+          G('lnf_g'), G('lnf_b'), P('head'), temp]);
+        tf.dispose([temp, st.keyMask, ...st.layers.flatMap((c) => [c.k, c.v])]);
         st.keyMask = km;
         st.layers.forEach((c, l) => { c.k = kv[2 * l] as tf.Tensor4D; c.v = kv[2 * l + 1] as tf.Tensor4D; });
-        return logits as tf.Tensor2D;
+        return stepOutput(logits as tf.Tensor2D, temperature, probs as tf.Tensor2D);
       }
-      return tf.tidy(() => {
+      return stepOutput(tf.tidy(() => {
         const km = tf.concat([st.keyMask, tf.zeros([B, 1, 1, 1])], 3);
         st.keyMask.dispose();
         st.keyMask = tf.keep(km);
@@ -139,7 +140,7 @@ export function createTransformer(config: ModelConfig): Policy {
           x = mlp(x.add(linear(y.reshape([B, d]) as tf.Tensor2D, P(`l${l}.wo`))) as tf.Tensor2D, l);
         }
         return outputs(x).logits;
-      });
+      }), temperature);
     },
   };
 }
