@@ -32,8 +32,8 @@ export function decodeInputs(s: DecodeGraphSpec): string[] {
  * Output names of the transformer's graph: the logits, the next token's probabilities at the temperature, the grown
  * key mask, each layer's grown keys and values.
  */
-export const decodeOutputs = (s: DecodeGraphSpec) =>
-  ['logits', 'probs', 'key_mask_out', ...Array.from({ length: s.layers }, (_, l) => [`l${l}_k_out`, `l${l}_v_out`]).flat()];
+export const decodeOutputs = (s: DecodeGraphSpec) => ['logits', 'probs', 'key_mask_out',
+  ...Array.from({ length: s.layers }, (_, l) => [`l${l}_k_out`, `l${l}_v_out`]).flat()];
 
 /** Input names of the GRU's graph, in the order `run` takes them. */
 export function gruInputs(s: GruGraphSpec): string[] {
@@ -43,8 +43,8 @@ export function gruInputs(s: GruGraphSpec): string[] {
 }
 
 /** Output names of the GRU's graph: the logits, the probabilities, each layer's new state, the grown read cache. */
-export const gruOutputs = (s: GruGraphSpec) => ['logits', 'probs', ...Array.from({ length: s.layers }, (_, l) => `l${l}_h_out`),
-  ...(s.attend ? ['k_out', 'v_out', 'key_mask_out'] : [])];
+export const gruOutputs = (s: GruGraphSpec) => ['logits', 'probs',
+  ...Array.from({ length: s.layers }, (_, l) => `l${l}_h_out`), ...(s.attend ? ['k_out', 'v_out', 'key_mask_out'] : [])];
 
 const dtypeOf = (input: string) => (input === 'tokens' || input === 'positions' ? DT_INT32 : DT_FLOAT);
 
@@ -216,7 +216,8 @@ interface NativeBackend {
     tf.Tensor[];
 }
 
-export interface DecodeGraph { run(inputs: tf.Tensor[]): tf.Tensor[] }
+/** A loaded decode graph: `run` takes every input but the last, the temperature (default 1), and returns the outputs. */
+export interface DecodeGraph { run(inputs: tf.Tensor[], temperature?: number): tf.Tensor[] }
 
 const loaded = new Map<string, DecodeGraph | null>();
 
@@ -252,7 +253,12 @@ function loadGraph(key: string, bytesOf: (pb: Proto) => Uint8Array, inputs: stri
   const infos = inputs.map((name) =>
     ({ name: `${name}:0`, tfDtype: dtypeOf(name) === DT_INT32 ? 'DT_INT32' : 'DT_FLOAT' }));
   const fetch = outputs.map((name) => `${name}:0`);
-  const graph = { run: (xs: tf.Tensor[]) => backend.runSavedModel(id, xs, infos, fetch) };
+  const graph = {
+    run: (xs: tf.Tensor[], temperature = 1) => {
+      const t = tf.scalar(temperature);
+      try { return backend.runSavedModel(id, [...xs, t], infos, fetch); } finally { t.dispose(); }
+    },
+  };
   loaded.set(key, graph);
   return graph;
 }

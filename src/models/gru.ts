@@ -108,12 +108,11 @@ export function createGru(config: ModelConfig): Policy {
       const graph = gruDecodeGraph({ layers: L, dModel: d, vocab: Vv, attend: st.kv !== null, eps: 1e-5 });
       if (graph) {
         const c = st.kv;
-        const temp = tf.scalar(temperature ?? 1);
         const [logits, probs, ...rest] = graph.run([tokens, P('tok_emb'),
           ...st.h.flatMap((h, l) => [P(`l${l}.wx`), G(`l${l}.b`), P(`l${l}.wh`), h]),
           ...(c ? [P('att_q'), P('att_k'), P('att_v'), P('att_o'), c.k, c.v, c.keyMask] : []),
-          G('lnf_g'), G('lnf_b'), P('head'), temp]);
-        tf.dispose([temp, ...st.h, ...(c ? [c.k, c.v, c.keyMask] : [])]);
+          G('lnf_g'), G('lnf_b'), P('head')], temperature);
+        tf.dispose([...st.h, ...(c ? [c.k, c.v, c.keyMask] : [])]);
         st.h = rest.slice(0, L) as tf.Tensor2D[];
         const [k, v, keyMask] = rest.slice(L) as tf.Tensor3D[];
         if (c) st.kv = { k, v, keyMask };

@@ -145,13 +145,14 @@ export function sample(policy: Policy, prompts: number[][], opts: SampleOptions,
   const batch = makeBatch(prompts);
   const { state, logits } = policy.prefill(batch);
   disposeBatch(batch);
-  let probsT = stepOutput(logits, opts.temperature);
+  let probsT: tf.Tensor2D | null = stepOutput(logits, opts.temperature);
   const B = prompts.length, out: number[][] = prompts.map(() => []), done = new Array(B).fill(false);
   let rows = Array.from({ length: B }, (_, b) => b); // the prompts still in the decode batch, in order
   try {
     for (let s = 0; s < maxNew; s++) {
       const probs = probsT.dataSync() as Float32Array;
       probsT.dispose();
+      probsT = null;
       const next = new Int32Array(rows.length);
       rows.forEach((b, r) => {
         if (done[b]) { next[r] = PAD; return; }
@@ -159,7 +160,7 @@ export function sample(policy: Policy, prompts: number[][], opts: SampleOptions,
         out[b].push(next[r]);
         if (next[r] === EOS && !opts.ignoreEos) done[b] = true;
       });
-      if (done.every(Boolean) || s === maxNew - 1) { probsT = tf.zeros([1, 1]); break; }
+      if (done.every(Boolean) || s === maxNew - 1) break;
       let feed = next;
       const live = rows.map((b, r) => (done[b] ? -1 : r)).filter((r) => r >= 0);
       if (live.length <= 0.75 * rows.length) {
@@ -172,7 +173,7 @@ export function sample(policy: Policy, prompts: number[][], opts: SampleOptions,
       tf.dispose([tokT, posT]);
     }
   } finally {
-    probsT.dispose();
+    probsT?.dispose();
     state.dispose();
   }
   return out;

@@ -109,13 +109,12 @@ export function createTransformer(config: ModelConfig): Policy {
       // the native backend runs the step as one graph (decode-graph.ts), the same ops as below
       const graph = decodeGraph({ layers: L, heads: H, dModel: d, alibi, eps: 1e-5 });
       if (graph) {
-        const temp = tf.scalar(temperature ?? 1);
-        const [logits, probs, km, ...kv] = graph.run([tokens, ...(alibi ? [slopes] : [positions]), st.keyMask, P('tok_emb'),
-          ...(alibi ? [] : [P('pos_emb')]),
+        const [logits, probs, km, ...kv] = graph.run([tokens, ...(alibi ? [slopes] : [positions]), st.keyMask,
+          P('tok_emb'), ...(alibi ? [] : [P('pos_emb')]),
           ...st.layers.flatMap((c, l) => [G(`l${l}.ln1_g`), G(`l${l}.ln1_b`), st.wqkv[l], P(`l${l}.wo`),
             G(`l${l}.ln2_g`), G(`l${l}.ln2_b`), P(`l${l}.w1`), G(`l${l}.b1`), P(`l${l}.w2`), G(`l${l}.b2`), c.k, c.v]),
-          G('lnf_g'), G('lnf_b'), P('head'), temp]);
-        tf.dispose([temp, st.keyMask, ...st.layers.flatMap((c) => [c.k, c.v])]);
+          G('lnf_g'), G('lnf_b'), P('head')], temperature);
+        tf.dispose([st.keyMask, ...st.layers.flatMap((c) => [c.k, c.v])]);
         st.keyMask = km;
         st.layers.forEach((c, l) => { c.k = kv[2 * l] as tf.Tensor4D; c.v = kv[2 * l + 1] as tf.Tensor4D; });
         return stepOutput(logits as tf.Tensor2D, temperature, probs as tf.Tensor2D);
