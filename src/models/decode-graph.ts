@@ -4,8 +4,9 @@
 // transformer.ts or gru.ts (the same TensorFlow kernels in the same order: BatchMatMulV2 for every matmul, tfjs's
 // moments, its GELU), held in a SavedModel with no variables (weights, caches and tokens are inputs, so one graph
 // serves every update of the weights) under the system's temporary folder, named by its content's hash, and run
-// through tfjs-node's session binding. test/decode-graph.test.ts checks each graph's outputs equal the eager
-// step's, bit for bit.
+// through tfjs-node's session binding; the transformer's graph writes each step's keys and values into its caches in
+// place (writeColumn), where the eager step concatenates. test/decode-graph.test.ts checks each graph's outputs
+// equal the eager step's, bit for bit.
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,12 +18,19 @@ const DT_FLOAT = 1, DT_INT32 = 3;
 
 /** What a transformer decode graph depends on. */
 export interface DecodeGraphSpec { layers: number; heads: number; dModel: number; alibi: boolean; eps: number }
+
+/**
+ * The transformer graph's caches have room for this many more columns at a time: a step writes its keys and values
+ * into the caches it is fed (see writeColumn), zeros past the last written column, so no step copies a cache.
+ */
+export const CACHE_CHUNK = 32;
 /** What a GRU decode graph depends on (`attend`: the recall attention read). */
 export interface GruGraphSpec { layers: number; dModel: number; vocab: number; attend: boolean; eps: number }
 
 /** Input names of the transformer's graph, in the order `run` takes them. */
 export function decodeInputs(s: DecodeGraphSpec): string[] {
-  const perLayer = ['ln1_g', 'ln1_b', 'wqkv', 'wo', 'ln2_g', 'ln2_b', 'w1', 'b1', 'w2', 'b2', 'k', 'v'];
+  const perLayer = ['ln1_g', 'ln1_b', 'wqkv', 'wo', 'ln2_g', 'ln2_b', 'w1', 'b1', 'w2', 'b2',
+    'k', 'v'];
   return ['tokens', ...(s.alibi ? ['slopes'] : ['positions']), 'key_mask', 'tok_emb', ...(s.alibi ? [] : ['pos_emb']),
     ...Array.from({ length: s.layers }, (_, l) => perLayer.map((p) => `l${l}_${p}`)).flat(), 'lnf_g', 'lnf_b', 'head',
     'temperature'];
@@ -30,10 +38,9 @@ export function decodeInputs(s: DecodeGraphSpec): string[] {
 
 /**
  * Output names of the transformer's graph: the logits, the next token's probabilities at the temperature, the grown
- * key mask, each layer's grown keys and values.
+ * key mask (the caches are written in place).
  */
-export const decodeOutputs = (s: DecodeGraphSpec) => ['logits', 'probs', 'key_mask_out',
-  ...Array.from({ length: s.layers }, (_, l) => [`l${l}_k_out`, `l${l}_v_out`]).flat()];
+export const decodeOutputs = () => ['logits', 'probs', 'key_mask_out'];
 
 /** Input names of the GRU's graph, in the order `run` takes them. */
 export function gruInputs(s: GruGraphSpec): string[] {
@@ -142,7 +149,7 @@ function graphBuilder(pb: Proto) {
 /** The SavedModel bytes of the transformer's decode step (transformer.ts, `step`). */
 export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
   const b = graphBuilder(pb), { op, add, mul, matMul, reshape, concat, int, ints, type, T } = b;
-  const { layers: L, heads: H, dModel: d } = s, dh = d / H;
+  const { layers: L, heads: H, dModel: d } = s, dh = d / H, I = { T: type(DT_INT32) };
   for (const name of decodeInputs(s)) b.input(name, dtypeOf(name));
   const eps = b.scalar(s.eps);
   const km = concat('key_mask', b.filled('key_mask', [-1, 1, 1, 1], 0), 3);
@@ -151,12 +158,13 @@ export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
     { Tparams: type(DT_FLOAT), Tindices: type(DT_INT32), Taxis: type(DT_INT32), batch_dims: int(0) });
   let x = gather('tok_emb', 'tokens');
   if (!s.alibi) x = add(x, gather('pos_emb', 'positions'));
+  const dim = (t: string, i: number) => op('StridedSlice', [op('Shape', [t], { ...T, out_type: type(DT_INT32) }),
+    ints([i]), ints([i + 1]), ints([1])], { ...I, Index: type(DT_INT32), shrink_axis_mask: int(1),
+    begin_mask: int(0), end_mask: int(0), ellipsis_mask: int(0), new_axis_mask: int(0) });
+  const tk = dim(km, 3), imul = (x: string, y: string) => op('Mul', [x, y], I);
   // ALiBi: the new token's distance to key j is tk - 1 - j (tk keys, left padding included)
   let bias = km;
   if (s.alibi) {
-    const I = { T: type(DT_INT32) }, shape = op('Shape', [km], { ...T, out_type: type(DT_INT32) });
-    const tk = op('StridedSlice', [shape, ints([3]), ints([4]), ints([1])], { ...I, Index: type(DT_INT32),
-      shrink_axis_mask: int(1), begin_mask: int(0), end_mask: int(0), ellipsis_mask: int(0), new_axis_mask: int(0) });
     const start = op('Cast', [op('Sub', [tk, b.constant(DT_INT32, [1], [])], I)],
       { SrcT: type(DT_INT32), DstT: type(DT_FLOAT), Truncate: b.bool(false) });
     const range = op('Range', [start, b.scalar(-1), b.scalar(-1)], { Tidx: type(DT_FLOAT) });
@@ -167,16 +175,41 @@ export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
     const p = (w: string) => `l${l}_${w}`;
     const split = b.split3(matMul(b.layerNorm(x, p('ln1_g'), p('ln1_b'), eps), p('wqkv')), d, 1);
     const [q, k1, v1] = [0, 1, 2].map((i) => reshape(`${split}:${i}`, [-1, H, 1, dh]));
-    const k = concat(p('k'), k1, 2), v = concat(p('v'), v1, 2);
-    b.output(p('k_out'), k);
-    b.output(p('v_out'), v);
-    const att = b.softmax(add(mul(matMul(q, k, true), scale), bias));
+    // the scores over the caches' capacity, cut to their tk written columns; the weights padded back with zeros for
+    // the read over V: products over zero padding equal the exact ones (test/decode-graph.test.ts)
+    const k = writeColumn(b, p('k'), k1, tk, dh), v = writeColumn(b, p('v'), v1, tk, dh);
+    const scores = op('Slice', [matMul(q, k, true), ints([0, 0, 0, 0]),
+      op('Add', [ints([-1, -1, -1, 0]), imul(ints([0, 0, 0, 1]), tk)], I)], { ...T, Index: type(DT_INT32) });
+    const room = op('Sub', [dim(k, 2), tk], I);
+    const pads = op('Reshape', [imul(ints([0, 0, 0, 0, 0, 0, 0, 1]), room), ints([4, 2])],
+      { ...I, Tshape: type(DT_INT32) });
+    const att = op('Pad', [b.softmax(add(mul(scores, scale), bias)), pads], { ...T, Tpaddings: type(DT_INT32) });
     x = add(x, matMul(reshape(matMul(att, v), [-1, d]), p('wo')));
     const u = add(matMul(b.layerNorm(x, p('ln2_g'), p('ln2_b'), eps), p('w1')), p('b1'));
     x = add(x, add(matMul(mul(u, op('Sigmoid', [mul(u, c1702)])), p('w2')), p('b2')));
   }
   b.logitsAndProbs(matMul(b.layerNorm(x, 'lnf_g', 'lnf_b', eps), 'head'));
-  return b.savedModel(decodeInputs(s), decodeOutputs(s));
+  return b.savedModel(decodeInputs(s), decodeOutputs());
+}
+
+/**
+ * The in-place write of a step's keys or values: column tk - 1 of the cache [B, H, capacity, dh] (zeros past the
+ * written columns), seen as rows of [B * H * capacity, dh], set by TensorFlow's InplaceUpdate, which writes into its
+ * input's buffer, the fed tensor's own (an alias by design: inplace_ops.cc), and returns it. The cache must be a
+ * buffer the decode state alone holds (transformer.ts pads it into a fresh one). Returns the cache after the write.
+ */
+function writeColumn(b: ReturnType<typeof graphBuilder>, cache: string, value: string, tk: string, dh: number) {
+  const { op, ints, type } = b, I = { T: type(DT_INT32) };
+  const shape = op('Shape', [cache], { ...b.T, out_type: type(DT_INT32) });
+  const at = (i: number) => op('StridedSlice', [shape, ints([i]), ints([i + 1]), ints([1])], { ...I,
+    Index: type(DT_INT32), shrink_axis_mask: b.int(1), begin_mask: b.int(0), end_mask: b.int(0),
+    ellipsis_mask: b.int(0), new_axis_mask: b.int(0) });
+  const one = b.constant(DT_INT32, [1], []), cap = at(2);
+  const rows = op('Range', [b.constant(DT_INT32, [0], []), op('Mul', [at(0), at(1)], I), one], { Tidx: type(DT_INT32) });
+  const index = op('Add', [op('Mul', [rows, cap], I), op('Sub', [tk, one], I)], I);
+  const flat = (x: string) => op('Reshape', [x, ints([-1, dh])], { ...b.T, Tshape: type(DT_INT32) });
+  const written = op('InplaceUpdate', [flat(cache), index, flat(value)], b.T);
+  return op('Reshape', [written, shape], { ...b.T, Tshape: type(DT_INT32) });
 }
 
 /** The SavedModel bytes of the GRU's decode step (gru.ts, `step`). */
@@ -265,7 +298,7 @@ function loadGraph(key: string, bytesOf: (pb: Proto) => Uint8Array, inputs: stri
 
 /** The transformer's decode graph for `s` (see loadGraph). */
 export const decodeGraph = (s: DecodeGraphSpec): DecodeGraph | null =>
-  loadGraph(`transformer ${JSON.stringify(s)}`, (pb) => decodeGraphBytes(s, pb), decodeInputs(s), decodeOutputs(s));
+  loadGraph(`transformer ${JSON.stringify(s)}`, (pb) => decodeGraphBytes(s, pb), decodeInputs(s), decodeOutputs());
 
 /** The GRU's decode graph for `s` (see loadGraph). */
 export const gruDecodeGraph = (s: GruGraphSpec): DecodeGraph | null =>

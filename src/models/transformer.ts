@@ -4,7 +4,7 @@
 import { tf } from './backend.js';
 import { causalMask, embedLinear, gelu, NEG, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
 import { stepOutput, type Batch, type DecodeState, type ModelConfig, type Policy } from './policy.js';
-import { decodeGraph } from './decode-graph.js';
+import { CACHE_CHUNK, decodeGraph } from './decode-graph.js';
 
 
 export function createTransformer(config: ModelConfig): Policy {
@@ -73,6 +73,10 @@ export function createTransformer(config: ModelConfig): Policy {
     return { logits: o.logits.reshape([B, Tq, Vv]) as tf.Tensor3D, values: o.values.reshape([B, Tq, R]) as tf.Tensor3D, cache, keyMask };
   }
 
+  /**
+   * The decode state: the key mask [B, 1, 1, T] and each layer's keys and values [B, H, capacity, dh], whose first T
+   * columns are written (the decode graph's caches have room past them, zeros; the eager step's are exact).
+   */
   class KV implements DecodeState {
     constructor(public layers: { k: tf.Tensor4D; v: tf.Tensor4D }[], public keyMask: tf.Tensor, public wqkv: tf.Tensor2D[]) {}
     dispose() { tf.dispose([...this.layers.flatMap((c) => [c.k, c.v]), this.keyMask, ...this.wqkv]); }
@@ -82,6 +86,26 @@ export function createTransformer(config: ModelConfig): Policy {
       for (const c of this.layers) { c.k = pick(c.k); c.v = pick(c.v); }
       this.keyMask = pick(this.keyMask as tf.Tensor4D);
       idx.dispose();
+    }
+    /** replace every cache by `f` of it */
+    private each(f: (t: tf.Tensor4D) => tf.Tensor4D) {
+      const swap = (t: tf.Tensor4D) => { const u = tf.keep(f(t)); t.dispose(); return u; };
+      for (const c of this.layers) { c.k = swap(c.k); c.v = swap(c.v); }
+    }
+    /**
+     * Room for `width` columns: caches too small are padded with zeros to a multiple of CACHE_CHUNK, into buffers of
+     * their own (the decode graph writes into them in place, so no other tensor may share one; gather and pad
+     * allocate theirs, and a prefill's exact caches are always padded before a graph step).
+     */
+    reserve(width: number) {
+      const capacity = this.layers[0].k.shape[2];
+      if (width <= capacity) return;
+      const more = Math.ceil(width / CACHE_CHUNK) * CACHE_CHUNK - capacity;
+      this.each((t) => tf.pad(t, [[0, 0], [0, 0], [0, more], [0, 0]]));
+    }
+    /** the caches cut to their `width` written columns (the eager step grows exact caches) */
+    trim(width: number) {
+      if (this.layers[0].k.shape[2] > width) this.each((t) => t.slice([0, 0, 0, 0], [-1, -1, width, -1]));
     }
   }
 
@@ -108,17 +132,19 @@ export function createTransformer(config: ModelConfig): Policy {
       const st = s as KV, B = tokens.shape[0];
       // the native backend runs the step as one graph (decode-graph.ts), the same ops as below
       const graph = decodeGraph({ layers: L, heads: H, dModel: d, alibi, eps: 1e-5 });
+      const T = st.keyMask.shape[3] as number;
       if (graph) {
-        const [logits, probs, km, ...kv] = graph.run([tokens, ...(alibi ? [slopes] : [positions]), st.keyMask,
+        st.reserve(T + 1);
+        const [logits, probs, km] = graph.run([tokens, ...(alibi ? [slopes] : [positions]), st.keyMask,
           P('tok_emb'), ...(alibi ? [] : [P('pos_emb')]),
           ...st.layers.flatMap((c, l) => [G(`l${l}.ln1_g`), G(`l${l}.ln1_b`), st.wqkv[l], P(`l${l}.wo`),
             G(`l${l}.ln2_g`), G(`l${l}.ln2_b`), P(`l${l}.w1`), G(`l${l}.b1`), P(`l${l}.w2`), G(`l${l}.b2`), c.k, c.v]),
           G('lnf_g'), G('lnf_b'), P('head')], temperature);
-        tf.dispose([st.keyMask, ...st.layers.flatMap((c) => [c.k, c.v])]);
+        st.keyMask.dispose();
         st.keyMask = km;
-        st.layers.forEach((c, l) => { c.k = kv[2 * l] as tf.Tensor4D; c.v = kv[2 * l + 1] as tf.Tensor4D; });
         return stepOutput(logits as tf.Tensor2D, temperature, probs as tf.Tensor2D);
       }
+      st.trim(T);
       return stepOutput(tf.tidy(() => {
         const km = tf.concat([st.keyMask, tf.zeros([B, 1, 1, 1])], 3);
         st.keyMask.dispose();
