@@ -20,8 +20,9 @@ const DT_FLOAT = 1, DT_INT32 = 3;
 export interface DecodeGraphSpec { layers: number; heads: number; dModel: number; alibi: boolean; eps: number }
 
 /**
- * The transformer graph's caches have room for this many more columns at a time: a step writes its keys and values
- * into the caches it is fed (see writeColumn), zeros past the last written column, so no step copies a cache.
+ * The decode graphs' caches (the transformer's keys and values, the GRU's read cache) have room for this many more
+ * columns at a time: a step writes into the caches it is fed (see writeColumn), zeros past the last written column,
+ * so no step copies a cache.
  */
 export const CACHE_CHUNK = 32;
 /** What a GRU decode graph depends on (`attend`: the recall attention read). */
@@ -49,9 +50,12 @@ export function gruInputs(s: GruGraphSpec): string[] {
   'lnf_g', 'lnf_b', 'head', 'temperature'];
 }
 
-/** Output names of the GRU's graph: the logits, the probabilities, each layer's new state, the grown read cache. */
+/**
+ * Output names of the GRU's graph: the logits, the probabilities, each layer's new state, the read cache's grown key
+ * mask (its keys and values are written in place).
+ */
 export const gruOutputs = (s: GruGraphSpec) => ['logits', 'probs',
-  ...Array.from({ length: s.layers }, (_, l) => `l${l}_h_out`), ...(s.attend ? ['k_out', 'v_out', 'key_mask_out'] : [])];
+  ...Array.from({ length: s.layers }, (_, l) => `l${l}_h_out`), ...(s.attend ? ['key_mask_out'] : [])];
 
 const dtypeOf = (input: string) => (input === 'tokens' || input === 'positions' ? DT_INT32 : DT_FLOAT);
 
@@ -193,19 +197,20 @@ export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
 }
 
 /**
- * The in-place write of a step's keys or values: column tk - 1 of the cache [B, H, capacity, dh] (zeros past the
- * written columns), seen as rows of [B * H * capacity, dh], set by TensorFlow's InplaceUpdate, which writes into its
+ * The in-place write of a step's keys or values: column tk - 1 of the cache [B, H, capacity, dh] (axis 2; the GRU's
+ * read cache [B, capacity, d], axis 1), zeros past the written columns, seen as rows of [B * H * capacity, dh], set by TensorFlow's InplaceUpdate, which writes into its
  * input's buffer, the fed tensor's own (an alias by design: inplace_ops.cc), and returns it. The cache must be a
  * buffer the decode state alone holds (transformer.ts pads it into a fresh one). Returns the cache after the write.
  */
-function writeColumn(b: ReturnType<typeof graphBuilder>, cache: string, value: string, tk: string, dh: number) {
+function writeColumn(b: ReturnType<typeof graphBuilder>, cache: string, value: string, tk: string, dh: number,
+  axis: 1 | 2 = 2) {
   const { op, ints, type } = b, I = { T: type(DT_INT32) };
   const shape = op('Shape', [cache], { ...b.T, out_type: type(DT_INT32) });
   const at = (i: number) => op('StridedSlice', [shape, ints([i]), ints([i + 1]), ints([1])], { ...I,
     Index: type(DT_INT32), shrink_axis_mask: b.int(1), begin_mask: b.int(0), end_mask: b.int(0),
     ellipsis_mask: b.int(0), new_axis_mask: b.int(0) });
-  const one = b.constant(DT_INT32, [1], []), cap = at(2);
-  const rows = op('Range', [b.constant(DT_INT32, [0], []), op('Mul', [at(0), at(1)], I), one], { Tidx: type(DT_INT32) });
+  const one = b.constant(DT_INT32, [1], []), cap = at(axis), n = axis === 2 ? op('Mul', [at(0), at(1)], I) : at(0);
+  const rows = op('Range', [b.constant(DT_INT32, [0], []), n, one], { Tidx: type(DT_INT32) });
   const index = op('Add', [op('Mul', [rows, cap], I), op('Sub', [tk, one], I)], I);
   const flat = (x: string) => op('Reshape', [x, ints([-1, dh])], { ...b.T, Tshape: type(DT_INT32) });
   const written = op('InplaceUpdate', [flat(cache), index, flat(value)], b.T);
@@ -231,12 +236,21 @@ export function gruGraphBytes(s: GruGraphSpec, pb: Proto): Uint8Array {
     x = add(mul(next, ones), mul(h, zeros));
     b.output(p('h_out'), x);
   }
-  if (s.attend) {
-    const proj = (w: string) => reshape(matMul(x, w), [-1, 1, d]);
-    const k = concat('k', proj('att_k'), 1), v = concat('v', proj('att_v'), 1);
+  if (s.attend) { // the read cache written in place, as the transformer's (decodeGraphBytes)
+    const proj = (w: string) => reshape(matMul(x, w), [-1, 1, d]), I = { T: type(DT_INT32) };
     const km = concat('key_mask', b.filled('key_mask', [-1, 1, 1], 0), 2);
-    b.output('k_out', k); b.output('v_out', v); b.output('key_mask_out', km);
-    const a = b.softmax(add(mul(matMul(proj('att_q'), k, true), b.scalar(1 / Math.sqrt(d))), km));
+    b.output('key_mask_out', km);
+    const dim = (t: string, i: number) => op('StridedSlice', [op('Shape', [t], { ...b.T, out_type: type(DT_INT32) }),
+      b.ints([i]), b.ints([i + 1]), b.ints([1])], { ...I, Index: type(DT_INT32), shrink_axis_mask: int(1),
+      begin_mask: int(0), end_mask: int(0), ellipsis_mask: int(0), new_axis_mask: int(0) });
+    const tk = dim(km, 2), k = writeColumn(b, 'k', proj('att_k'), tk, d, 1);
+    const v = writeColumn(b, 'v', proj('att_v'), tk, d, 1);
+    const scores = op('Slice', [matMul(proj('att_q'), k, true), b.ints([0, 0, 0]),
+      op('Add', [b.ints([-1, -1, 0]), op('Mul', [b.ints([0, 0, 1]), tk], I)], I)], { ...b.T, Index: type(DT_INT32) });
+    const pads = op('Reshape', [op('Mul', [b.ints([0, 0, 0, 0, 0, 1]), op('Sub', [dim(k, 1), tk], I)], I),
+      b.ints([3, 2])], { ...I, Tshape: type(DT_INT32) });
+    const a = op('Pad', [b.softmax(add(mul(scores, b.scalar(1 / Math.sqrt(d))), km)), pads],
+      { ...b.T, Tpaddings: type(DT_INT32) });
     x = add(x, matMul(reshape(matMul(a, v), [-1, d]), 'att_o'));
   }
   b.logitsAndProbs(matMul(b.layerNorm(x, 'lnf_g', 'lnf_b', eps), 'head'));

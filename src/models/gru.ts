@@ -6,7 +6,7 @@
 import { tf } from './backend.js';
 import { causalMask, embedLinear, NEG, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
 import { stepOutput, type Batch, type DecodeState, type ModelConfig, type Policy } from './policy.js';
-import { gruDecodeGraph } from './decode-graph.js';
+import { CACHE_CHUNK, gruDecodeGraph } from './decode-graph.js';
 
 /** The attention read's decoding cache: keys and values of past outputs [B, T, d], and the padding mask [B, 1, T]. */
 type ReadCache = { k: tf.Tensor3D; v: tf.Tensor3D; keyMask: tf.Tensor3D };
@@ -87,6 +87,22 @@ export function createGru(config: ModelConfig): Policy {
       if (this.kv) this.kv = { k: pick(this.kv.k), v: pick(this.kv.v), keyMask: pick(this.kv.keyMask) };
       idx.dispose();
     }
+    /** replace the read cache's keys and values by `f` of them */
+    private each(f: (t: tf.Tensor3D) => tf.Tensor3D) {
+      const c = this.kv!, swap = (t: tf.Tensor3D) => { const u = tf.keep(f(t)); t.dispose(); return u; };
+      this.kv = { k: swap(c.k), v: swap(c.v), keyMask: c.keyMask };
+    }
+    /** room for `width` columns in buffers of their own, as the transformer's caches (transformer.ts, `reserve`) */
+    reserve(width: number) {
+      const capacity = this.kv!.k.shape[1];
+      if (width <= capacity) return;
+      const more = Math.ceil(width / CACHE_CHUNK) * CACHE_CHUNK - capacity;
+      this.each((t) => tf.pad(t, [[0, 0], [0, more], [0, 0]]));
+    }
+    /** the read cache cut to its `width` written columns (the eager step grows an exact one) */
+    trim(width: number) {
+      if (this.kv!.k.shape[1] > width) this.each((t) => t.slice([0, 0, 0], [-1, width, -1]));
+    }
   }
 
   return {
@@ -106,18 +122,20 @@ export function createGru(config: ModelConfig): Policy {
       const st = s as Hidden, B = tokens.shape[0];
       // the native backend runs the step as one graph (decode-graph.ts), the same ops as below
       const graph = gruDecodeGraph({ layers: L, dModel: d, vocab: Vv, attend: st.kv !== null, eps: 1e-5 });
+      const T = st.kv?.keyMask.shape[2] as number;
       if (graph) {
+        if (st.kv) st.reserve(T + 1);
         const c = st.kv;
         const [logits, probs, ...rest] = graph.run([tokens, P('tok_emb'),
           ...st.h.flatMap((h, l) => [P(`l${l}.wx`), G(`l${l}.b`), P(`l${l}.wh`), h]),
           ...(c ? [P('att_q'), P('att_k'), P('att_v'), P('att_o'), c.k, c.v, c.keyMask] : []),
           G('lnf_g'), G('lnf_b'), P('head')], temperature);
-        tf.dispose([...st.h, ...(c ? [c.k, c.v, c.keyMask] : [])]);
+        tf.dispose([...st.h, ...(c ? [c.keyMask] : [])]);
         st.h = rest.slice(0, L) as tf.Tensor2D[];
-        const [k, v, keyMask] = rest.slice(L) as tf.Tensor3D[];
-        if (c) st.kv = { k, v, keyMask };
+        if (c) st.kv = { k: c.k, v: c.v, keyMask: rest[L] as tf.Tensor3D };
         return stepOutput(logits as tf.Tensor2D, temperature, probs as tf.Tensor2D);
       }
+      if (st.kv) st.trim(T);
       return stepOutput(tf.tidy(() => {
         let x = embed(tokens);
         const ones = tf.ones([B, 1]) as tf.Tensor2D, zeros = tf.zeros([B, 1]) as tf.Tensor2D;
