@@ -1,7 +1,8 @@
 // The decode steps as one TensorFlow graph (src/models/decode-graph.ts) against the eager steps they replace on the
 // native backend: from the same prefilled state, the same logits and decode state (the transformer's key mask and
 // caches, the GRU's states and read cache), bit for bit, step after step (rows leaving the batch included), for
-// both families and their variants; so sampling draws the same tokens either way and no committed result moves.
+// both families and their variants, at these shapes (12 rows, up to 37 cached positions; at 128 rows and longer
+// caches the graph's softmax differs in the last bit now and then: docs/engine.md).
 import { strict as assert } from 'node:assert';
 import { initBackend, tf } from '../src/models/backend.js';
 import {

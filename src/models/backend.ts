@@ -117,7 +117,8 @@ export function engineInfo(): Record<string, string | number> {
       tensorflow: tensorflowVersion ?? 'unknown', intraOpThreads: Number(env.TF_NUM_INTRAOP_THREADS),
       interOpThreads: Number(env.TF_NUM_INTEROP_THREADS), onednnOpts: env.TF_ENABLE_ONEDNN_OPTS,
       deterministicOps: env.TF_DETERMINISTIC_OPS, cpuAllocatorBfc: env.TF_CPU_ALLOCATOR_USE_BFC,
-      // sampling's decode step as one graph (src/models/decode-graph.ts; the same numbers as the eager step)
+      // sampling's decode step as one graph (src/models/decode-graph.ts): the eager step's numbers at the tested
+      // shapes, last-bit differences past them (docs/engine.md), so a run records which one sampled
       decodeGraph: process.env.WORKBENCH_DECODE_GRAPH === '0' ? 'off' : 'on',
     });
   } else info.threads = 1;
