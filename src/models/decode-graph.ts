@@ -4,8 +4,8 @@
 // transformer.ts or gru.ts (the same TensorFlow kernels in the same order: BatchMatMulV2 for every matmul, tfjs's
 // moments, its GELU), held in a SavedModel with no variables (weights, caches and tokens are inputs, so one graph
 // serves every update of the weights) under the system's temporary folder, named by its content's hash, and run
-// through tfjs-node's session binding; the transformer's graph writes each step's keys and values into its caches in
-// place (writeColumn), where the eager step concatenates. test/decode-graph.test.ts checks each graph's outputs
+// through tfjs-node's session binding; the graphs write each step's keys and values into their caches in place
+// (writeColumn, readWritten), where the eager steps concatenate. test/decode-graph.test.ts checks each graph's outputs
 // equal the eager step's, bit for bit.
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
@@ -30,8 +30,7 @@ export interface GruGraphSpec { layers: number; dModel: number; vocab: number; a
 
 /** Input names of the transformer's graph, in the order `run` takes them. */
 export function decodeInputs(s: DecodeGraphSpec): string[] {
-  const perLayer = ['ln1_g', 'ln1_b', 'wqkv', 'wo', 'ln2_g', 'ln2_b', 'w1', 'b1', 'w2', 'b2',
-    'k', 'v'];
+  const perLayer = ['ln1_g', 'ln1_b', 'wqkv', 'wo', 'ln2_g', 'ln2_b', 'w1', 'b1', 'w2', 'b2', 'k', 'v'];
   return ['tokens', ...(s.alibi ? ['slopes'] : ['positions']), 'key_mask', 'tok_emb', ...(s.alibi ? [] : ['pos_emb']),
     ...Array.from({ length: s.layers }, (_, l) => perLayer.map((p) => `l${l}_${p}`)).flat(), 'lnf_g', 'lnf_b', 'head',
     'temperature'];
@@ -106,6 +105,10 @@ function graphBuilder(pb: Proto) {
     /** tf.split(x, 3, axis): outputs `${name}:0..2` */
     split3: (x: string, size: number, axis: number) => op('SplitV', [x, ints([size, size, size]),
       constant(DT_INT32, [axis], [])], { ...T, Tlen: type(DT_INT32), num_split: int(3) }),
+    /** the size of x's dimension i, an int32 scalar */
+    dim: (x: string, i: number) => op('StridedSlice', [op('Shape', [x], { ...T, out_type: type(DT_INT32) }), ints([i]),
+      ints([i + 1]), ints([1])], { T: type(DT_INT32), Index: type(DT_INT32), shrink_axis_mask: int(1),
+      begin_mask: int(0), end_mask: int(0), ellipsis_mask: int(0), new_axis_mask: int(0) }),
     /** a tensor of `value` shaped like `x` sliced to `size` (the eager steps' tf.zeros / tf.ones of [B, 1, ...]) */
     filled: (x: string, size: number[], value: 0 | 1) => op(value ? 'OnesLike' : 'ZerosLike',
       [op('Slice', [x, ints(size.map(() => 0)), ints(size)], { ...T, Index: type(DT_INT32) })]),
@@ -152,7 +155,7 @@ function graphBuilder(pb: Proto) {
 
 /** The SavedModel bytes of the transformer's decode step (transformer.ts, `step`). */
 export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
-  const b = graphBuilder(pb), { op, add, mul, matMul, reshape, concat, int, ints, type, T } = b;
+  const b = graphBuilder(pb), { op, add, mul, matMul, reshape, concat, int, type } = b;
   const { layers: L, heads: H, dModel: d } = s, dh = d / H, I = { T: type(DT_INT32) };
   for (const name of decodeInputs(s)) b.input(name, dtypeOf(name));
   const eps = b.scalar(s.eps);
@@ -162,10 +165,7 @@ export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
     { Tparams: type(DT_FLOAT), Tindices: type(DT_INT32), Taxis: type(DT_INT32), batch_dims: int(0) });
   let x = gather('tok_emb', 'tokens');
   if (!s.alibi) x = add(x, gather('pos_emb', 'positions'));
-  const dim = (t: string, i: number) => op('StridedSlice', [op('Shape', [t], { ...T, out_type: type(DT_INT32) }),
-    ints([i]), ints([i + 1]), ints([1])], { ...I, Index: type(DT_INT32), shrink_axis_mask: int(1),
-    begin_mask: int(0), end_mask: int(0), ellipsis_mask: int(0), new_axis_mask: int(0) });
-  const tk = dim(km, 3), imul = (x: string, y: string) => op('Mul', [x, y], I);
+  const tk = b.dim(km, 3);
   // ALiBi: the new token's distance to key j is tk - 1 - j (tk keys, left padding included)
   let bias = km;
   if (s.alibi) {
@@ -179,16 +179,8 @@ export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
     const p = (w: string) => `l${l}_${w}`;
     const split = b.split3(matMul(b.layerNorm(x, p('ln1_g'), p('ln1_b'), eps), p('wqkv')), d, 1);
     const [q, k1, v1] = [0, 1, 2].map((i) => reshape(`${split}:${i}`, [-1, H, 1, dh]));
-    // the scores over the caches' capacity, cut to their tk written columns; the weights padded back with zeros for
-    // the read over V: products over zero padding equal the exact ones (test/decode-graph.test.ts)
     const k = writeColumn(b, p('k'), k1, tk, dh), v = writeColumn(b, p('v'), v1, tk, dh);
-    const scores = op('Slice', [matMul(q, k, true), ints([0, 0, 0, 0]),
-      op('Add', [ints([-1, -1, -1, 0]), imul(ints([0, 0, 0, 1]), tk)], I)], { ...T, Index: type(DT_INT32) });
-    const room = op('Sub', [dim(k, 2), tk], I);
-    const pads = op('Reshape', [imul(ints([0, 0, 0, 0, 0, 0, 0, 1]), room), ints([4, 2])],
-      { ...I, Tshape: type(DT_INT32) });
-    const att = op('Pad', [b.softmax(add(mul(scores, scale), bias)), pads], { ...T, Tpaddings: type(DT_INT32) });
-    x = add(x, matMul(reshape(matMul(att, v), [-1, d]), p('wo')));
+    x = add(x, matMul(reshape(readWritten(b, q, k, v, scale, bias, tk, 4), [-1, d]), p('wo')));
     const u = add(matMul(b.layerNorm(x, p('ln2_g'), p('ln2_b'), eps), p('w1')), p('b1'));
     x = add(x, add(matMul(mul(u, op('Sigmoid', [mul(u, c1702)])), p('w2')), p('b2')));
   }
@@ -198,17 +190,15 @@ export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
 
 /**
  * The in-place write of a step's keys or values: column tk - 1 of the cache [B, H, capacity, dh] (axis 2; the GRU's
- * read cache [B, capacity, d], axis 1), zeros past the written columns, seen as rows of [B * H * capacity, dh], set by TensorFlow's InplaceUpdate, which writes into its
- * input's buffer, the fed tensor's own (an alias by design: inplace_ops.cc), and returns it. The cache must be a
- * buffer the decode state alone holds (transformer.ts pads it into a fresh one). Returns the cache after the write.
+ * read cache [B, capacity, d], axis 1), zeros past the written columns, seen as rows of [B * H * capacity, dh], set
+ * by TensorFlow's InplaceUpdate, which writes into its input's buffer, the fed tensor's own (an alias by design:
+ * inplace_ops.cc), and returns it. The cache must be a buffer the decode state alone holds (the states pad it into
+ * a fresh one: roomFor). Returns the cache after the write.
  */
 function writeColumn(b: ReturnType<typeof graphBuilder>, cache: string, value: string, tk: string, dh: number,
   axis: 1 | 2 = 2) {
   const { op, ints, type } = b, I = { T: type(DT_INT32) };
-  const shape = op('Shape', [cache], { ...b.T, out_type: type(DT_INT32) });
-  const at = (i: number) => op('StridedSlice', [shape, ints([i]), ints([i + 1]), ints([1])], { ...I,
-    Index: type(DT_INT32), shrink_axis_mask: b.int(1), begin_mask: b.int(0), end_mask: b.int(0),
-    ellipsis_mask: b.int(0), new_axis_mask: b.int(0) });
+  const shape = op('Shape', [cache], { ...b.T, out_type: type(DT_INT32) }), at = (i: number) => b.dim(cache, i);
   const one = b.constant(DT_INT32, [1], []), cap = at(axis), n = axis === 2 ? op('Mul', [at(0), at(1)], I) : at(0);
   const rows = op('Range', [b.constant(DT_INT32, [0], []), n, one], { Tidx: type(DT_INT32) });
   const index = op('Add', [op('Mul', [rows, cap], I), op('Sub', [tk, one], I)], I);
@@ -216,6 +206,29 @@ function writeColumn(b: ReturnType<typeof graphBuilder>, cache: string, value: s
   const written = op('InplaceUpdate', [flat(cache), index, flat(value)], b.T);
   return op('Reshape', [written, shape], { ...b.T, Tshape: type(DT_INT32) });
 }
+
+/**
+ * The attention read of one query over caches written to column tk - 1: the scores over the capacity cut to the tk
+ * written columns, softmax(scores * scale + bias), the weights padded back with zeros for the read over V (products
+ * over zero padding equal the exact ones: test/decode-graph.test.ts). q [.., 1, dh], k and v [.., capacity, dh], all
+ * of rank `rank`.
+ */
+function readWritten(b: ReturnType<typeof graphBuilder>, q: string, k: string, v: string, scale: string,
+  bias: string, tk: string, rank: 3 | 4) {
+  const { op, ints, type } = b, I = { T: type(DT_INT32) };
+  const last = (x: number, at: number) => Array.from({ length: rank }, (_, i) => (i === rank - 1 ? at : x));
+  const scores = op('Slice', [b.matMul(q, k, true), ints(last(0, 0)),
+    op('Add', [ints(last(-1, 0)), op('Mul', [ints(last(0, 1)), tk], I)], I)], { ...b.T, Index: type(DT_INT32) });
+  const room = op('Sub', [b.dim(k, rank - 2), tk], I);
+  const pads = op('Reshape', [op('Mul', [ints([...Array(2 * rank - 1).fill(0), 1]), room], I), ints([rank, 2])],
+    { ...I, Tshape: type(DT_INT32) });
+  const att = op('Pad', [b.softmax(b.add(b.mul(scores, scale), bias)), pads], { ...b.T, Tpaddings: type(DT_INT32) });
+  return b.matMul(att, v);
+}
+
+/** Zero columns a cache of `capacity` needs for room for `width` (to a multiple of CACHE_CHUNK), 0 if it has room. */
+export const roomFor = (capacity: number, width: number) =>
+  (width <= capacity ? 0 : Math.ceil(width / CACHE_CHUNK) * CACHE_CHUNK - capacity);
 
 /** The SavedModel bytes of the GRU's decode step (gru.ts, `step`). */
 export function gruGraphBytes(s: GruGraphSpec, pb: Proto): Uint8Array {
@@ -237,21 +250,13 @@ export function gruGraphBytes(s: GruGraphSpec, pb: Proto): Uint8Array {
     b.output(p('h_out'), x);
   }
   if (s.attend) { // the read cache written in place, as the transformer's (decodeGraphBytes)
-    const proj = (w: string) => reshape(matMul(x, w), [-1, 1, d]), I = { T: type(DT_INT32) };
+    const proj = (w: string) => reshape(matMul(x, w), [-1, 1, d]);
     const km = concat('key_mask', b.filled('key_mask', [-1, 1, 1], 0), 2);
     b.output('key_mask_out', km);
-    const dim = (t: string, i: number) => op('StridedSlice', [op('Shape', [t], { ...b.T, out_type: type(DT_INT32) }),
-      b.ints([i]), b.ints([i + 1]), b.ints([1])], { ...I, Index: type(DT_INT32), shrink_axis_mask: int(1),
-      begin_mask: int(0), end_mask: int(0), ellipsis_mask: int(0), new_axis_mask: int(0) });
-    const tk = dim(km, 2), k = writeColumn(b, 'k', proj('att_k'), tk, d, 1);
+    const tk = b.dim(km, 2), k = writeColumn(b, 'k', proj('att_k'), tk, d, 1);
     const v = writeColumn(b, 'v', proj('att_v'), tk, d, 1);
-    const scores = op('Slice', [matMul(proj('att_q'), k, true), b.ints([0, 0, 0]),
-      op('Add', [b.ints([-1, -1, 0]), op('Mul', [b.ints([0, 0, 1]), tk], I)], I)], { ...b.T, Index: type(DT_INT32) });
-    const pads = op('Reshape', [op('Mul', [b.ints([0, 0, 0, 0, 0, 1]), op('Sub', [dim(k, 1), tk], I)], I),
-      b.ints([3, 2])], { ...I, Tshape: type(DT_INT32) });
-    const a = op('Pad', [b.softmax(add(mul(scores, b.scalar(1 / Math.sqrt(d))), km)), pads],
-      { ...b.T, Tpaddings: type(DT_INT32) });
-    x = add(x, matMul(reshape(matMul(a, v), [-1, d]), 'att_o'));
+    const y = readWritten(b, proj('att_q'), k, v, b.scalar(1 / Math.sqrt(d)), km, tk, 3);
+    x = add(x, matMul(reshape(y, [-1, d]), 'att_o'));
   }
   b.logitsAndProbs(matMul(b.layerNorm(x, 'lnf_g', 'lnf_b', eps), 'head'));
   return b.savedModel(gruInputs(s), gruOutputs(s));
@@ -263,7 +268,7 @@ interface NativeBackend {
     tf.Tensor[];
 }
 
-/** A loaded decode graph: `run` takes every input but the last, the temperature (default 1), and returns the outputs. */
+/** A loaded decode graph: `run` takes every input but the last, the temperature (default 1); returns the outputs. */
 export interface DecodeGraph { run(inputs: tf.Tensor[], temperature?: number): tf.Tensor[] }
 
 const loaded = new Map<string, DecodeGraph | null>();

@@ -6,7 +6,7 @@
 import { tf } from './backend.js';
 import { causalMask, embedLinear, NEG, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
 import { stepOutput, type Batch, type DecodeState, type ModelConfig, type Policy } from './policy.js';
-import { CACHE_CHUNK, gruDecodeGraph } from './decode-graph.js';
+import { gruDecodeGraph, roomFor } from './decode-graph.js';
 
 /** The attention read's decoding cache: keys and values of past outputs [B, T, d], and the padding mask [B, 1, T]. */
 type ReadCache = { k: tf.Tensor3D; v: tf.Tensor3D; keyMask: tf.Tensor3D };
@@ -94,10 +94,8 @@ export function createGru(config: ModelConfig): Policy {
     }
     /** room for `width` columns in buffers of their own, as the transformer's caches (transformer.ts, `reserve`) */
     reserve(width: number) {
-      const capacity = this.kv!.k.shape[1];
-      if (width <= capacity) return;
-      const more = Math.ceil(width / CACHE_CHUNK) * CACHE_CHUNK - capacity;
-      this.each((t) => tf.pad(t, [[0, 0], [0, more], [0, 0]]));
+      const more = roomFor(this.kv!.k.shape[1], width);
+      if (more) this.each((t) => tf.pad(t, [[0, 0], [0, more], [0, 0]]));
     }
     /** the read cache cut to its `width` written columns (the eager step grows an exact one) */
     trim(width: number) {

@@ -4,7 +4,7 @@
 import { tf } from './backend.js';
 import { causalMask, embedLinear, gelu, NEG, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
 import { stepOutput, type Batch, type DecodeState, type ModelConfig, type Policy } from './policy.js';
-import { CACHE_CHUNK, decodeGraph } from './decode-graph.js';
+import { decodeGraph, roomFor } from './decode-graph.js';
 
 
 export function createTransformer(config: ModelConfig): Policy {
@@ -93,15 +93,13 @@ export function createTransformer(config: ModelConfig): Policy {
       for (const c of this.layers) { c.k = swap(c.k); c.v = swap(c.v); }
     }
     /**
-     * Room for `width` columns: caches too small are padded with zeros to a multiple of CACHE_CHUNK, into buffers of
+     * Room for `width` columns: caches too small are padded with zeros to a multiple of CACHE_CHUNK (roomFor), into buffers of
      * their own (the decode graph writes into them in place, so no other tensor may share one; gather and pad
      * allocate theirs, and a prefill's exact caches are always padded before a graph step).
      */
     reserve(width: number) {
-      const capacity = this.layers[0].k.shape[2];
-      if (width <= capacity) return;
-      const more = Math.ceil(width / CACHE_CHUNK) * CACHE_CHUNK - capacity;
-      this.each((t) => tf.pad(t, [[0, 0], [0, 0], [0, more], [0, 0]]));
+      const more = roomFor(this.layers[0].k.shape[2], width);
+      if (more) this.each((t) => tf.pad(t, [[0, 0], [0, 0], [0, more], [0, 0]]));
     }
     /** the caches cut to their `width` written columns (the eager step grows exact caches) */
     trim(width: number) {
