@@ -30,6 +30,25 @@ export function nativeEnvironment(env: NodeJS.ProcessEnv = process.env): Record<
   };
 }
 
+/**
+ * The engine's kernel generation: which formulation of the models' arithmetic runs (WORKBENCH_KERNELS, default the
+ * newest). A generation changes the last bits of some numbers, never the model, so each run records it
+ * (engineInfo) and a record reruns bit for bit under its own generation. 1: the kernels of every record made before
+ * 2026-12-05 (records without `engine.kernels`); 2: layer norm's backward pass in closed form (layers.ts).
+ */
+export const KERNEL_VERSIONS = [1, 2] as const;
+export type KernelVersion = (typeof KERNEL_VERSIONS)[number];
+
+export function kernelVersion(env: NodeJS.ProcessEnv = process.env): KernelVersion {
+  const v = env.WORKBENCH_KERNELS;
+  if (v === undefined || v === '') return KERNEL_VERSIONS[KERNEL_VERSIONS.length - 1];
+  const n = Number(v) as KernelVersion;
+  if (!KERNEL_VERSIONS.includes(n)) {
+    throw new Error(`WORKBENCH_KERNELS must be one of ${KERNEL_VERSIONS.join(', ')} (got "${v}")`);
+  }
+  return n;
+}
+
 let tensorflowVersion: string | undefined, nativePkg: string | undefined;
 
 /** The package the native backend was loaded from (tfjs-node-gpu or tfjs-node-native), once it is. */
@@ -110,7 +129,7 @@ export { tf };
 /** What a run records about its engine: backend, library versions and the native backend's thread settings. */
 export function engineInfo(): Record<string, string | number> {
   const backend = tf.getBackend();
-  const info: Record<string, string | number> = { backend, tfjs: tf.version_core };
+  const info: Record<string, string | number> = { backend, tfjs: tf.version_core, kernels: kernelVersion() };
   if (backend === 'tensorflow') {
     const env = nativeEnvironment();
     Object.assign(info, {

@@ -5,7 +5,7 @@
 // moments, its GELU), held in a SavedModel with no variables (weights, caches and tokens are inputs, so one graph
 // serves every update of the weights) under the system's temporary folder, named by its content's hash, and run
 // through tfjs-node's session binding; the graphs write each step's keys and values into their caches in place
-// (writeColumn, readWritten), where the eager steps concatenate. test/decode-graph.test.ts checks each graph's outputs
+// (cacheColumns), where the eager steps concatenate. test/decode-graph.test.ts checks each graph's outputs
 // equal the eager step's, bit for bit.
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
@@ -21,7 +21,7 @@ export interface DecodeGraphSpec { layers: number; heads: number; dModel: number
 
 /**
  * The decode graphs' caches (the transformer's keys and values, the GRU's read cache) have room for this many more
- * columns at a time: a step writes into the caches it is fed (see writeColumn), zeros past the last written column,
+ * columns at a time: a step writes into the caches it is fed (see cacheColumns), zeros past the last written column,
  * so no step copies a cache.
  */
 export const CACHE_CHUNK = 32;
@@ -175,12 +175,13 @@ export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
     bias = add(km, mul('slopes', reshape(range, [1, 1, 1, -1])));
   }
   const scale = b.scalar(1 / Math.sqrt(dh)), c1702 = b.scalar(1.702);
+  const cols = cacheColumns(b, 'l0_k', tk, dh, 2);
   for (let l = 0; l < L; l++) {
     const p = (w: string) => `l${l}_${w}`;
     const split = b.split3(matMul(b.layerNorm(x, p('ln1_g'), p('ln1_b'), eps), p('wqkv')), d, 1);
     const [q, k1, v1] = [0, 1, 2].map((i) => reshape(`${split}:${i}`, [-1, H, 1, dh]));
-    const k = writeColumn(b, p('k'), k1, tk, dh), v = writeColumn(b, p('v'), v1, tk, dh);
-    x = add(x, matMul(reshape(readWritten(b, q, k, v, scale, bias, tk, 4), [-1, d]), p('wo')));
+    const k = cols.write(p('k'), k1), v = cols.write(p('v'), v1);
+    x = add(x, matMul(reshape(cols.read(q, k, v, scale, bias), [-1, d]), p('wo')));
     const u = add(matMul(b.layerNorm(x, p('ln2_g'), p('ln2_b'), eps), p('w1')), p('b1'));
     x = add(x, add(matMul(mul(u, op('Sigmoid', [mul(u, c1702)])), p('w2')), p('b2')));
   }
@@ -189,41 +190,36 @@ export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
 }
 
 /**
- * The in-place write of a step's keys or values: column tk - 1 of the cache [B, H, capacity, dh] (axis 2; the GRU's
- * read cache [B, capacity, d], axis 1), zeros past the written columns, seen as rows of [B * H * capacity, dh], set
- * by TensorFlow's InplaceUpdate, which writes into its input's buffer, the fed tensor's own (an alias by design:
- * inplace_ops.cc), and returns it. The cache must be a buffer the decode state alone holds (the states pad it into
- * a fresh one: roomFor). Returns the cache after the write.
+ * A step's in-place cache writes and attention reads (every cache of a step has one shape, so their index arithmetic
+ * is built once, from `first`). `write` sets column tk - 1 of a cache [B, H, capacity, dh] (axis 2; the GRU's read
+ * cache [B, capacity, d], axis 1), zeros past the written columns, seen as rows of [B * H * capacity, dh], by
+ * TensorFlow's InplaceUpdate, which writes into its input's buffer, the fed tensor's own (an alias by design:
+ * inplace_ops.cc), and returns it: the cache must be a buffer the decode state alone holds (the states pad it into a
+ * fresh one: roomFor). `read` is the attention read of one query over caches written to column tk - 1: the scores
+ * over the capacity cut to the tk written columns, softmax(scores * scale + bias), the weights padded back with zeros
+ * for the read over V (products over zero padding equal the exact ones: test/decode-graph.test.ts); q [.., 1, dh],
+ * k and v [.., capacity, dh].
  */
-function writeColumn(b: ReturnType<typeof graphBuilder>, cache: string, value: string, tk: string, dh: number,
-  axis: 1 | 2 = 2) {
-  const { op, ints, type } = b, I = { T: type(DT_INT32) };
-  const shape = op('Shape', [cache], { ...b.T, out_type: type(DT_INT32) }), at = (i: number) => b.dim(cache, i);
+function cacheColumns(b: ReturnType<typeof graphBuilder>, first: string, tk: string, dh: number, axis: 1 | 2) {
+  const { op, ints, type } = b, I = { T: type(DT_INT32) }, rank = axis + 2;
+  const shape = op('Shape', [first], { ...b.T, out_type: type(DT_INT32) }), at = (i: number) => b.dim(first, i);
   const one = b.constant(DT_INT32, [1], []), cap = at(axis), n = axis === 2 ? op('Mul', [at(0), at(1)], I) : at(0);
   const rows = op('Range', [b.constant(DT_INT32, [0], []), n, one], { Tidx: type(DT_INT32) });
   const index = op('Add', [op('Mul', [rows, cap], I), op('Sub', [tk, one], I)], I);
   const flat = (x: string) => op('Reshape', [x, ints([-1, dh])], { ...b.T, Tshape: type(DT_INT32) });
-  const written = op('InplaceUpdate', [flat(cache), index, flat(value)], b.T);
-  return op('Reshape', [written, shape], { ...b.T, Tshape: type(DT_INT32) });
-}
-
-/**
- * The attention read of one query over caches written to column tk - 1: the scores over the capacity cut to the tk
- * written columns, softmax(scores * scale + bias), the weights padded back with zeros for the read over V (products
- * over zero padding equal the exact ones: test/decode-graph.test.ts). q [.., 1, dh], k and v [.., capacity, dh], all
- * of rank `rank`.
- */
-function readWritten(b: ReturnType<typeof graphBuilder>, q: string, k: string, v: string, scale: string,
-  bias: string, tk: string, rank: 3 | 4) {
-  const { op, ints, type } = b, I = { T: type(DT_INT32) };
-  const last = (x: number, at: number) => Array.from({ length: rank }, (_, i) => (i === rank - 1 ? at : x));
-  const scores = op('Slice', [b.matMul(q, k, true), ints(last(0, 0)),
-    op('Add', [ints(last(-1, 0)), op('Mul', [ints(last(0, 1)), tk], I)], I)], { ...b.T, Index: type(DT_INT32) });
-  const room = op('Sub', [b.dim(k, rank - 2), tk], I);
-  const pads = op('Reshape', [op('Mul', [ints([...Array(2 * rank - 1).fill(0), 1]), room], I), ints([rank, 2])],
-    { ...I, Tshape: type(DT_INT32) });
-  const att = op('Pad', [b.softmax(b.add(b.mul(scores, scale), bias)), pads], { ...b.T, Tpaddings: type(DT_INT32) });
-  return b.matMul(att, v);
+  const last = (x: number, at1: number) => Array.from({ length: rank }, (_, i) => (i === rank - 1 ? at1 : x));
+  const cut = op('Add', [ints(last(-1, 0)), op('Mul', [ints(last(0, 1)), tk], I)], I);
+  const pads = op('Reshape', [op('Mul', [ints([...Array(2 * rank - 1).fill(0), 1]), op('Sub', [cap, tk], I)], I),
+    ints([rank, 2])], { ...I, Tshape: type(DT_INT32) });
+  return {
+    write: (cache: string, value: string) => op('Reshape',
+      [op('InplaceUpdate', [flat(cache), index, flat(value)], b.T), shape], { ...b.T, Tshape: type(DT_INT32) }),
+    read: (q: string, k: string, v: string, scale: string, bias: string) => {
+      const scores = op('Slice', [b.matMul(q, k, true), ints(last(0, 0)), cut], { ...b.T, Index: type(DT_INT32) });
+      const att = op('Pad', [b.softmax(b.add(b.mul(scores, scale), bias)), pads], { ...b.T, Tpaddings: type(DT_INT32) });
+      return b.matMul(att, v);
+    },
+  };
 }
 
 /** Zero columns a cache of `capacity` needs for room for `width` (to a multiple of CACHE_CHUNK), 0 if it has room. */
@@ -253,9 +249,8 @@ export function gruGraphBytes(s: GruGraphSpec, pb: Proto): Uint8Array {
     const proj = (w: string) => reshape(matMul(x, w), [-1, 1, d]);
     const km = concat('key_mask', b.filled('key_mask', [-1, 1, 1], 0), 2);
     b.output('key_mask_out', km);
-    const tk = b.dim(km, 2), k = writeColumn(b, 'k', proj('att_k'), tk, d, 1);
-    const v = writeColumn(b, 'v', proj('att_v'), tk, d, 1);
-    const y = readWritten(b, proj('att_q'), k, v, b.scalar(1 / Math.sqrt(d)), km, tk, 3);
+    const cols = cacheColumns(b, 'k', b.dim(km, 2), d, 1), k = cols.write('k', proj('att_k'));
+    const y = cols.read(proj('att_q'), k, cols.write('v', proj('att_v')), b.scalar(1 / Math.sqrt(d)), km);
     x = add(x, matMul(reshape(y, [-1, d]), 'att_o'));
   }
   b.logitsAndProbs(matMul(b.layerNorm(x, 'lnf_g', 'lnf_b', eps), 'head'));

@@ -2,7 +2,7 @@
 // untransposed matmuls (XNNPACK's fast path), layer norm from moments, and a sigmoid GELU (no erf/tanh loops).
 // On the native backend the backward matmuls read their operands transposed instead (oneDNN does it in the
 // kernel; an explicit transpose of a [B*T, 4d] activation costs as much as the matmul).
-import { tf } from './backend.js';
+import { kernelVersion, tf } from './backend.js';
 import { makeRng } from '../util/random.js';
 
 /** a^T @ b and a @ b^T for 2-D a, b: transposed operands on the native backend, explicit transposes elsewhere */
@@ -34,10 +34,37 @@ export const embedLinear = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, save: tf.
 /** One-hot rows as float32. Trap: tfjs-wasm 4.22's OneHot with dtype 'float32' writes int32 bits (1 reads as 1.4e-45); cast instead. */
 export const oneHotF = (ids: tf.Tensor, depth: number) => tf.oneHot(ids.reshape([-1]) as tf.Tensor1D, depth).toFloat() as tf.Tensor2D;
 
-export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D, eps = 1e-5): tf.Tensor2D {
+/**
+ * Layer norm over the last axis: (x - mean) * rsqrt(var + eps) * gain + bias, the forward pass as tfjs's moments
+ * compute it (the same ops in the same order either way, so the decode graphs match it). Its backward pass depends on
+ * the engine's kernels (backend.ts, `kernelVersion`): 1 differentiates those ops one by one (tfjs's autodiff, about
+ * 25 kernels), 2 uses the closed form, with xhat = (x - mean) * rstd and g = gain * dy:
+ *   dx = rstd * (g - mean(g) - xhat * mean(g * xhat)),  dgain = sum over rows of dy * xhat,  dbias = sum of dy
+ * (11 kernels; test/models.test.ts checks it against autodiff and a hand-computed case).
+ */
+export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D): tf.Tensor2D {
+  if (kernelVersion() >= 2) return closedFormLayerNorm(x, gain, bias);
   const { mean, variance } = tf.moments(x, -1, true);
-  return x.sub(mean).mul(tf.rsqrt(variance.add(eps))).mul(gain).add(bias);
+  return x.sub(mean).mul(tf.rsqrt(variance.add(LN_EPS))).mul(gain).add(bias);
 }
+
+/** Layer norm's epsilon (the decode graphs take it as `eps`). */
+export const LN_EPS = 1e-5;
+
+const closedFormLayerNorm = tf.customGrad(((x: tf.Tensor, gain: tf.Tensor, bias: tf.Tensor, save: tf.GradSaveFunc) => {
+  const xc = tf.sub(x, tf.mean(x, -1, true));
+  const rstd = tf.rsqrt(tf.add(tf.mean(tf.square(xc), -1, true), LN_EPS)), xhat = tf.mul(xc, rstd);
+  save([xhat, rstd, gain]);
+  return {
+    value: tf.add(tf.mul(xhat, gain), bias),
+    gradFunc: (dy: tf.Tensor, [xh, rs, g]: tf.Tensor[]) => {
+      const gdy = tf.mul(dy, g), meanG = tf.mean(gdy, -1, true), meanGx = tf.mean(tf.mul(gdy, xh), -1, true);
+      const dx = tf.mul(tf.sub(tf.sub(gdy, meanG), tf.mul(xh, meanGx)), rs);
+      return [dx, tf.sum(tf.mul(dy, xh), 0), tf.sum(dy, 0)];
+    },
+  };
+}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as
+  (x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D) => tf.Tensor2D;
 
 /** The additive mask value that removes an attention score. */
 export const NEG = -1e9;
@@ -45,8 +72,20 @@ export const NEG = -1e9;
 /** Causal attention mask [T, T]: 0 where key j <= query i, NEG above the diagonal. */
 export const causalMask = (T: number) => tf.linalg.bandPart(tf.ones([T, T]), -1, 0).sub(1).mul(-NEG) as tf.Tensor2D;
 
-/** GELU approximated as x * sigmoid(1.702 x). */
-export const gelu = (x: tf.Tensor) => x.mul(tf.sigmoid(x.mul(1.702)));
+/**
+ * GELU approximated as x * sigmoid(1.702 x). Kernels 2 (backend.ts) take its derivative in closed form,
+ * s * (1 + 1.702 x (1 - s)) with s = sigmoid(1.702 x): five passes over x where autodiff makes seven.
+ */
+export const gelu = (x: tf.Tensor) => (kernelVersion() >= 2 ? closedFormGelu(x) : x.mul(tf.sigmoid(x.mul(1.702))));
+
+const closedFormGelu = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
+  const u = x.mul(1.702), s = tf.sigmoid(u);
+  save([u, s]);
+  return {
+    value: x.mul(s),
+    gradFunc: (dy: tf.Tensor, [u1, s1]: tf.Tensor[]) => dy.mul(s1.mul(u1.mul(tf.sub(1, s1)).add(1))),
+  };
+}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (x: tf.Tensor) => tf.Tensor;
 
 /**
  * A model's weight registry. `param` creates a trainable variable, initialised from the seeded RNG (Gaussian

@@ -1,7 +1,7 @@
 // A small decoder-only transformer (pre-LN, learned positions, untied head, one value head per role),
 // with cached keys and values for incremental sampling. Written for tfjs-wasm's fast paths: 2-D linear
 // layers with custom gradients, separate Wq/Wk/Wv, 4-D transposes only, one-hot embeddings.
-import { tf } from './backend.js';
+import { kernelVersion, tf } from './backend.js';
 import { causalMask, embedLinear, gelu, NEG, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
 import { stepOutput, type Batch, type DecodeState, type ModelConfig, type Policy } from './policy.js';
 import { decodeGraph, roomFor } from './decode-graph.js';
@@ -48,7 +48,7 @@ export function createTransformer(config: ModelConfig): Policy {
    * layer for the last position alone (a classifier reading one token needs no other), returning [B, 1, ...] outputs.
    */
   function run(b: Batch, keep: boolean, lastOnly = false) {
-    const [B, T] = b.tokens.shape;
+    const [B, T] = b.tokens.shape, v2 = kernelVersion() >= 2;
     const causal = causalMask(T).reshape([1, 1, T, T]);
     const keyMask = tf.sub(1, b.valid).mul(NEG).reshape([B, 1, 1, T]);
     let mask = causal.add(keyMask);
@@ -65,7 +65,9 @@ export function createTransformer(config: ModelConfig): Policy {
       if (lastOnly && l === L - 1) { x = last(x); Tq = 1; mask = mask.slice([0, 0, T - 1, 0], [-1, -1, 1, T]); }
       const q = heads(linear(Tq === 1 && T > 1 ? last(h) : h, P(`l${l}.wq`)), B, Tq), k = heads(linear(h, P(`l${l}.wk`)), B, T), v = heads(linear(h, P(`l${l}.wv`)), B, T);
       if (keep) cache.push({ k: tf.keep(k), v: tf.keep(v) });
-      const att = tf.softmax(tf.matMul(q, k, false, true).mul(scale).add(mask));
+      // kernels 2 scales the queries, not the [B, H, T, T] scores (one pass over the smaller tensor, either way)
+      const scores = v2 ? tf.matMul(q.mul(scale), k, false, true) : tf.matMul(q, k, false, true).mul(scale);
+      const att = tf.softmax(scores.add(mask));
       const y = tf.matMul(att, v).transpose([0, 2, 1, 3]).reshape([B * Tq, d]) as tf.Tensor2D;
       x = mlp(x.add(linear(y, P(`l${l}.wo`))) as tf.Tensor2D, l);
     }
