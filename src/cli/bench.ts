@@ -83,10 +83,10 @@ runMain(async () => {
   const argv = process.argv.slice(2), isWorker = argv.includes('--worker');
   const a = parseArgs(argv.filter((x) => x !== '--worker'), {
     size: 'S or M (default S)', batch: 'sequences (default 128)', runs: 'runs per contender, alternating (default 5)',
-    reps: 'timed repetitions inside each run, after a warm-up (default 1)',
+    reps: 'timed repetitions inside each run, after a warm-up; each figure is their median (default 3)',
   });
   const size = (a.size ?? 'S') as Size, B = Number(a.batch ?? 128);
-  const runs = Number(a.runs ?? 5), reps = Number(a.reps ?? 1);
+  const runs = Number(a.runs ?? 5), reps = Number(a.reps ?? 3);
   for (const [k, v] of Object.entries({ batch: B, runs, reps })) {
     if (!Number.isInteger(v) || v < 1) throw new ConfigError(`--${k} must be a positive integer (got "${a[k]}")`);
   }

@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { intArg, parseArgs, runMain } from './args.js';
-import { openRun, loadJsonConfig, readMetrics } from '../io/run.js';
+import { checkResumeKernels, openRun, loadJsonConfig, readMetrics } from '../io/run.js';
 import { tf } from '../models/backend.js';
 import { createPolicy } from '../models/index.js';
 import { loadWeights, modelConfig, readCheckpoint, saveCheckpoint, type Architecture, type Size } from '../models/policy.js';
@@ -70,11 +70,12 @@ runMain(async () => {
   if (resume) {
     // a run resumes only under the configuration it started with (its step count may grow: the rate schedule is
     // warm-up then constant, so more steps do not change the steps already taken)
-    const was = loadJsonConfig(path.join(out, 'config.json')) as { model?: unknown; data?: unknown; sft?: object };
+    const was = loadJsonConfig(path.join(out, 'config.json')) as { model?: unknown; data?: unknown; sft?: object; engine?: unknown };
     const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
     for (const [k, now, then] of [['model', mc, was.model], ['data', data, was.data], ['sft', { ...sft, steps: 0 }, { ...was.sft, steps: 0 }]] as const) {
       if (!same(now, then)) throw new ConfigError(`${out} was started with another ${k} configuration (${JSON.stringify(then)}, now ${JSON.stringify(now)}): pass another --out, or remove the run directory`);
     }
+    checkResumeKernels(out, was);
   }
 
   if (a.init && !fs.existsSync(a.init)) throw new ConfigError(`--init: no checkpoint at ${a.init}`);

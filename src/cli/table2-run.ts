@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { choiceArg, intArg, parseArgs, runMain } from './args.js';
-import { openRun, loadJsonConfig, readMetrics } from '../io/run.js';
+import { checkResumeKernels, openRun, loadJsonConfig, readMetrics } from '../io/run.js';
 import { ConfigError } from '../io/validate.js';
 import { sha256Hex } from '../io/checksums.js';
 import { stepLine } from '../io/jobs.js';
@@ -107,6 +107,7 @@ runMain(async () => {
     const was = loadJsonConfig(path.join(out, 'config.json')) as Record<string, unknown>;
     const differs = Object.keys(identity).find((k) => JSON.stringify(was[k]) !== JSON.stringify((identity as Record<string, unknown>)[k]));
     if (differs) throw new ConfigError(`${out} was started with another ${differs} (${JSON.stringify(was[differs])}): pass another --out, or remove the run directory`);
+    checkResumeKernels(out, was);
   }
   const start = resume?.step ?? 0;
   const prior = resume ? readMetrics(out).filter((m) => Number(m.step) < start) : [];

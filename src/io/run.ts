@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { writeFileAtomic, writeCsv, type Row } from './table.js';
-import { engineInfo, initBackend } from '../models/backend.js';
+import { engineInfo, initBackend, kernelVersion } from '../models/backend.js';
 import { ConfigError } from './validate.js';
 import { verifySums } from './checksums.js';
 import { markStarted, noteRunFile, trackUnstarted } from './unstarted.js';
@@ -60,6 +60,18 @@ export async function openRun(dir: string, config: Record<string, unknown> & { s
       writeFileAtomic(path.join(dir, 'done.json'), JSON.stringify({ ...summary, finishedAt: new Date().toISOString() }, null, 2) + '\n');
     },
   };
+}
+
+/**
+ * A run resumes only under the kernel generation it started with (its `engine.kernels`; a record without one is
+ * generation 1): the steps after the resume would otherwise come from other arithmetic than the steps before.
+ */
+export function checkResumeKernels(dir: string, was: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env) {
+  const recorded = Number((was.engine as { kernels?: number } | undefined)?.kernels ?? 1), now = kernelVersion(env);
+  if (recorded !== now) {
+    throw new ConfigError(`${dir} was started with kernels ${recorded} and this process runs kernels ${now}: ` +
+      `resume it with WORKBENCH_KERNELS=${recorded}, or pass another --out`);
+  }
 }
 
 /** Every run directory under `root` (at any depth) that finished (has done.json), sorted. */
