@@ -2,11 +2,13 @@
 // native backend: from the same prefilled state, the same logits and decode state (the transformer's key mask and
 // caches, the GRU's states and read cache), bit for bit, step after step (rows leaving the batch included), for
 // both families and their variants, at these shapes (12 rows, up to 37 cached positions; at 128 rows and longer
-// caches the graph's softmax differs in the last bit now and then: docs/engine.md).
+// caches the graph's softmax differs in the last bit now and then: docs/engine.md). Kernel generation 2's prefill
+// graph rounds otherwise than the eager prefill (TensorFlow's softmax, the last layer for the last position only):
+// within 1e-6 of it, the same bits on every call.
 import { strict as assert } from 'node:assert';
 import { initBackend, tf } from '../src/models/backend.js';
 import {
-  decodeGraph, decodeInputs, decodeOutputs, gruDecodeGraph, gruInputs, gruOutputs,
+  decodeGraph, decodeInputs, decodeOutputs, gruDecodeGraph, gruInputs, gruOutputs, prefillInputs, prefillOutputs, roomFor,
 } from '../src/models/decode-graph.js';
 import { createPolicy } from '../src/models/index.js';
 import { disposeBatch, makeBatch, modelConfig, type ModelConfig, type Policy, sample } from '../src/models/policy.js';
@@ -57,6 +59,14 @@ const withGraph = <T>(on: boolean, f: () => T): T => {
     else process.env.WORKBENCH_DECODE_GRAPH = before;
   }
 };
+const withKernels = <T>(v: string, f: () => T): T => {
+  const before = process.env.WORKBENCH_KERNELS;
+  process.env.WORKBENCH_KERNELS = v;
+  try { return f(); } finally {
+    if (before === undefined) delete process.env.WORKBENCH_KERNELS;
+    else process.env.WORKBENCH_KERNELS = before;
+  }
+};
 /** Where two tensors differ: '' when bit for bit equal, else the count and the largest difference. */
 function differ(a: tf.Tensor, b: tf.Tensor): string {
   const x = a.dataSync() as Float32Array, y = b.dataSync() as Float32Array;
@@ -84,6 +94,12 @@ describe('the decode step as one graph (native backend)', () => {
     assert.equal(gruInputs(gru).length, 2 + 4 + 7 + 3 + 1);
     assert.equal(gruInputs({ ...gru, attend: false }).length, 2 + 4 + 3 + 1);
     assert.deepEqual(gruOutputs(gru), ['logits', 'probs', 'l0_h_out', 'key_mask_out']);
+    const prefill = prefillInputs({ layers: 2, heads: 4, dModel: 64, alibi: false, eps: 1e-5 });
+    assert.equal(new Set(prefill).size, prefill.length);
+    assert.equal(prefill.length, 2 + 2 + 2 + 2 * 10 + 3 + 1);
+    assert.ok(prefill.includes('pos_emb') && prefill.includes('positions') && prefill.at(-1) === 'temperature');
+    assert.deepEqual(prefillOutputs({ layers: 2, heads: 4, dModel: 64, alibi: true, eps: 1e-5 }),
+      ['logits', 'probs', 'l0_k_out', 'l0_v_out', 'l1_k_out', 'l1_v_out']);
   });
 
   const variants: [string, ModelConfig][] = [
@@ -142,17 +158,66 @@ describe('the decode step as one graph (native backend)', () => {
     });
   }
 
+  for (const positions of ['alibi', 'learned'] as const) {
+    it(`kernels 2: the prefill graph gives the eager prefill's logits and caches within 1e-6 (${positions}), ` +
+      'its caches padded with zero room, the same bits on every call; kernels 1 prefills eagerly', function () {
+      skipOffNative(this);
+      const policy = createPolicy({ ...modelConfig('transformer', 'S', 4), positions });
+      Object.values(policy.weights).forEach((w, i) =>
+        tf.tidy(() => w.assign(w.add(tf.randomNormal(w.shape, 0, 0.05, 'float32', 100 + i)))));
+      const rng = makeRng(12);
+      const batch = makeBatch(Array.from({ length: 12 }, (_, b) =>
+        Array.from({ length: 3 + ((b * 7) % 29) }, () => 1 + rng.int(V - 1))));
+      const T = batch.T;
+      const prefill = (kernels: string, graph: boolean) => withKernels(kernels, () => withGraph(graph, () => {
+        const { state, logits } = policy.prefill(batch);
+        const st = state as unknown as { layers: { k: tf.Tensor4D; v: tf.Tensor4D }[]; keyMask: tf.Tensor };
+        const out = { logits, caches: st.layers.flatMap((c) => [c.k, c.v]), keyMask: st.keyMask };
+        return { ...out, dispose: () => { state.dispose(); logits.dispose(); } };
+      }));
+      const eager = prefill('2', false), g = prefill('2', true), again = prefill('2', true), v1 = prefill('1', true);
+      const scale = Math.max(...(eager.logits.dataSync() as Float32Array).map(Math.abs));
+      const within = (a: tf.Tensor, b: tf.Tensor, what: string) => {
+        const x = a.dataSync(), y = b.dataSync();
+        assert.equal(x.length, y.length, what);
+        const worst = Math.max(...Array.from(x, (v, i) => Math.abs(v - y[i])));
+        assert.ok(worst <= 1e-6 * Math.max(1, scale), `${what}: differs by ${worst}`);
+      };
+      within(g.logits, eager.logits, 'logits');
+      assert.equal(differ(g.keyMask, eager.keyMask), '', 'key mask');
+      g.caches.forEach((c, i) => {
+        assert.equal(c.shape[2], T + roomFor(T, T + 1), `cache ${i}: room for the next column`);
+        tf.tidy(() => {
+          within(c.slice([0, 0, 0, 0], [-1, -1, T, -1]), eager.caches[i], `cache ${i}`);
+          assert.equal(c.slice([0, 0, T, 0], [-1, -1, -1, -1]).abs().max().dataSync()[0], 0, `cache ${i}: room is zeros`);
+        });
+        assert.equal(differ(again.caches[i], c), '', `cache ${i}: a second call`);
+        assert.equal(v1.caches[i].shape[2], T, `kernels 1: cache ${i} is the eager prefill's`);
+        assert.equal(differ(v1.caches[i], eager.caches[i]), '', `kernels 1: cache ${i}`);
+      });
+      assert.equal(differ(again.logits, g.logits), '', 'logits: a second call');
+      assert.equal(differ(v1.logits, eager.logits), '', 'kernels 1: logits');
+      for (const x of [eager, g, again, v1]) x.dispose();
+      disposeBatch(batch);
+      for (const w of Object.values(policy.weights)) w.dispose();
+    });
+  }
+
   for (const arch of ['transformer', 'gru'] as const) {
     it(`samples the same tokens with or without the graph (${arch}), and leaks no tensor`, function () {
       skipOffNative(this);
       const policy = createPolicy(modelConfig(arch, 'S', 5));
       const prompts = Array.from({ length: 16 }, (_, b) => [1 + (b % 9), 2 + (b % 4), 3]);
       const opts = { maxNew: 40, temperature: 1, topP: 1 };
-      const eager = withGraph(false, () => sample(policy, prompts, opts, makeRng(2)));
+      // kernels 1: the eager prefill either way (kernels 2's prefill graph rounds otherwise: the test above)
+      const eager = withKernels('1', () => withGraph(false, () => sample(policy, prompts, opts, makeRng(2))));
       const before = tf.memory().numTensors;
-      const graph = withGraph(true, () => sample(policy, prompts, opts, makeRng(2)));
+      const graph = withKernels('1', () => withGraph(true, () => sample(policy, prompts, opts, makeRng(2))));
       assert.equal(tf.memory().numTensors, before);
       assert.deepEqual(graph, eager);
+      const v2 = withKernels('2', () => withGraph(true, () => sample(policy, prompts, opts, makeRng(2))));
+      assert.equal(tf.memory().numTensors, before, 'kernels 2 (the prefill graph) leaks no tensor');
+      assert.equal(v2.length, prompts.length);
       for (const w of Object.values(policy.weights)) w.dispose();
     });
   }

@@ -34,7 +34,9 @@ export function nativeEnvironment(env: NodeJS.ProcessEnv = process.env): Record<
  * The engine's kernel generation: which formulation of the models' arithmetic runs (WORKBENCH_KERNELS, default the
  * newest). A generation changes the last bits of some numbers, never the model, so each run records it
  * (engineInfo) and a record reruns bit for bit under its own generation. 1: the kernels of every record made before
- * 2026-12-05 (records without `engine.kernels`); 2: layer norm's backward pass in closed form (layers.ts).
+ * 2026-12-05 (records without `engine.kernels`); 2: layer norm's and GELU's backward passes in closed form, the
+ * queries scaled before the score product (layers.ts, transformer.ts), and with the decode graph on the native backend
+ * the transformer's prefill as one graph (decode-graph.ts, prefillGraphBytes).
  */
 export const KERNEL_VERSIONS = [1, 2] as const;
 export type KernelVersion = (typeof KERNEL_VERSIONS)[number];

@@ -6,7 +6,8 @@
 // serves every update of the weights) under the system's temporary folder, named by its content's hash, and run
 // through tfjs-node's session binding; the graphs write each step's keys and values into their caches in place
 // (cacheColumns), where the eager steps concatenate. test/decode-graph.test.ts checks each graph's outputs
-// equal the eager step's, bit for bit.
+// equal the eager step's, bit for bit. Kernel generation 2 (backend.ts) also runs the transformer's prefill as one
+// graph (prefillGraphBytes), which rounds otherwise than the eager prefill (tested within 1e-6).
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -56,7 +57,8 @@ export function gruInputs(s: GruGraphSpec): string[] {
 export const gruOutputs = (s: GruGraphSpec) => ['logits', 'probs',
   ...Array.from({ length: s.layers }, (_, l) => `l${l}_h_out`), ...(s.attend ? ['key_mask_out'] : [])];
 
-const dtypeOf = (input: string) => (input === 'tokens' || input === 'positions' ? DT_INT32 : DT_FLOAT);
+const INT_INPUTS = ['tokens', 'positions', 'cache_pads'];
+const dtypeOf = (input: string) => (INT_INPUTS.includes(input) ? DT_INT32 : DT_FLOAT);
 
 type Proto = Record<string, (...a: unknown[]) => unknown> & { [k: string]: any };
 
@@ -109,6 +111,10 @@ function graphBuilder(pb: Proto) {
     dim: (x: string, i: number) => op('StridedSlice', [op('Shape', [x], { ...T, out_type: type(DT_INT32) }), ints([i]),
       ints([i + 1]), ints([1])], { T: type(DT_INT32), Index: type(DT_INT32), shrink_axis_mask: int(1),
       begin_mask: int(0), end_mask: int(0), ellipsis_mask: int(0), new_axis_mask: int(0) }),
+    /** rows `ids` of `params` (tf.gather) */
+    gather: (params: string, ids: string) => op('GatherV2', [params, ids, constant(DT_INT32, [0], [])],
+      { Tparams: type(DT_FLOAT), Tindices: type(DT_INT32), Taxis: type(DT_INT32), batch_dims: int(0) }),
+    transpose: (x: string, perm: number[]) => op('Transpose', [x, ints(perm)], { ...T, Tperm: type(DT_INT32) }),
     /** a tensor of `value` shaped like `x` sliced to `size` (the eager steps' tf.zeros / tf.ones of [B, 1, ...]) */
     filled: (x: string, size: number[], value: 0 | 1) => op(value ? 'OnesLike' : 'ZerosLike',
       [op('Slice', [x, ints(size.map(() => 0)), ints(size)], { ...T, Index: type(DT_INT32) })]),
@@ -155,16 +161,14 @@ function graphBuilder(pb: Proto) {
 
 /** The SavedModel bytes of the transformer's decode step (transformer.ts, `step`). */
 export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
-  const b = graphBuilder(pb), { op, add, mul, matMul, reshape, concat, int, type } = b;
+  const b = graphBuilder(pb), { op, add, mul, matMul, reshape, concat, type } = b;
   const { layers: L, heads: H, dModel: d } = s, dh = d / H, I = { T: type(DT_INT32) };
   for (const name of decodeInputs(s)) b.input(name, dtypeOf(name));
   const eps = b.scalar(s.eps);
   const km = concat('key_mask', b.filled('key_mask', [-1, 1, 1, 1], 0), 3);
   b.output('key_mask_out', km);
-  const gather = (params: string, ids: string) => op('GatherV2', [params, ids, b.constant(DT_INT32, [0], [])],
-    { Tparams: type(DT_FLOAT), Tindices: type(DT_INT32), Taxis: type(DT_INT32), batch_dims: int(0) });
-  let x = gather('tok_emb', 'tokens');
-  if (!s.alibi) x = add(x, gather('pos_emb', 'positions'));
+  let x = b.gather('tok_emb', 'tokens');
+  if (!s.alibi) x = add(x, b.gather('pos_emb', 'positions'));
   const tk = b.dim(km, 3);
   // ALiBi: the new token's distance to key j is tk - 1 - j (tk keys, left padding included)
   let bias = km;
@@ -187,6 +191,64 @@ export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
   }
   b.logitsAndProbs(matMul(b.layerNorm(x, 'lnf_g', 'lnf_b', eps), 'head'));
   return b.savedModel(decodeInputs(s), decodeOutputs());
+}
+
+/** Input names of the transformer's prefill graph (kernels 2), in the order `run` takes them. */
+export function prefillInputs(s: DecodeGraphSpec): string[] {
+  const perLayer = ['ln1_g', 'ln1_b', 'wqkv', 'wo', 'ln2_g', 'ln2_b', 'w1', 'b1', 'w2', 'b2'];
+  return ['tokens', ...(s.alibi ? [] : ['positions']), 'mask', 'cache_pads', 'tok_emb', ...(s.alibi ? [] : ['pos_emb']),
+    ...Array.from({ length: s.layers }, (_, l) => perLayer.map((p) => `l${l}_${p}`)).flat(), 'lnf_g', 'lnf_b', 'head',
+    'temperature'];
+}
+
+/** Output names of the prefill graph: the last position's logits and probabilities, each layer's padded caches. */
+export const prefillOutputs = (s: DecodeGraphSpec) => ['logits', 'probs',
+  ...Array.from({ length: s.layers }, (_, l) => [`l${l}_k_out`, `l${l}_v_out`]).flat()];
+
+/**
+ * The SavedModel bytes of the transformer's prefill (kernel generation 2; transformer.ts, `prefill`): the prompts'
+ * forward pass as one graph, from tokens [B, T] (flattened; positions too) and the additive attention mask
+ * [B, H or 1, T, T] that the eager pass builds, to the last position's logits and each layer's keys and values
+ * [B, H, T, dh] padded by `cache_pads` (room for the decode graph's in-place writes). TensorFlow's own softmax, and
+ * the last layer computed for the last position only (the keys and values for every position): the same model as
+ * the eager pass, with other float32 rounding (test/decode-graph.test.ts compares them within 1e-5).
+ */
+export function prefillGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
+  const b = graphBuilder(pb), { op, add, mul, matMul, reshape, transpose, ints, type } = b;
+  const { layers: L, heads: H, dModel: d } = s, dh = d / H, I = { T: type(DT_INT32) };
+  for (const name of prefillInputs(s)) b.input(name, dtypeOf(name));
+  const eps = b.scalar(s.eps), scale = b.scalar(1 / Math.sqrt(dh)), c1702 = b.scalar(1.702);
+  const B = b.dim('mask', 0), T = b.dim('mask', 3), lastT = op('Sub', [T, b.constant(DT_INT32, [1], [])], I);
+  const flatIds = (ids: string) => op('Reshape', [ids, ints([-1])], { ...I, Tshape: type(DT_INT32) });
+  let x = b.gather('tok_emb', flatIds('tokens'));
+  if (!s.alibi) x = add(x, b.gather('pos_emb', flatIds('positions')));
+  // the last position of [B, T, ...]: Slice from (0, T - 1, 0, ...) of size (-1, 1, -1, ...)
+  const lastOf = (t: string, rank: number, axis: number) => op('Slice', [t,
+    op('Mul', [ints(Array.from({ length: rank }, (_, i) => (i === axis ? 1 : 0))), lastT], I),
+    ints(Array.from({ length: rank }, (_, i) => (i === axis ? 1 : -1)))], { ...b.T, Index: type(DT_INT32) });
+  /** rows [B * T, d] -> the last position's [B, d] */
+  const lastRows = (t: string) => reshape(lastOf(op('Reshape', [t, op('Pack', [B, T, b.constant(DT_INT32, [d], [])],
+    { ...I, N: b.int(3), axis: b.int(0) })], { ...b.T, Tshape: type(DT_INT32) }), 3, 1), [-1, d]);
+  const heads = (t: string, rows: string) => transpose(op('Reshape', [t, op('Pack', [B, rows,
+    b.constant(DT_INT32, [H], []), b.constant(DT_INT32, [dh], [])], { ...I, N: b.int(4), axis: b.int(0) })],
+  { ...b.T, Tshape: type(DT_INT32) }), [0, 2, 1, 3]);
+  for (let l = 0; l < L; l++) {
+    const p = (w: string) => `l${l}_${w}`, lastLayer = l === L - 1;
+    const split = b.split3(matMul(b.layerNorm(x, p('ln1_g'), p('ln1_b'), eps), p('wqkv')), d, 1);
+    const k = heads(`${split}:1`, T), v = heads(`${split}:2`, T);
+    b.output(p('k_out'), op('Pad', [k, 'cache_pads'], { ...b.T, Tpaddings: type(DT_INT32) }));
+    b.output(p('v_out'), op('Pad', [v, 'cache_pads'], { ...b.T, Tpaddings: type(DT_INT32) }));
+    // the last layer's queries, attention and MLP for the last position only (nothing else reads them)
+    const q = lastLayer ? heads(lastRows(`${split}:0`), b.constant(DT_INT32, [1], [])) : heads(`${split}:0`, T);
+    if (lastLayer) x = lastRows(x);
+    const mask = lastLayer ? lastOf('mask', 4, 2) : 'mask';
+    const att = op('Softmax', [add(matMul(mul(q, scale), k, true), mask)]);
+    x = add(x, matMul(reshape(transpose(matMul(att, v), [0, 2, 1, 3]), [-1, d]), p('wo')));
+    const u = add(matMul(b.layerNorm(x, p('ln2_g'), p('ln2_b'), eps), p('w1')), p('b1'));
+    x = add(x, add(matMul(mul(u, op('Sigmoid', [mul(u, c1702)])), p('w2')), p('b2')));
+  }
+  b.logitsAndProbs(matMul(b.layerNorm(x, 'lnf_g', 'lnf_b', eps), 'head'));
+  return b.savedModel(prefillInputs(s), prefillOutputs(s));
 }
 
 /**
@@ -313,6 +375,10 @@ function loadGraph(key: string, bytesOf: (pb: Proto) => Uint8Array, inputs: stri
 /** The transformer's decode graph for `s` (see loadGraph). */
 export const decodeGraph = (s: DecodeGraphSpec): DecodeGraph | null =>
   loadGraph(`transformer ${JSON.stringify(s)}`, (pb) => decodeGraphBytes(s, pb), decodeInputs(s), decodeOutputs());
+
+/** The transformer's prefill graph for `s` (kernel generation 2; see loadGraph). */
+export const prefillGraph = (s: DecodeGraphSpec): DecodeGraph | null =>
+  loadGraph(`prefill ${JSON.stringify(s)}`, (pb) => prefillGraphBytes(s, pb), prefillInputs(s), prefillOutputs(s));
 
 /** The GRU's decode graph for `s` (see loadGraph). */
 export const gruDecodeGraph = (s: GruGraphSpec): DecodeGraph | null =>

@@ -2,9 +2,9 @@
 // with cached keys and values for incremental sampling. Written for tfjs-wasm's fast paths: 2-D linear
 // layers with custom gradients, separate Wq/Wk/Wv, 4-D transposes only, one-hot embeddings.
 import { kernelVersion, tf } from './backend.js';
-import { causalMask, embedLinear, gelu, NEG, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
+import { causalMask, embedLinear, gelu, LN_EPS, NEG, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
 import { stepOutput, type Batch, type DecodeState, type ModelConfig, type Policy } from './policy.js';
-import { decodeGraph, roomFor } from './decode-graph.js';
+import { decodeGraph, prefillGraph, roomFor } from './decode-graph.js';
 
 
 export function createTransformer(config: ModelConfig): Policy {
@@ -47,8 +47,9 @@ export function createTransformer(config: ModelConfig): Policy {
    * Full forward pass; optionally returns each layer's keys and values for decoding. `lastOnly` computes the final
    * layer for the last position alone (a classifier reading one token needs no other), returning [B, 1, ...] outputs.
    */
-  function run(b: Batch, keep: boolean, lastOnly = false) {
-    const [B, T] = b.tokens.shape, v2 = kernelVersion() >= 2;
+  /** The additive attention mask [B, H or 1, T, T] (causal, left padding, ALiBi) and the key mask [B, 1, 1, T]. */
+  function masks(b: Batch) {
+    const [B, T] = b.tokens.shape;
     const causal = causalMask(T).reshape([1, 1, T, T]);
     const keyMask = tf.sub(1, b.valid).mul(NEG).reshape([B, 1, 1, T]);
     let mask = causal.add(keyMask);
@@ -56,6 +57,13 @@ export function createTransformer(config: ModelConfig): Policy {
       const idx = tf.range(0, T);
       mask = mask.add(slopes.mul(idx.reshape([T, 1]).sub(idx.reshape([1, T])).reshape([1, 1, T, T])));
     }
+    return { mask, keyMask };
+  }
+
+  function run(b: Batch, keep: boolean, lastOnly = false) {
+    const [B, T] = b.tokens.shape, v2 = kernelVersion() >= 2;
+    const m = masks(b), keyMask = m.keyMask;
+    let mask = m.mask;
     let x = embed(b.tokens, b.positions);
     const cache: { k: tf.Tensor4D; v: tf.Tensor4D }[] = [];
     const last = (t: tf.Tensor2D) => t.reshape([B, T, d]).slice([0, T - 1, 0], [B, 1, d]).reshape([B, d]) as tf.Tensor2D;
@@ -74,6 +82,10 @@ export function createTransformer(config: ModelConfig): Policy {
     const o = outputs(x);
     return { logits: o.logits.reshape([B, Tq, Vv]) as tf.Tensor3D, values: o.values.reshape([B, Tq, R]) as tf.Tensor3D, cache, keyMask };
   }
+
+  /** Wq|Wk|Wv of each layer for decoding: one product per layer and step instead of three. */
+  const fusedQkv = () => Array.from({ length: L }, (_, l) =>
+    tf.concat([P(`l${l}.wq`), P(`l${l}.wk`), P(`l${l}.wv`)], 1) as tf.Tensor2D);
 
   /**
    * The decode state: the key mask [B, 1, 1, T] and each layer's keys and values [B, H, capacity, dh], whose first T
@@ -120,10 +132,25 @@ export function createTransformer(config: ModelConfig): Policy {
     },
     prefill(b) {
       let state!: KV;
+      const spec = { layers: L, heads: H, dModel: d, alibi, eps: LN_EPS };
+      // kernels 2 on the native backend: the prompts' pass as one graph (decode-graph.ts, prefillGraphBytes), its
+      // caches padded with room for the decode graph's writes
+      const graph = kernelVersion() >= 2 && decodeGraph(spec) ? prefillGraph(spec) : null;
+      if (graph) {
+        const T = b.tokens.shape[1], wqkv = fusedQkv();
+        const { mask, keyMask } = tf.tidy(() => masks(b));
+        const pads = tf.tensor2d([0, 0, 0, 0, 0, roomFor(T, T + 1), 0, 0], [4, 2], 'int32');
+        const [logits, probs, ...caches] = graph.run([b.tokens, ...(alibi ? [] : [b.positions]), mask, pads,
+          P('tok_emb'), ...(alibi ? [] : [P('pos_emb')]), ...wqkv.flatMap((w, l) => [G(`l${l}.ln1_g`), G(`l${l}.ln1_b`), w,
+            P(`l${l}.wo`), G(`l${l}.ln2_g`), G(`l${l}.ln2_b`), P(`l${l}.w1`), G(`l${l}.b1`), P(`l${l}.w2`), G(`l${l}.b2`)]),
+          G('lnf_g'), G('lnf_b'), P('head')]);
+        tf.dispose([mask, pads, probs]);
+        const layers = wqkv.map((_, l) => ({ k: caches[2 * l] as tf.Tensor4D, v: caches[2 * l + 1] as tf.Tensor4D }));
+        return { state: new KV(layers, keyMask, wqkv), logits: logits as tf.Tensor2D };
+      }
       const logits = tf.tidy(() => {
         const r = run(b, true);
-        // fused Wq|Wk|Wv for decoding: one matmul per layer and step instead of three
-        state = new KV(r.cache, tf.keep(r.keyMask), Array.from({ length: L }, (_, l) => tf.keep(tf.concat([P(`l${l}.wq`), P(`l${l}.wk`), P(`l${l}.wv`)], 1))));
+        state = new KV(r.cache, tf.keep(r.keyMask), fusedQkv().map((w) => tf.keep(w)));
         return r.logits.slice([0, b.T - 1, 0], [-1, 1, -1]).reshape([b.tokens.shape[0], Vv]) as tf.Tensor2D;
       });
       return { state, logits };
@@ -131,7 +158,7 @@ export function createTransformer(config: ModelConfig): Policy {
     step(s, tokens, positions, temperature) {
       const st = s as KV, B = tokens.shape[0];
       // the native backend runs the step as one graph (decode-graph.ts), the same ops as below
-      const graph = decodeGraph({ layers: L, heads: H, dModel: d, alibi, eps: 1e-5 });
+      const graph = decodeGraph({ layers: L, heads: H, dModel: d, alibi, eps: LN_EPS });
       const T = st.keyMask.shape[3] as number;
       if (graph) {
         st.reserve(T + 1);
