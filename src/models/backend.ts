@@ -36,7 +36,8 @@ export function nativeEnvironment(env: NodeJS.ProcessEnv = process.env): Record<
  * (engineInfo) and a record reruns bit for bit under its own generation. 1: the kernels of every record made before
  * 2026-12-05 (records without `engine.kernels`); 2: layer norm's and GELU's backward passes in closed form, the
  * queries scaled before the score product (layers.ts, transformer.ts), and with the decode graph on the native backend
- * the transformer's prefill as one graph (decode-graph.ts, prefillGraphBytes).
+ * the transformer's prefill (decode-graph.ts, prefillGraphBytes) and its full forward and backward passes
+ * (train-graph.ts) as graphs.
  */
 export const KERNEL_VERSIONS = [1, 2] as const;
 export type KernelVersion = (typeof KERNEL_VERSIONS)[number];

@@ -58,12 +58,14 @@ export const gruOutputs = (s: GruGraphSpec) => ['logits', 'probs',
   ...Array.from({ length: s.layers }, (_, l) => `l${l}_h_out`), ...(s.attend ? ['key_mask_out'] : [])];
 
 const INT_INPUTS = ['tokens', 'positions', 'cache_pads'];
+export { DT_FLOAT, DT_INT32 };
 const dtypeOf = (input: string) => (INT_INPUTS.includes(input) ? DT_INT32 : DT_FLOAT);
 
-type Proto = Record<string, (...a: unknown[]) => unknown> & { [k: string]: any };
+export type Proto = Record<string, (...a: unknown[]) => unknown> & { [k: string]: any };
+export type GraphBuilder = ReturnType<typeof graphBuilder>;
 
 /** A GraphDef under construction, with the ops the decode steps use (float32 unless named otherwise). */
-function graphBuilder(pb: Proto) {
+export function graphBuilder(pb: Proto) {
   const g = new pb.GraphDef();
   const attr = (set: (a: Proto) => void) => { const a = new pb.AttrValue(); set(a); return a; };
   const type = (t: number) => attr((a) => a.setType(t));
@@ -325,7 +327,10 @@ interface NativeBackend {
     tf.Tensor[];
 }
 
-/** A loaded decode graph: `run` takes every input but the last, the temperature (default 1); returns the outputs. */
+/**
+ * A loaded graph: `run` takes its inputs in order, but for a last input named `temperature`, which it feeds itself
+ * (default 1); returns the outputs.
+ */
 export interface DecodeGraph { run(inputs: tf.Tensor[], temperature?: number): tf.Tensor[] }
 
 const loaded = new Map<string, DecodeGraph | null>();
@@ -334,7 +339,7 @@ const loaded = new Map<string, DecodeGraph | null>();
  * A decode graph, loaded once per process (its SavedModel written once per machine, named by its content's hash);
  * null off the native backend, with WORKBENCH_DECODE_GRAPH=0, or where tfjs-node's session binding is missing.
  */
-function loadGraph(key: string, bytesOf: (pb: Proto) => Uint8Array, inputs: string[], outputs: string[]) {
+export function loadGraph(key: string, bytesOf: (pb: Proto) => Uint8Array, inputs: string[], outputs: string[]) {
   if (tf.getBackend() !== 'tensorflow' || process.env.WORKBENCH_DECODE_GRAPH === '0') return null;
   if (loaded.has(key)) return loaded.get(key)!;
   const backend = tf.backend() as unknown as NativeBackend;
@@ -362,12 +367,12 @@ function loadGraph(key: string, bytesOf: (pb: Proto) => Uint8Array, inputs: stri
   const infos = inputs.map((name) =>
     ({ name: `${name}:0`, tfDtype: dtypeOf(name) === DT_INT32 ? 'DT_INT32' : 'DT_FLOAT' }));
   const fetch = outputs.map((name) => `${name}:0`);
-  const graph = {
+  const graph = inputs.at(-1) === 'temperature' ? {
     run: (xs: tf.Tensor[], temperature = 1) => {
       const t = tf.scalar(temperature);
       try { return backend.runSavedModel(id, [...xs, t], infos, fetch); } finally { t.dispose(); }
     },
-  };
+  } : { run: (xs: tf.Tensor[]) => backend.runSavedModel(id, xs, infos, fetch) };
   loaded.set(key, graph);
   return graph;
 }

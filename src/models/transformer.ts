@@ -5,6 +5,7 @@ import { kernelVersion, tf } from './backend.js';
 import { causalMask, embedLinear, gelu, LN_EPS, NEG, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
 import { stepOutput, type Batch, type DecodeState, type ModelConfig, type Policy } from './policy.js';
 import { decodeGraph, prefillGraph, roomFor } from './decode-graph.js';
+import { trainGraphs, trainWeights } from './train-graph.js';
 
 
 export function createTransformer(config: ModelConfig): Policy {
@@ -38,8 +39,9 @@ export function createTransformer(config: ModelConfig): Policy {
     return x.add(linear(gelu(linear(h, P(`l${l}.w1`)).add(G(`l${l}.b1`))) as tf.Tensor2D, P(`l${l}.w2`)).add(G(`l${l}.b2`))) as tf.Tensor2D;
   };
   const heads = (x: tf.Tensor2D, B: number, T: number) => x.reshape([B, T, H, dh]).transpose([0, 2, 1, 3]) as tf.Tensor4D;
-  const outputs = (x: tf.Tensor2D) => {
-    const h = layerNorm(x, G('lnf_g'), G('lnf_b'));
+  /** the read-outs from the last layer's rows, or (`normed`) from the final layer norm's output */
+  const outputs = (x: tf.Tensor2D, normed = false) => {
+    const h = normed ? x : layerNorm(x, G('lnf_g'), G('lnf_b'));
     return { logits: linear(h, P('head')), values: linear(h, P('value_head')).add(G('value_b')) as tf.Tensor2D };
   };
 
@@ -60,10 +62,29 @@ export function createTransformer(config: ModelConfig): Policy {
     return { mask, keyMask };
   }
 
+  const trainSpec = { layers: L, heads: H, dModel: d, alibi, eps: LN_EPS, vocab: Vv, context: C };
+  /**
+   * Kernels 2 on the native backend: the full forward pass as one graph and its backward pass as another
+   * (train-graph.ts), one custom-gradient op over the weights.
+   */
+  function graphRun(b: Batch, mask: tf.Tensor, graphs: NonNullable<ReturnType<typeof trainGraphs>>) {
+    const [B, T] = b.tokens.shape, ids = [b.tokens, ...(alibi ? [] : [b.positions])];
+    const op = tf.customGrad(((...args: unknown[]) => {
+      const save = args.pop() as tf.GradSaveFunc, weights = args as tf.Tensor[];
+      const [out, ...saved] = graphs.forward.run([...ids, mask, ...weights]);
+      save(saved);
+      return { value: out, gradFunc: (dy: tf.Tensor, act: tf.Tensor[]) => graphs.backward.run([dy, ...ids, ...weights, ...act]) };
+    }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (...ws: tf.Tensor[]) => tf.Tensor2D;
+    const o = outputs(op(...trainWeights(trainSpec).map((n) => w[n] as unknown as tf.Tensor)), true);
+    return { logits: o.logits.reshape([B, T, Vv]) as tf.Tensor3D, values: o.values.reshape([B, T, R]) as tf.Tensor3D };
+  }
+
   function run(b: Batch, keep: boolean, lastOnly = false) {
     const [B, T] = b.tokens.shape, v2 = kernelVersion() >= 2;
     const m = masks(b), keyMask = m.keyMask;
     let mask = m.mask;
+    const graphs = v2 && !keep && !lastOnly ? trainGraphs(trainSpec) : null;
+    if (graphs) return { ...graphRun(b, mask, graphs), cache: [] as { k: tf.Tensor4D; v: tf.Tensor4D }[], keyMask };
     let x = embed(b.tokens, b.positions);
     const cache: { k: tf.Tensor4D; v: tf.Tensor4D }[] = [];
     const last = (t: tf.Tensor2D) => t.reshape([B, T, d]).slice([0, T - 1, 0], [B, 1, d]).reshape([B, d]) as tf.Tensor2D;
