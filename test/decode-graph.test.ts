@@ -8,7 +8,8 @@
 import { strict as assert } from 'node:assert';
 import { initBackend, tf } from '../src/models/backend.js';
 import {
-  decodeGraph, decodeInputs, decodeOutputs, gruDecodeGraph, gruInputs, gruOutputs, prefillInputs, prefillOutputs, roomFor,
+  decodeGraph, decodeInputs, decodeOutputs, gruDecodeGraph, gruInputs, gruOutputs, prefillInputs, prefillOutputs,
+  roomFor,
 } from '../src/models/decode-graph.js';
 import { createPolicy } from '../src/models/index.js';
 import { disposeBatch, makeBatch, modelConfig, type ModelConfig, type Policy, sample } from '../src/models/policy.js';
@@ -189,7 +190,8 @@ describe('the decode step as one graph (native backend)', () => {
         assert.equal(c.shape[2], T + roomFor(T, T + 1), `cache ${i}: room for the next column`);
         tf.tidy(() => {
           within(c.slice([0, 0, 0, 0], [-1, -1, T, -1]), eager.caches[i], `cache ${i}`);
-          assert.equal(c.slice([0, 0, T, 0], [-1, -1, -1, -1]).abs().max().dataSync()[0], 0, `cache ${i}: room is zeros`);
+          const room = c.slice([0, 0, T, 0], [-1, -1, -1, -1]).abs().max().dataSync()[0];
+          assert.equal(room, 0, `cache ${i}: room is zeros`);
         });
         assert.equal(differ(again.caches[i], c), '', `cache ${i}: a second call`);
         assert.equal(v1.caches[i].shape[2], T, `kernels 1: cache ${i} is the eager prefill's`);

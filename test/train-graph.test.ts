@@ -17,7 +17,9 @@ function withEnv<T>(env: Record<string, string>, f: () => T): T {
   const before = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
   try { return f(); } finally {
-    for (const [k, v] of Object.entries(before)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
+    for (const [k, v] of Object.entries(before)) {
+      if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    }
   }
 }
 const GRAPH = { WORKBENCH_KERNELS: '2', WORKBENCH_DECODE_GRAPH: '1' };
@@ -32,8 +34,10 @@ function lossAndGrads(m: Policy, sb: SequenceBatch) {
       return o.logp.sum().add(o.values.square().sum().mul(0.3)).add(o.entropy.sum().mul(0.1)) as tf.Scalar;
     };
     const { value, grads } = tf.variableGrads(loss, Object.values(m.weights));
-    return { loss: value.dataSync()[0], logits: Array.from(out.logits.dataSync()), values: Array.from(out.values.dataSync()),
-      grads: Object.fromEntries(Object.entries(grads).map(([k, g]) => [k, Array.from(g.dataSync())])) };
+    return {
+      loss: value.dataSync()[0], logits: Array.from(out.logits.dataSync()), values: Array.from(out.values.dataSync()),
+      grads: Object.fromEntries(Object.entries(grads).map(([k, g]) => [k, Array.from(g.dataSync())])),
+    };
   });
 }
 
@@ -69,18 +73,20 @@ describe('the training graphs (kernels 2, native backend)', function () {
         tf.tidy(() => w.assign(w.add(tf.randomNormal(w.shape, 0, 0.05, 'float32', i)))));
       const rng = makeRng(3);
       const prompts = Array.from({ length: 6 }, (_, i) => Array.from({ length: 2 + i * 3 }, () => 3 + rng.int(V - 3)));
-      const sb = makeSequenceBatch(prompts, prompts.map((_, i) => Array.from({ length: 3 + (i % 4) }, () => 3 + rng.int(V - 3))));
+      const sb = makeSequenceBatch(prompts,
+        prompts.map((_, i) => Array.from({ length: 3 + (i % 4) }, () => 3 + rng.int(V - 3))));
       const eager = withEnv(EAGER, () => lossAndGrads(m, sb));
       const before = tf.memory().numTensors;
       const graph = withEnv(GRAPH, () => lossAndGrads(m, sb)), again = withEnv(GRAPH, () => lossAndGrads(m, sb));
       assert.equal(tf.memory().numTensors, before, 'tensors left behind');
-      assert.ok(Math.abs(graph.loss - eager.loss) <= 1e-5 * Math.abs(eager.loss), `loss ${graph.loss} vs ${eager.loss}`);
+      assert.ok(Math.abs(graph.loss - eager.loss) <= 1e-5 * Math.abs(eager.loss),
+        `loss ${graph.loss} vs ${eager.loss}`);
       assert.ok(relDiff(eager.logits, graph.logits) < 2e-6, 'logits');
       assert.ok(relDiff(eager.values, graph.values) < 2e-6, 'values');
       assert.deepEqual(Object.keys(graph.grads).sort(), Object.keys(eager.grads).sort());
       assert.equal(Object.keys(graph.grads).length, Object.keys(m.weights).length, 'a gradient for every weight');
       for (const [k, g] of Object.entries(eager.grads)) {
-        assert.ok(Math.max(...g.map(Math.abs)) > 0, `${k}: the loss gives it no gradient (the test would not cover it)`);
+        assert.ok(Math.max(...g.map(Math.abs)) > 0, `${k}: no gradient from the loss (the test would not cover it)`);
         assert.ok(relDiff(g, graph.grads[k]) < 1e-5, `${k}: gradient differs by ${relDiff(g, graph.grads[k])}`);
       }
       assert.deepEqual(again, graph, 'a second call');
@@ -89,29 +95,32 @@ describe('the training graphs (kernels 2, native backend)', function () {
     });
   }
 
-  it('leave the read-out a loss does not read without a gradient, as autodiff does', function () {
-    if (tf.getBackend() !== 'tensorflow') { this.test!.title += ' (skipped: native backend only)'; this.skip(); }
-    const m = createPolicy(modelConfig('transformer', 'S', 7));
+  /** A small transformer-S and batch for f, disposed after; skipped off the native backend. */
+  function onSmallModel(ctx: Mocha.Context, seed: number, f: (m: Policy, sb: SequenceBatch) => void) {
+    if (tf.getBackend() !== 'tensorflow') { ctx.test!.title += ' (skipped: native backend only)'; ctx.skip(); }
+    const m = createPolicy(modelConfig('transformer', 'S', seed));
     const sb = makeSequenceBatch([[2, 14, 15], [2, 16]], [[20, 21], [22, 23, 24]]);
-    const names = (env: Record<string, string>) => withEnv(env, () => tf.tidy(() => {
-      const { grads } = tf.variableGrads(() => tokenLogProbs(m, sb, 0, false).logp.sum() as tf.Scalar, Object.values(m.weights));
-      return Object.keys(grads).sort();
-    }));
-    const eager = names(EAGER);
-    assert.equal(eager.length, Object.keys(m.weights).length - 2, 'eagerly, the value head gets no gradient');
-    assert.deepEqual(names(GRAPH), eager);
-    disposeSequenceBatch(sb);
-    for (const w of Object.values(m.weights)) w.dispose();
+    try { f(m, sb); } finally {
+      disposeSequenceBatch(sb);
+      for (const w of Object.values(m.weights)) w.dispose();
+    }
+  }
+
+  it('leave the read-out a loss does not read without a gradient, as autodiff does', function () {
+    onSmallModel(this, 7, (m, sb) => {
+      const names = (env: Record<string, string>) => withEnv(env, () => tf.tidy(() => Object.keys(tf.variableGrads(
+        () => tokenLogProbs(m, sb, 0, false).logp.sum() as tf.Scalar, Object.values(m.weights)).grads).sort()));
+      const eager = names(EAGER);
+      assert.equal(eager.length, Object.keys(m.weights).length - 2, 'eagerly, the value head gets no gradient');
+      assert.deepEqual(names(GRAPH), eager);
+    });
   });
 
   it('are not used by kernels 1 (its records rerun on the eager pass, bit for bit)', function () {
-    if (tf.getBackend() !== 'tensorflow') { this.test!.title += ' (skipped: native backend only)'; this.skip(); }
-    const m = createPolicy(modelConfig('transformer', 'S', 6));
-    const sb = makeSequenceBatch([[2, 14, 15], [2, 16]], [[20, 21], [22, 23, 24]]);
-    const on = withEnv({ WORKBENCH_KERNELS: '1', WORKBENCH_DECODE_GRAPH: '1' }, () => lossAndGrads(m, sb));
-    const off = withEnv({ WORKBENCH_KERNELS: '1', WORKBENCH_DECODE_GRAPH: '0' }, () => lossAndGrads(m, sb));
-    assert.deepEqual(on, off);
-    disposeSequenceBatch(sb);
-    for (const w of Object.values(m.weights)) w.dispose();
+    onSmallModel(this, 6, (m, sb) => {
+      const on = withEnv({ WORKBENCH_KERNELS: '1', WORKBENCH_DECODE_GRAPH: '1' }, () => lossAndGrads(m, sb));
+      const off = withEnv({ WORKBENCH_KERNELS: '1', WORKBENCH_DECODE_GRAPH: '0' }, () => lossAndGrads(m, sb));
+      assert.deepEqual(on, off);
+    });
   });
 });

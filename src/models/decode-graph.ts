@@ -280,7 +280,8 @@ function cacheColumns(b: ReturnType<typeof graphBuilder>, first: string, tk: str
       [op('InplaceUpdate', [flat(cache), index, flat(value)], b.T), shape], { ...b.T, Tshape: type(DT_INT32) }),
     read: (q: string, k: string, v: string, scale: string, bias: string) => {
       const scores = op('Slice', [b.matMul(q, k, true), ints(last(0, 0)), cut], { ...b.T, Index: type(DT_INT32) });
-      const att = op('Pad', [b.softmax(b.add(b.mul(scores, scale), bias)), pads], { ...b.T, Tpaddings: type(DT_INT32) });
+      const att = op('Pad', [b.softmax(b.add(b.mul(scores, scale), bias)), pads],
+        { ...b.T, Tpaddings: type(DT_INT32) });
       return b.matMul(att, v);
     },
   };

@@ -2,9 +2,10 @@
 // TensorFlow graph, and its backward pass as another, written by hand: eagerly, a PPO update's forward and backward
 // passes are about 800 kernels dispatched one by one through tfjs (about 20 ms of a 200 ms update), and the graph
 // runs TensorFlow's own softmax. The forward graph returns the trunk's output (the final layer norm's) beside what
-// the backward graph reads (the normalised activations, the attention weights, the pre-activations); transformer.ts wraps the pair as
-// one custom-gradient op over the trunk's weights (the read-outs stay eager). Same model as the eager pass, other float32 rounding:
-// test/train-graph.test.ts checks the outputs and every weight's gradient against tfjs's autodiff.
+// the backward graph reads (the normalised activations, the attention weights, the pre-activations); transformer.ts
+// wraps the pair as one custom-gradient op over the trunk's weights (the read-outs stay eager). Same model as the
+// eager pass, other float32 rounding: test/train-graph.test.ts checks the outputs and every weight's gradient
+// against tfjs's autodiff.
 import { DT_INT32, graphBuilder, loadGraph, type DecodeGraph, type DecodeGraphSpec, type GraphBuilder,
   type Proto } from './decode-graph.js';
 

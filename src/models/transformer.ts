@@ -73,7 +73,8 @@ export function createTransformer(config: ModelConfig): Policy {
       const save = args.pop() as tf.GradSaveFunc, weights = args as tf.Tensor[];
       const [out, ...saved] = graphs.forward.run([...ids, mask, ...weights]);
       save(saved);
-      return { value: out, gradFunc: (dy: tf.Tensor, act: tf.Tensor[]) => graphs.backward.run([dy, ...ids, ...weights, ...act]) };
+      const gradFunc = (dy: tf.Tensor, act: tf.Tensor[]) => graphs.backward.run([dy, ...ids, ...weights, ...act]);
+      return { value: out, gradFunc };
     }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (...ws: tf.Tensor[]) => tf.Tensor2D;
     const o = outputs(op(...trainWeights(trainSpec).map((n) => w[n] as unknown as tf.Tensor)), true);
     return { logits: o.logits.reshape([B, T, Vv]) as tf.Tensor3D, values: o.values.reshape([B, T, R]) as tf.Tensor3D };
@@ -161,10 +162,11 @@ export function createTransformer(config: ModelConfig): Policy {
         const T = b.tokens.shape[1], wqkv = fusedQkv();
         const { mask, keyMask } = tf.tidy(() => masks(b));
         const pads = tf.tensor2d([0, 0, 0, 0, 0, roomFor(T, T + 1), 0, 0], [4, 2], 'int32');
+        const layerWeights = (wqkvL: tf.Tensor2D, l: number) => [G(`l${l}.ln1_g`), G(`l${l}.ln1_b`), wqkvL,
+          P(`l${l}.wo`), G(`l${l}.ln2_g`), G(`l${l}.ln2_b`), P(`l${l}.w1`), G(`l${l}.b1`), P(`l${l}.w2`), G(`l${l}.b2`)];
         const [logits, probs, ...caches] = graph.run([b.tokens, ...(alibi ? [] : [b.positions]), mask, pads,
-          P('tok_emb'), ...(alibi ? [] : [P('pos_emb')]), ...wqkv.flatMap((w, l) => [G(`l${l}.ln1_g`), G(`l${l}.ln1_b`), w,
-            P(`l${l}.wo`), G(`l${l}.ln2_g`), G(`l${l}.ln2_b`), P(`l${l}.w1`), G(`l${l}.b1`), P(`l${l}.w2`), G(`l${l}.b2`)]),
-          G('lnf_g'), G('lnf_b'), P('head')]);
+          P('tok_emb'), ...(alibi ? [] : [P('pos_emb')]), ...wqkv.flatMap(layerWeights), G('lnf_g'), G('lnf_b'),
+          P('head')]);
         tf.dispose([mask, pads, probs]);
         const layers = wqkv.map((_, l) => ({ k: caches[2 * l] as tf.Tensor4D, v: caches[2 * l + 1] as tf.Tensor4D }));
         return { state: new KV(layers, keyMask, wqkv), logits: logits as tf.Tensor2D };
