@@ -139,8 +139,9 @@ export function engineInfo(): Record<string, string | number> {
       tensorflow: tensorflowVersion ?? 'unknown', intraOpThreads: Number(env.TF_NUM_INTRAOP_THREADS),
       interOpThreads: Number(env.TF_NUM_INTEROP_THREADS), onednnOpts: env.TF_ENABLE_ONEDNN_OPTS,
       deterministicOps: env.TF_DETERMINISTIC_OPS, cpuAllocatorBfc: env.TF_CPU_ALLOCATOR_USE_BFC,
-      // sampling's decode step as one graph (src/models/decode-graph.ts): the eager step's numbers at the tested
-      // shapes, last-bit differences past them (docs/engine.md), so a run records which one sampled
+      // the graphs (WORKBENCH_DECODE_GRAPH=0 turns all off): sampling's decode step (src/models/decode-graph.ts; the
+      // eager step's numbers at the tested shapes, last-bit differences past them: docs/engine.md) and, with kernels
+      // 2, the transformer's prefill and its training passes (train-graph.ts), so a run records which ones ran
       decodeGraph: process.env.WORKBENCH_DECODE_GRAPH === '0' ? 'off' : 'on',
     });
   } else info.threads = 1;
