@@ -58,7 +58,7 @@ export const gruOutputs = (s: GruGraphSpec) => ['logits', 'probs',
   ...Array.from({ length: s.layers }, (_, l) => `l${l}_h_out`), ...(s.attend ? ['key_mask_out'] : [])];
 
 const INT_INPUTS = ['tokens', 'positions', 'cache_pads'];
-export { DT_FLOAT, DT_INT32 };
+export { DT_INT32 };
 const dtypeOf = (input: string) => (INT_INPUTS.includes(input) ? DT_INT32 : DT_FLOAT);
 
 export type Proto = Record<string, (...a: unknown[]) => unknown> & { [k: string]: any };
@@ -93,8 +93,9 @@ export function graphBuilder(pb: Proto) {
   const scalar = (v: number) => constant(DT_FLOAT, [v], []);
   const b = {
     T, type, bool, int, op, ints, scalar, constant,
-    input: (name: string, dtype: number) =>
-      op('Placeholder', [], { dtype: type(dtype), shape: attr((a) => a.setShape(unknown())) }, name),
+    /** a placeholder per name (int32 for token ids, positions and pads, else float32) */
+    inputs: (names: string[]) => names.forEach((name) => op('Placeholder', [],
+      { dtype: type(dtypeOf(name)), shape: attr((a) => a.setShape(unknown())) }, name)),
     output: (name: string, x: string) => op('Identity', [x], T, name),
     add: (x: string, y: string) => op('Add', [x, y]),
     sub: (x: string, y: string) => op('Sub', [x, y]),
@@ -104,8 +105,8 @@ export function graphBuilder(pb: Proto) {
     reshape: (x: string, shape: number[]) => op('Reshape', [x, ints(shape)], { ...T, Tshape: type(DT_INT32) }),
     reduce: (kind: string, x: string, axis: number) =>
       op(kind, [x, ints([axis])], { ...T, Tidx: type(DT_INT32), keep_dims: bool(true) }),
-    concat: (x: string, y: string, axis: number) =>
-      op('ConcatV2', [x, y, constant(DT_INT32, [axis], [])], { ...T, N: int(2), Tidx: type(DT_INT32) }),
+    concat: (xs: string[], axis: number) =>
+      op('ConcatV2', [...xs, constant(DT_INT32, [axis], [])], { ...T, N: int(xs.length), Tidx: type(DT_INT32) }),
     /** tf.split(x, 3, axis): outputs `${name}:0..2` */
     split3: (x: string, size: number, axis: number) => op('SplitV', [x, ints([size, size, size]),
       constant(DT_INT32, [axis], [])], { ...T, Tlen: type(DT_INT32), num_split: int(3) }),
@@ -117,14 +118,27 @@ export function graphBuilder(pb: Proto) {
     gather: (params: string, ids: string) => op('GatherV2', [params, ids, constant(DT_INT32, [0], [])],
       { Tparams: type(DT_FLOAT), Tindices: type(DT_INT32), Taxis: type(DT_INT32), batch_dims: int(0) }),
     transpose: (x: string, perm: number[]) => op('Transpose', [x, ints(perm)], { ...T, Tperm: type(DT_INT32) }),
+    /** int32 ids of any shape as one row */
+    flatIds: (ids: string) => op('Reshape', [ids, ints([-1])], { T: type(DT_INT32), Tshape: type(DT_INT32) }),
+    /** rows [B * rows, H * dh] -> [B, H, rows, dh] (B and rows int32 scalars) */
+    heads: (x: string, B: string, rows: string, H: number, dh: number) => {
+      const shape = op('Pack', [B, rows, constant(DT_INT32, [H], []), constant(DT_INT32, [dh], [])],
+        { T: type(DT_INT32), N: int(4), axis: int(0) });
+      return b.transpose(op('Reshape', [x, shape], { ...T, Tshape: type(DT_INT32) }), [0, 2, 1, 3]);
+    },
     /** a tensor of `value` shaped like `x` sliced to `size` (the eager steps' tf.zeros / tf.ones of [B, 1, ...]) */
     filled: (x: string, size: number[], value: 0 | 1) => op(value ? 'OnesLike' : 'ZerosLike',
       [op('Slice', [x, ints(size.map(() => 0)), ints(size)], { ...T, Index: type(DT_INT32) })]),
-    /** tfjs's layerNorm: mean, the mean of square(x - mean), (x - mean) * rsqrt(var + eps) * gain + bias */
-    layerNorm: (x: string, gain: string, bias: string, eps: string) => {
-      const m = b.reduce('Mean', x, 1), v = b.reduce('Mean', op('Square', [b.sub(x, m)]), 1);
-      return b.add(b.mul(b.mul(b.sub(x, m), op('Rsqrt', [b.add(v, eps)])), gain), bias);
+    /**
+     * tfjs's layerNorm: mean, the mean of square(x - mean), (x - mean) * rsqrt(var + eps) * gain + bias; with the
+     * normalised rows xhat and rstd = rsqrt(var + eps), which the training graphs keep for the backward pass
+     */
+    layerNormParts: (x: string, gain: string, bias: string, eps: string) => {
+      const xc = b.sub(x, b.reduce('Mean', x, 1));
+      const rstd = op('Rsqrt', [b.add(b.reduce('Mean', op('Square', [xc]), 1), eps)]), xhat = b.mul(xc, rstd);
+      return { xhat, rstd, y: b.add(b.mul(xhat, gain), bias) };
     },
+    layerNorm: (x: string, gain: string, bias: string, eps: string) => b.layerNormParts(x, gain, bias, eps).y,
     /**
      * Softmax as TensorFlow's CPU kernel computes it (exp(x - max), times 1 / sum): oneDNN's graph pass swaps the
      * Softmax op for its own kernel, which differs in the last bit from the eager runtime's (Eigen's).
@@ -165,9 +179,9 @@ export function graphBuilder(pb: Proto) {
 export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
   const b = graphBuilder(pb), { op, add, mul, matMul, reshape, concat, type } = b;
   const { layers: L, heads: H, dModel: d } = s, dh = d / H, I = { T: type(DT_INT32) };
-  for (const name of decodeInputs(s)) b.input(name, dtypeOf(name));
+  b.inputs(decodeInputs(s));
   const eps = b.scalar(s.eps);
-  const km = concat('key_mask', b.filled('key_mask', [-1, 1, 1, 1], 0), 3);
+  const km = concat(['key_mask', b.filled('key_mask', [-1, 1, 1, 1], 0)], 3);
   b.output('key_mask_out', km);
   let x = b.gather('tok_emb', 'tokens');
   if (!s.alibi) x = add(x, b.gather('pos_emb', 'positions'));
@@ -213,17 +227,16 @@ export const prefillOutputs = (s: DecodeGraphSpec) => ['logits', 'probs',
  * [B, H or 1, T, T] that the eager pass builds, to the last position's logits and each layer's keys and values
  * [B, H, T, dh] padded by `cache_pads` (room for the decode graph's in-place writes). TensorFlow's own softmax, and
  * the last layer computed for the last position only (the keys and values for every position): the same model as
- * the eager pass, with other float32 rounding (test/decode-graph.test.ts compares them within 1e-5).
+ * the eager pass, with other float32 rounding (test/decode-graph.test.ts compares them within 1e-6).
  */
 export function prefillGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
   const b = graphBuilder(pb), { op, add, mul, matMul, reshape, transpose, ints, type } = b;
   const { layers: L, heads: H, dModel: d } = s, dh = d / H, I = { T: type(DT_INT32) };
-  for (const name of prefillInputs(s)) b.input(name, dtypeOf(name));
+  b.inputs(prefillInputs(s));
   const eps = b.scalar(s.eps), scale = b.scalar(1 / Math.sqrt(dh)), c1702 = b.scalar(1.702);
   const B = b.dim('mask', 0), T = b.dim('mask', 3), lastT = op('Sub', [T, b.constant(DT_INT32, [1], [])], I);
-  const flatIds = (ids: string) => op('Reshape', [ids, ints([-1])], { ...I, Tshape: type(DT_INT32) });
-  let x = b.gather('tok_emb', flatIds('tokens'));
-  if (!s.alibi) x = add(x, b.gather('pos_emb', flatIds('positions')));
+  let x = b.gather('tok_emb', b.flatIds('tokens'));
+  if (!s.alibi) x = add(x, b.gather('pos_emb', b.flatIds('positions')));
   // the last position of [B, T, ...]: Slice from (0, T - 1, 0, ...) of size (-1, 1, -1, ...)
   const lastOf = (t: string, rank: number, axis: number) => op('Slice', [t,
     op('Mul', [ints(Array.from({ length: rank }, (_, i) => (i === axis ? 1 : 0))), lastT], I),
@@ -231,9 +244,7 @@ export function prefillGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
   /** rows [B * T, d] -> the last position's [B, d] */
   const lastRows = (t: string) => reshape(lastOf(op('Reshape', [t, op('Pack', [B, T, b.constant(DT_INT32, [d], [])],
     { ...I, N: b.int(3), axis: b.int(0) })], { ...b.T, Tshape: type(DT_INT32) }), 3, 1), [-1, d]);
-  const heads = (t: string, rows: string) => transpose(op('Reshape', [t, op('Pack', [B, rows,
-    b.constant(DT_INT32, [H], []), b.constant(DT_INT32, [dh], [])], { ...I, N: b.int(4), axis: b.int(0) })],
-  { ...b.T, Tshape: type(DT_INT32) }), [0, 2, 1, 3]);
+  const heads = (t: string, rows: string) => b.heads(t, B, rows, H, dh);
   for (let l = 0; l < L; l++) {
     const p = (w: string) => `l${l}_${w}`, lastLayer = l === L - 1;
     const split = b.split3(matMul(b.layerNorm(x, p('ln1_g'), p('ln1_b'), eps), p('wqkv')), d, 1);
@@ -294,7 +305,7 @@ export const roomFor = (capacity: number, width: number) =>
 /** The SavedModel bytes of the GRU's decode step (gru.ts, `step`). */
 export function gruGraphBytes(s: GruGraphSpec, pb: Proto): Uint8Array {
   const b = graphBuilder(pb), { op, add, sub, mul, matMul, reshape, concat, type, int } = b, d = s.dModel;
-  for (const name of gruInputs(s)) b.input(name, dtypeOf(name));
+  b.inputs(gruInputs(s));
   const eps = b.scalar(s.eps), one = b.scalar(1);
   // the one-hot embedding: tfjs's oneHot (0/1) cast to float32, times the table
   const oneHot = op('OneHot', ['tokens', b.constant(DT_INT32, [s.vocab], []), b.scalar(1), b.scalar(0)],
@@ -312,7 +323,7 @@ export function gruGraphBytes(s: GruGraphSpec, pb: Proto): Uint8Array {
   }
   if (s.attend) { // the read cache written in place, as the transformer's (decodeGraphBytes)
     const proj = (w: string) => reshape(matMul(x, w), [-1, 1, d]);
-    const km = concat('key_mask', b.filled('key_mask', [-1, 1, 1], 0), 2);
+    const km = concat(['key_mask', b.filled('key_mask', [-1, 1, 1], 0)], 2);
     b.output('key_mask_out', km);
     const cols = cacheColumns(b, 'k', b.dim(km, 2), d, 1), k = cols.write('k', proj('att_k'));
     const y = cols.read(proj('att_q'), k, cols.write('v', proj('att_v')), b.scalar(1 / Math.sqrt(d)), km);

@@ -40,7 +40,7 @@ export const oneHotF = (ids: tf.Tensor, depth: number) => tf.oneHot(ids.reshape(
  * the engine's kernels (backend.ts, `kernelVersion`): 1 differentiates those ops one by one (tfjs's autodiff, about
  * 25 kernels), 2 uses the closed form, with xhat = (x - mean) * rstd and g = gain * dy:
  *   dx = rstd * (g - mean(g) - xhat * mean(g * xhat)),  dgain = sum over rows of dy * xhat,  dbias = sum of dy
- * (11 kernels; test/models.test.ts checks it against autodiff and a hand-computed case).
+ * (11 kernels; test/kernels.test.ts checks it against autodiff and a hand-computed case).
  */
 export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D): tf.Tensor2D {
   if (kernelVersion() >= 2) return closedFormLayerNorm(x, gain, bias);

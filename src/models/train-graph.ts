@@ -40,64 +40,52 @@ export const backwardInputs = (s: TrainGraphSpec) =>
 /** Backward outputs: each weight's gradient, in trainWeights order. */
 export const backwardOutputs = (s: TrainGraphSpec) => trainWeights(s).map((w) => `d_${graphName(w)}`);
 
-/** 2-D products (MatMul, oneDNN's), sums over rows, the heads' layout, layer norm with its saved parts. */
+/** 2-D products (MatMul, oneDNN's), sums over rows, the heads' layout, layer norm's backward pass. */
 function ops(b: GraphBuilder, s: TrainGraphSpec) {
-  const { op, type, bool, ints } = b, I = { T: type(DT_INT32) }, H = s.heads, dh = s.dModel / s.heads;
+  const { op, type, bool, ints } = b, H = s.heads, dh = s.dModel / s.heads;
   const mm = (x: string, y: string, ta = false, tb = false) =>
     op('MatMul', [x, y], { ...b.T, transpose_a: bool(ta), transpose_b: bool(tb) });
   const sum0 = (x: string) => op('Sum', [x, ints([0])], { ...b.T, Tidx: type(DT_INT32), keep_dims: bool(false) });
-  const shape = (xs: string[]) => op('Pack', xs, { ...I, N: b.int(xs.length), axis: b.int(0) });
-  const c = (v: number) => b.constant(DT_INT32, [v], []);
   return {
-    mm, sum0, c,
+    mm, sum0,
     /** [B * T, d] -> [B, H, T, dh] */
-    heads: (t: string, B: string, T: string) =>
-      b.transpose(op('Reshape', [t, shape([B, T, c(H), c(dh)])], { ...b.T, Tshape: type(DT_INT32) }), [0, 2, 1, 3]),
+    heads: (t: string, B: string, T: string) => b.heads(t, B, T, H, dh),
     /** [B, H, T, dh] -> [B * T, d] */
     merge: (t: string) => b.reshape(b.transpose(t, [0, 2, 1, 3]), [-1, s.dModel]),
-    /** layer norm over rows, as the eager pass computes it; returns the normalised rows and 1 / std too */
-    layerNorm: (x: string, gain: string, bias: string, eps: string) => {
-      const xc = b.sub(x, b.reduce('Mean', x, 1));
-      const rstd = op('Rsqrt', [b.add(b.reduce('Mean', op('Square', [xc]), 1), eps)]), xhat = b.mul(xc, rstd);
-      return { xhat, rstd, y: b.add(b.mul(xhat, gain), bias) };
-    },
     /** layer norm's backward pass in closed form (layers.ts): dx, dgain, dbias */
     layerNormBack: (dy: string, xhat: string, rstd: string, gain: string) => {
       const gdy = b.mul(dy, gain), m1 = b.reduce('Mean', gdy, 1), m2 = b.reduce('Mean', b.mul(gdy, xhat), 1);
       return { dx: b.mul(b.sub(b.sub(gdy, m1), b.mul(xhat, m2)), rstd), dgain: sum0(b.mul(dy, xhat)), dbias: sum0(dy) };
     },
-    concat: (xs: string[], axis: number) => op('ConcatV2', [...xs, b.constant(DT_INT32, [axis], [])],
-      { ...b.T, N: b.int(xs.length), Tidx: type(DT_INT32) }),
   };
 }
 
 /** The SavedModel bytes of the forward pass (transformer.ts `run`, kernels 2). */
 export function forwardGraphBytes(s: TrainGraphSpec, pb: Proto): Uint8Array {
   const b = graphBuilder(pb), o = ops(b, s), { op, add, mul, matMul } = b, d = s.dModel;
-  for (const name of forwardInputs(s)) b.input(name, name === 'tokens' || name === 'positions' ? DT_INT32 : 1);
-  const eps = b.scalar(1e-5), scale = b.scalar(1 / Math.sqrt(d / s.heads)), c1702 = b.scalar(1.702);
+  b.inputs(forwardInputs(s));
+  const eps = b.scalar(s.eps), scale = b.scalar(1 / Math.sqrt(d / s.heads)), c1702 = b.scalar(1.702);
   const B = b.dim('mask', 0), T = b.dim('mask', 3);
-  const flat = (ids: string) => op('Reshape', [ids, b.ints([-1])], { T: b.type(DT_INT32), Tshape: b.type(DT_INT32) });
-  let x = b.gather('tok_emb', flat('tokens'));
-  if (!s.alibi) x = add(x, b.gather('pos_emb', flat('positions')));
+  let x = b.gather('tok_emb', b.flatIds('tokens'));
+  if (!s.alibi) x = add(x, b.gather('pos_emb', b.flatIds('positions')));
   for (let l = 0; l < s.layers; l++) {
     const p = (w: string) => `l${l}_${w}`, save = (name: string, t: string) => { b.output(p(name), t); return t; };
-    const ln1 = o.layerNorm(x, p('ln1_g'), p('ln1_b'), eps);
+    const ln1 = b.layerNormParts(x, p('ln1_g'), p('ln1_b'), eps);
     save('xhat1', ln1.xhat); save('rstd1', ln1.rstd);
     const h1 = save('h1', ln1.y);
-    const qkv = b.split3(o.mm(h1, o.concat([p('wq'), p('wk'), p('wv')], 1)), d, 1);
+    const qkv = b.split3(o.mm(h1, b.concat([p('wq'), p('wk'), p('wv')], 1)), d, 1);
     const q = save('q', mul(o.heads(`${qkv}:0`, B, T), scale));
     const k = save('k', o.heads(`${qkv}:1`, B, T)), v = save('v', o.heads(`${qkv}:2`, B, T));
     const att = save('att', op('Softmax', [add(matMul(q, k, true), 'mask')]));
     const y = save('y', o.merge(matMul(att, v)));
     x = add(x, o.mm(y, p('wo')));
-    const ln2 = o.layerNorm(x, p('ln2_g'), p('ln2_b'), eps);
+    const ln2 = b.layerNormParts(x, p('ln2_g'), p('ln2_b'), eps);
     save('xhat2', ln2.xhat); save('rstd2', ln2.rstd);
     const u = save('u', add(o.mm(save('h2', ln2.y), p('w1')), p('b1')));
     const g = save('g', mul(u, save('s', op('Sigmoid', [mul(u, c1702)]))));
     x = add(x, add(o.mm(g, p('w2')), p('b2')));
   }
-  const lnf = o.layerNorm(x, 'lnf_g', 'lnf_b', eps);
+  const lnf = b.layerNormParts(x, 'lnf_g', 'lnf_b', eps);
   b.output('xhatf', lnf.xhat); b.output('rstdf', lnf.rstd); b.output('hf', lnf.y);
   return b.savedModel(forwardInputs(s), forwardOutputs(s));
 }
@@ -105,7 +93,7 @@ export function forwardGraphBytes(s: TrainGraphSpec, pb: Proto): Uint8Array {
 /** The SavedModel bytes of the backward pass: every weight's gradient from the gradient of `hf`. */
 export function backwardGraphBytes(s: TrainGraphSpec, pb: Proto): Uint8Array {
   const b = graphBuilder(pb), o = ops(b, s), { op, add, sub, mul, matMul } = b, d = s.dModel;
-  for (const name of backwardInputs(s)) b.input(name, name === 'tokens' || name === 'positions' ? DT_INT32 : 1);
+  b.inputs(backwardInputs(s));
   const scale = b.scalar(1 / Math.sqrt(d / s.heads)), c1702 = b.scalar(1.702), one = b.scalar(1);
   const grad = (w: string, t: string) => b.output(`d_${graphName(w)}`, t);
   const fin = o.layerNormBack('dhf', 'xhatf', 'rstdf', 'lnf_g');
@@ -130,17 +118,16 @@ export function backwardGraphBytes(s: TrainGraphSpec, pb: Proto): Uint8Array {
     const ds = mul(att, sub(datt, b.reduce('Sum', mul(datt, att), -1)));
     const dq = mul(matMul(ds, p('k')), scale), dk = op('BatchMatMulV2', [ds, p('q')],
       { ...b.T, adj_x: b.bool(true), adj_y: b.bool(false) });
-    const dqkv = o.concat([o.merge(dq), o.merge(dk), o.merge(dv)], 1);
+    const dqkv = b.concat([o.merge(dq), o.merge(dk), o.merge(dv)], 1);
     const dw = b.split3(o.mm(p('h1'), dqkv, true), d, 1);
     gw('wq', `${dw}:0`); gw('wk', `${dw}:1`); gw('wv', `${dw}:2`);
-    const ln1 = o.layerNormBack(o.mm(dqkv, o.concat([p('wq'), p('wk'), p('wv')], 1), false, true), p('xhat1'),
+    const ln1 = o.layerNormBack(o.mm(dqkv, b.concat([p('wq'), p('wk'), p('wv')], 1), false, true), p('xhat1'),
       p('rstd1'), p('ln1_g'));
     gw('ln1_g', ln1.dgain); gw('ln1_b', ln1.dbias);
     dx = add(dx, ln1.dx);
   }
-  const segments = (ids: string, n: number) => op('UnsortedSegmentSum', [dx,
-    op('Reshape', [ids, b.ints([-1])], { T: b.type(DT_INT32), Tshape: b.type(DT_INT32) }), o.c(n)],
-  { ...b.T, Tindices: b.type(DT_INT32), Tnumsegments: b.type(DT_INT32) });
+  const segments = (ids: string, n: number) => op('UnsortedSegmentSum', [dx, b.flatIds(ids),
+    b.constant(DT_INT32, [n], [])], { ...b.T, Tindices: b.type(DT_INT32), Tnumsegments: b.type(DT_INT32) });
   grad('tok_emb', segments('tokens', s.vocab));
   if (!s.alibi) grad('pos_emb', segments('positions', s.context));
   return b.savedModel(backwardInputs(s), backwardOutputs(s));

@@ -45,10 +45,6 @@ export function createTransformer(config: ModelConfig): Policy {
     return { logits: linear(h, P('head')), values: linear(h, P('value_head')).add(G('value_b')) as tf.Tensor2D };
   };
 
-  /**
-   * Full forward pass; optionally returns each layer's keys and values for decoding. `lastOnly` computes the final
-   * layer for the last position alone (a classifier reading one token needs no other), returning [B, 1, ...] outputs.
-   */
   /** The additive attention mask [B, H or 1, T, T] (causal, left padding, ALiBi) and the key mask [B, 1, 1, T]. */
   function masks(b: Batch) {
     const [B, T] = b.tokens.shape;
@@ -80,6 +76,10 @@ export function createTransformer(config: ModelConfig): Policy {
     return { logits: o.logits.reshape([B, T, Vv]) as tf.Tensor3D, values: o.values.reshape([B, T, R]) as tf.Tensor3D };
   }
 
+  /**
+   * Full forward pass; optionally returns each layer's keys and values for decoding. `lastOnly` computes the final
+   * layer for the last position alone (a classifier reading one token needs no other), returning [B, 1, ...] outputs.
+   */
   function run(b: Batch, keep: boolean, lastOnly = false) {
     const [B, T] = b.tokens.shape, v2 = kernelVersion() >= 2;
     const m = masks(b), keyMask = m.keyMask;
@@ -163,7 +163,8 @@ export function createTransformer(config: ModelConfig): Policy {
         const { mask, keyMask } = tf.tidy(() => masks(b));
         const pads = tf.tensor2d([0, 0, 0, 0, 0, roomFor(T, T + 1), 0, 0], [4, 2], 'int32');
         const layerWeights = (wqkvL: tf.Tensor2D, l: number) => [G(`l${l}.ln1_g`), G(`l${l}.ln1_b`), wqkvL,
-          P(`l${l}.wo`), G(`l${l}.ln2_g`), G(`l${l}.ln2_b`), P(`l${l}.w1`), G(`l${l}.b1`), P(`l${l}.w2`), G(`l${l}.b2`)];
+          P(`l${l}.wo`), G(`l${l}.ln2_g`), G(`l${l}.ln2_b`), P(`l${l}.w1`), G(`l${l}.b1`), P(`l${l}.w2`),
+          G(`l${l}.b2`)];
         const [logits, probs, ...caches] = graph.run([b.tokens, ...(alibi ? [] : [b.positions]), mask, pads,
           P('tok_emb'), ...(alibi ? [] : [P('pos_emb')]), ...wqkv.flatMap(layerWeights), G('lnf_g'), G('lnf_b'),
           P('head')]);
