@@ -11,7 +11,7 @@ import { accuracyColumns, cellRow, classifyStyle, familyAccuracy, majCorrect, ma
 import { outcomeReward } from '../src/methods/rlvr.js';
 import { solve } from '../src/world/problems.js';
 import { isCorrect, parseTrace } from '../src/world/trace.js';
-import { optimizerState, restoreOptimizer, type OptimizerState } from '../src/rl/optim.js';
+import { clipByGlobalNorm, optimizerState, restoreOptimizer, type OptimizerState } from '../src/rl/optim.js';
 
 const close = (a: number, b: number, tol = 1e-9, what = '') => assert.ok(Math.abs(a - b) <= tol, `${what} ${a} vs ${b}`);
 const val = (t: tf.Tensor) => t.dataSync()[0];
@@ -280,5 +280,21 @@ describe('optimizer state (exact resume)', () => {
     // a variable without a gradient (no moments) in between is allowed
     await restoreOptimizer(tf.train.adam(0.1), state, [fresh()[0], tf.variable(tf.zeros([7])), fresh()[1]]);
     await assert.rejects(restoreOptimizer(tf.train.sgd(0.1), state, fresh()), /state is for Adam/);
+  });
+});
+
+describe('clipping gradients to a global norm', () => {
+  before(async () => { await initBackend(); });
+  it('returns the norm over every gradient and scales them all to maxNorm when above it (hand-computed)', () => {
+    // |(3, 4, 0)| = 5: at maxNorm 1 each entry is scaled by 1/5
+    const grads: Record<string, tf.Tensor> = { a: tf.tensor1d([3]), b: tf.tensor1d([4, 0]) };
+    assert.equal(clipByGlobalNorm(grads, 1), 5);
+    assert.deepEqual(Array.from(grads.a.dataSync()), [Math.fround(0.6)]);
+    assert.deepEqual(Array.from(grads.b.dataSync()), [Math.fround(0.8), 0]);
+    const under: Record<string, tf.Tensor> = { a: tf.tensor1d([3]), b: tf.tensor1d([4, 0]) }, a = under.a;
+    assert.equal(clipByGlobalNorm(under, 10), 5);
+    assert.equal(under.a, a, 'below maxNorm the gradients are left as they are');
+    assert.throws(() => clipByGlobalNorm({ a: tf.tensor1d([NaN]) }, 1), /non-finite gradient norm/);
+    tf.dispose([...Object.values(grads), ...Object.values(under)]);
   });
 });
