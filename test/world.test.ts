@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { columnPass, isCarryFree, sampleProblem, solve, FAMILIES, checkFamily } from '../src/world/problems.js';
 import { writeTrace, STYLES, checkStyle } from '../src/world/teacher.js';
 import { isCorrect, parseTrace, promptTokens } from '../src/world/trace.js';
-import { EVAL_DIR, EVAL_GRID, evalFile, generateEvalSet, loadEvalSet, serialise, sha256 } from '../src/world/datasets.js';
+import { EVAL_DIR, EVAL_GRID, EXTRA_EVAL_CELLS, evalFile, generateEvalSet, loadEvalSet, serialise, sha256 } from '../src/world/datasets.js';
 import { VOCAB, encode, decode } from '../src/world/vocab.js';
 import { makeRng } from '../src/util/random.js';
 import type { Family } from '../src/world/problems.js';
@@ -102,8 +102,10 @@ describe('trace parser (property tests)', () => {
 describe('evaluation sets', () => {
   it('match their committed checksums and regenerate identically from the seed', () => {
     const sums = fs.readFileSync(path.join(EVAL_DIR, 'SHA256SUMS'), 'utf8').trim().split('\n').map((l) => l.split(/\s+/));
-    assert.equal(sums.length, Object.values(EVAL_GRID).flat().length);
-    for (const [f, grid] of Object.entries(EVAL_GRID) as [Family, number[]][]) for (const n of grid) {
+    assert.equal(sums.length, Object.values(EVAL_GRID).flat().length + EXTRA_EVAL_CELLS.length);
+    const cells = [...(Object.entries(EVAL_GRID) as [Family, number[]][]).flatMap(([f, grid]) => grid.map((n) => [f, n] as const)),
+      ...EXTRA_EVAL_CELLS.map((c) => [c.family, c.digits] as const)];
+    for (const [f, n] of cells) {
       const text = fs.readFileSync(evalFile(f, n), 'utf8');
       const want = sums.find(([, name]) => name === path.basename(evalFile(f, n)))![0];
       assert.equal(sha256(text), want, `${f}-${n} drifted from SHA256SUMS`);

@@ -9,7 +9,7 @@
 //   [--checkpoint-every N]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { choiceArg, intArg, parseArgs, runMain } from './args.js';
+import { choiceArg, intArg, intListArg, parseArgs, runMain } from './args.js';
 import { checkResumeKernels, openRun, loadJsonConfig, readMetrics } from '../io/run.js';
 import { ConfigError } from '../io/validate.js';
 import { sha256Hex } from '../io/checksums.js';
@@ -23,8 +23,15 @@ import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
 import type { Family, Problem } from '../world/problems.js';
 import { isCorrect, parseTrace, promptTokens } from '../world/trace.js';
 import { decode, encode } from '../world/vocab.js';
-import { accuracyColumns, evalReport, familyAccuracy } from '../rl/evaluate.js';
-import { checkRlvrConfig, defaultRlvrConfig, formatRewardFn, makeRlvrTrainer, randomRewardFn, type RewardFn, type Trainer } from '../methods/rlvr.js';
+import { accuracyColumns, endpointsOf, evalCells, evalReport, familyAccuracy, type ProblemResult } from '../rl/evaluate.js';
+import { denseProcessOracleRewardFn, processOracleRewardFn } from '../methods/process-oracle.js';
+import { processScore } from '../world/process.js';
+import type { Rollout } from '../rl/rollout.js';
+import { TRAIN_FAMILIES } from '../world/problems.js';
+import { appendGzipLines, readGzipLines } from '../io/gzip-lines.js';
+import { mean } from '../util/stats.js';
+import { checkRlvrConfig, defaultRlvrConfig, formatRewardFn, makeRlvrTrainer, randomRewardFn, type ReasonerRollout, type RewardFn,
+  type Trainer } from '../methods/rlvr.js';
 import { checkRlcerConfig, defaultRlcerConfig, makeRlcerTrainer } from '../methods/rlcer.js';
 import { checkEvolmConfig, defaultEvolmConfig, makeEvolmTrainer, needsGeneratorPolicy } from '../methods/evolm.js';
 import type { Rng } from '../util/random.js';
@@ -32,7 +39,7 @@ import { rmScores } from '../methods/scalar-rm.js';
 import { hintReport } from '../methods/rubricator.js';
 import { coldStartCheckpoint, methodSpec, profileSpec, rlvrKlTarget, scalarRmCheckpoint, VERIFIER_CHECKPOINT } from '../methods/table2.js';
 import { preferencePairs, rubricatorQuality, scalarRmQuality, teacherQuality, type PreferencePair } from '../methods/rubric-quality.js';
-import { writeFileAtomic } from '../io/table.js';
+import { writeFileAtomic, type Row } from '../io/table.js';
 
 
 /** A fixed probe: the first 4 problems of every evaluation cell, one sample each (accuracy logged every step). */
@@ -65,6 +72,7 @@ runMain(async () => {
     out: 'run directory', config: 'JSON overriding the method\'s RL config',
     'checkpoint-every': 'steps between resumable checkpoints (default 10)',
     overrides: 'inline JSON overriding the method\'s RL config, over --config (a sweep\'s knob levels)',
+    horizons: 'comma-separated steps before the last after which the full final evaluation is also written (default: the profile\'s)',
   });
   const method = a.method ?? 'rlcer', spec = methodSpec(method), profile = profileSpec(a.profile ?? 'quick');
   const size = choiceArg('size', a.size ?? 'S', SIZE_NAMES), seed = intArg('seed', a.seed ?? '0', 0);
@@ -91,6 +99,11 @@ runMain(async () => {
   const inputs = { coldstart: fileHash(ckpt), verifier: fileHash(VERIFIER_CHECKPOINT),
     ...(needsRm ? { scalar_rm: fileHash(scalarRmCheckpoint(size)) } : {}) };
   const every = intArg('checkpoint-every', a['checkpoint-every'] ?? '10', 1);
+  const horizons = a.horizons !== undefined ? intListArg('horizons', a.horizons, 1) : profile.horizons ?? [];
+  // EvoLM's schedule reads the total steps (its alternation period): its step 60 of 300 is no 60-step run
+  if (spec.kind === 'evolm' && horizons.some((h) => h < steps)) {
+    throw new ConfigError('horizons before the last step are for rows whose steps do not depend on the run\'s length (not EvoLM)');
+  }
   const identity = {
     experiment: 'table2', method, spec, size, seed, profile: a.profile ?? 'quick', profileSpec: profile, checkpoint: ckpt, inputs,
     ...(klMatch ? { klMatch } : {}),
@@ -130,14 +143,19 @@ runMain(async () => {
   };
   // every row's trainer as one interface: EvoLM's global steps interleave policy and generator steps
   const oneRole = (t: Trainer & { lastRubrics?: () => unknown[] }) => ({ totalSteps: steps, step: (_: number, rng: Rng) => t.step(rng),
-    lastRubrics: t.lastRubrics, phaseOf: () => 'policy', state: t.state, restore: t.restore });
+    lastRubrics: t.lastRubrics, lastRollouts: t.lastRollouts, phaseOf: () => 'policy', state: t.state, restore: t.restore });
   const trainer: { totalSteps: number; step: (step: number, rng: Rng) => Record<string, number>; lastRubrics?: () => unknown[];
-    phaseOf: (step: number) => string } & Pick<Trainer, 'state' | 'restore'> =
+    phaseOf: (step: number) => string; lastRollouts?: () => StepRollout[] } & Pick<Trainer, 'state' | 'restore'> =
     spec.kind === 'evolm' ? makeEvolmTrainer(policy, evolmCfg, verifier, generator)
       : oneRole(spec.kind === 'rlcer' ? makeRlcerTrainer(policy, rlcerCfg, { verifier, frozenRubricator: rlcerCfg.rubricSource === 'fixed_untrained' ? loadPolicy(ckpt) : undefined })
         : makeRlvrTrainer(policy, rlvrCfg, spec.kind === 'scalar_rm' ? rmReward : spec.reward === 'random' ? randomRewardFn(randomStream())
-          : spec.reward === 'format' ? formatRewardFn : undefined));
+          : spec.reward === 'format' ? formatRewardFn : spec.reward === 'process_oracle' ? processOracleRewardFn()
+            : spec.reward === 'process_oracle_dense' ? denseProcessOracleRewardFn() : undefined));
 
+  // the world the row trains in (its kind's config), where the in-distribution endpoint is measured
+  const world = spec.kind === 'rlcer' ? rlcerCfg.world : spec.kind === 'evolm' ? evolmCfg.world : rlvrCfg.world;
+  const isProcessRow = spec.reward === 'process_oracle' || spec.reward === 'process_oracle_dense';
+  let pairsCount = 0;
   const curve: Record<string, string | number>[] = resume ? resume.curve : [];
   if (resume && saved) {
     loadWeights(policy, saved, ckFile);
@@ -154,6 +172,12 @@ runMain(async () => {
   if (resume) run.table('curve', curve);
   fs.rmSync(rubricLog, { force: true });
   for (const l of priorRubrics) fs.appendFileSync(rubricLog, l + '\n');
+  // the positive controls' rollouts every ROLLOUT_LOG_EVERY steps (completion tokens, outcome, process score), gzipped
+  const rolloutLog = path.join(out, 'rollouts.jsonl.gz'), logsRollouts = profile.endpoints === true && isProcessRow;
+  const priorRollouts = resume && fs.existsSync(rolloutLog) ? readGzipLines(rolloutLog)
+    .filter((l) => { try { return Number(JSON.parse(l).step) < start; } catch { return false; } }) : [];
+  fs.rmSync(rolloutLog, { force: true });
+  if (priorRollouts.length) appendGzipLines(rolloutLog, priorRollouts);
   let policySteps = resume?.policySteps ?? 0;
   // the resumable state after `done` steps (written atomically: a kill during the write keeps the previous one)
   const checkpoint = async (done: number) => saveCheckpoint(policy, ckFile,
@@ -162,38 +186,111 @@ runMain(async () => {
     const isPolicy = trainer.phaseOf(step) === 'policy';
     const m = trainer.step(step, makeRng(seed * 1_000_003 + step));
     if (isPolicy) policySteps++;
-    run.log({ step, policy_step: policySteps, ...m, probe_accuracy: probeAccuracy(policy, 3_000_000 + step) });
+    const rs = profile.endpoints && isPolicy ? trainer.lastRollouts?.() ?? [] : [];
+    run.log({ step, policy_step: policySteps, ...m, ...(rs.length ? processMetrics(rs) : {}),
+      probe_accuracy: probeAccuracy(policy, 3_000_000 + step) });
+    if (logsRollouts && step % ROLLOUT_LOG_EVERY === 0) {
+      appendGzipLines(rolloutLog, (rs as ReasonerRollout[]).map((r) => rolloutLine(step, r)));
+    }
     for (const r of trainer.lastRubrics?.() ?? []) fs.appendFileSync(rubricLog, JSON.stringify({ step, ...(r as object) }) + '\n');
     const rate = (step + 1 - start) / ((Date.now() - t0) / 1000);
     console.log(stepLine(`${method} ${size} seed ${seed}`, step + 1, trainer.totalSteps, isPolicy ? 'policy' : 'generator', m,
       (trainer.totalSteps - step - 1) / rate / 60));
     if (isPolicy && policySteps % profile.curveEvery === 0) evaluateCurve(policySteps);
+    // a horizon before the last step: the full final evaluation, as a run of that length ends with it
+    if (isPolicy && step + 1 < trainer.totalSteps && horizons.includes(policySteps)) {
+      finalEvaluation(`-${policySteps}`);
+    }
     if ((step + 1) % every === 0 || step + 1 === trainer.totalSteps) await checkpoint(step + 1);
   }
-
-  // final evaluation: accuracy per family (avg@n on the fixed sets) and rubric quality on held-out pairs
-  const rows = evalReport(policy, profile.evalPerCell, profile.evalSamples, makeRng(1_000_000 + seed));
-  run.table('eval', rows);
-  // the same held-out pairs for every row and seed (deterministic; cached per profile, size and cold-start checkpoint)
-  const pairsFile = `runs/table2/pairs-${a.profile ?? 'quick'}-${size}-${inputs.coldstart}.json`;
-  const pairs: PreferencePair[] = fs.existsSync(pairsFile) ? JSON.parse(fs.readFileSync(pairsFile, 'utf8'))
-    : preferencePairs(loadPolicy(ckpt), profile.pairsPerCell, 8, makeRng(4_000_000));
-  writeFileAtomic(pairsFile, JSON.stringify(pairs));
-  const judge = learnedJudge(verifier), qrng = makeRng(5_000_000 + seed);
-  const quality = spec.quality === 'teacher' ? teacherQuality(pairs, judge)
-    : spec.quality === 'scalar_rm' ? scalarRmQuality(rm!, pairs)
-      : rubricatorQuality(spec.quality === 'coldstart' ? loadPolicy(ckpt)
-        : spec.quality === 'generator' ? generator ?? policy : policy, pairs, judge, qrng,
-      // the row's own writer is measured the way it writes (EvoLM's generator may read the question alone)
-      spec.kind === 'evolm' && spec.quality !== 'coldstart' ? evolmCfg.generatorReads : 'own_cot');
-  const final = [
-    { column: 'rubric_quality', value: quality },
-    // accuracy per family, and the average over all four families, the held-out one included
-    ...accuracyColumns(rows),
-  ].map((r) => ({ method, size, seed, ...r }));
-  run.table('final', final);
-  // rubrics as in-prompt hints at inference, for rows whose policy writes its own rubrics
-  if (spec.quality === 'policy') run.table('hints', hintReport(policy, profile.evalPerCell, Math.max(1, profile.evalSamples >> 1), makeRng(6_000_000 + seed)).map((r) => ({ method, size, seed, ...r })));
-  run.finish({ seconds: (Date.now() - t0) / 1000, pairs: pairs.length });
+  const { final } = finalEvaluation('');
+  run.finish({ seconds: (Date.now() - t0) / 1000, pairs: pairsCount });
   console.log(`[${method} ${size} seed ${seed}] done in ${((Date.now() - t0) / 60000).toFixed(1)} min: ${final.map((r) => `${r.column} ${r.value.toFixed(3)}`).join(', ')}`);
+
+  /**
+   * The final evaluation (tables named <name><suffix>): accuracy per family (avg@n on the fixed sets), rubric quality on
+   * held-out pairs, the hints; with the profile's endpoints, endpoints<suffix>.csv. Every stream it draws is its own.
+   */
+  function finalEvaluation(suffix: string) {
+    const evaluated = evalCells(policy, (Object.keys(EVAL_GRID) as Family[]).flatMap((f) => EVAL_GRID[f].map((d) => ({ family: f, digits: d }))),
+      profile.evalPerCell, profile.evalSamples, makeRng(1_000_000 + seed));
+    const rows = evaluated.rows;
+    run.table(`eval${suffix}`, rows);
+    // the same held-out pairs for every row and seed (deterministic; cached per profile, size and cold-start checkpoint)
+    const pairsFile = `runs/table2/pairs-${a.profile ?? 'quick'}-${size}-${inputs.coldstart}.json`;
+    const pairs: PreferencePair[] = fs.existsSync(pairsFile) ? JSON.parse(fs.readFileSync(pairsFile, 'utf8'))
+      : preferencePairs(loadPolicy(ckpt), profile.pairsPerCell, 8, makeRng(4_000_000));
+    writeFileAtomic(pairsFile, JSON.stringify(pairs));
+    const judge = learnedJudge(verifier), qrng = makeRng(5_000_000 + seed);
+    const quality = spec.quality === 'teacher' ? teacherQuality(pairs, judge)
+      : spec.quality === 'scalar_rm' ? scalarRmQuality(rm!, pairs)
+        : rubricatorQuality(spec.quality === 'coldstart' ? loadPolicy(ckpt)
+          : spec.quality === 'generator' ? generator ?? policy : policy, pairs, judge, qrng,
+        // the row's own writer is measured the way it writes (EvoLM's generator may read the question alone)
+        spec.kind === 'evolm' && spec.quality !== 'coldstart' ? evolmCfg.generatorReads : 'own_cot');
+    const final = [
+      { column: 'rubric_quality', value: quality },
+      // accuracy per family, and the average over all four families, the held-out one included
+      ...accuracyColumns(rows),
+    ].map((r) => ({ method, size, seed, ...r }));
+    run.table(`final${suffix}`, final);
+    // rubrics as in-prompt hints at inference, for rows whose policy writes its own rubrics
+    if (spec.quality === 'policy') run.table(`hints${suffix}`, hintReport(policy, profile.evalPerCell, Math.max(1, profile.evalSamples >> 1), makeRng(6_000_000 + seed)).map((r) => ({ method, size, seed, ...r })));
+    if (profile.endpoints) run.table(`endpoints${suffix}`, endpointRows(evaluated.results, rows, policySteps));
+    pairsCount = pairs.length;
+    return { final };
+  }
+
+  /**
+   * The three pre-registered endpoints and two secondary ones, one row each: in-distribution accuracy (the training
+   * cells: the world's trainCells, else every grid cell of the training families), held-out composition (chain_ood
+   * on the grid), trace error over the in-distribution right answers; the average over the grid's four families and
+   * the in-distribution process score. Cells off the grid are evaluated from their own stream.
+   */
+  function endpointRows(grid: { family: Family; digits: number; res: ProblemResult[] }[], gridRows: Row[], atStep: number) {
+    const cells = world.trainCells ?? world.trainFamilies.flatMap((f) => EVAL_GRID[f].map((d) => ({ family: f, digits: d })));
+    const onGrid = cells.every((c) => grid.some((g) => g.family === c.family && g.digits === c.digits));
+    const inDist = onGrid ? grid.filter((g) => cells.some((c) => c.family === g.family && c.digits === g.digits))
+      : evalCells(policy, cells, profile.evalPerCell, profile.evalSamples, makeRng(1_500_000 + seed)).results;
+    const e = endpointsOf(inDist), ood = endpointsOf(grid.filter((g) => g.family === 'chain_ood'));
+    const average = accuracyColumns(gridRows).find((c) => c.column === 'average')!.value;
+    const cellsText = cells.map((c) => `${c.family}-${c.digits}`).join(' ');
+    return [
+      { endpoint: 'in_distribution', value: e.accuracy, n: e.samples, cells: cellsText },
+      { endpoint: 'chain_ood', value: ood.accuracy, n: ood.samples, cells: 'chain_ood grid' },
+      { endpoint: 'trace_error', value: e.trace_error, n: e.right_answers, cells: cellsText },
+      { endpoint: 'average', value: average, n: grid.reduce((s, g) => s + g.res.length * profile.evalSamples, 0), cells: 'grid' },
+      { endpoint: 'process_score', value: e.process_score, n: e.samples, cells: cellsText },
+    ].map((r) => ({ method, size, seed, step: atStep, ...r }));
+  }
 });
+
+/** Steps between two logged batches of a positive control's rollouts. */
+const ROLLOUT_LOG_EVERY = 10;
+
+/** One rollout as logged: its step, group, completion tokens (space-separated), training label, outcome and process score. */
+function rolloutLine(step: number, r: ReasonerRollout): string {
+  return JSON.stringify({ step, group: r.group, problem: `${r.problem.family} ${r.problem.operands.join(' ')}`,
+    completion: decode(r.completion).join(' '), correct: r.correct, label: r.label, reward: r.reward,
+    process: r.components.process ?? processScore(r.problem, r.trace).score });
+}
+
+/** What the per-step process metrics read of a step's rollouts (any trainer's: the reasoner's role is kept). */
+type StepRollout = Pick<Rollout, 'role' | 'group' | 'completion'> & { problem: Problem };
+
+/** Per-step process metrics of a step's reasoner rollouts (the sensitivity profile logs them for every row). */
+function processMetrics(all: StepRollout[]): Record<string, number> {
+  const rs = all.filter((r) => r.role === 'reason').map((r) => {
+    const trace = parseTrace(decode(r.completion));
+    return { group: r.group, correct: isCorrect(r.problem, trace), score: processScore(r.problem, trace).score };
+  });
+  if (rs.length === 0) return {};
+  const right = rs.filter((r) => r.correct);
+  const groups = [...new Set(rs.map((r) => r.group))].map((g) => rs.filter((r) => r.group === g));
+  return {
+    'process/score': mean(rs.map((r) => r.score)),
+    'process/trace_error': right.length ? right.filter((r) => r.score < 1).length / right.length : NaN,
+    'process/all_wrong_groups': mean(groups.map((g) => +g.every((r) => !r.correct))),
+    'process/all_right_groups': mean(groups.map((g) => +g.every((r) => r.correct))),
+  };
+}

@@ -209,9 +209,11 @@ export function makeRlcerTrainer(policy: Policy, c: RlcerConfig, models: RlcerMo
   const critics = makeCritics(policy, c.ppo, (p) => createPolicy(p.config)); // none unless ppo.critic is 'separate'
   const batchJudge = c.verifier === 'learned' ? learnedJudge(models.verifier!) : (xs: { c: Criterion; p: ReasonerRollout['problem']; completion: string[] }[]) => xs.map((x) => oracleJudge(x.c, x.p, x.completion));
   let logged: RubricLog[] = [];
+  let last: ReasonerRollout[] = [];
 
   return {
     lastRubrics: () => logged,
+    lastRollouts: () => last,
     // an exact resume needs the roles' Adam moments besides the weights (the frozen rubricator and verifier are inputs)
     state: async () => ({ optimizers: await optimizersState(opts), ...(c.ppo.critic === 'separate' ? { critics: await criticsState(critics) } : {}),
       ...(c.reasonKlTarget !== null ? { reasonLr: rateOf(opts.reason) } : {}) }),
@@ -224,6 +226,7 @@ export function makeRlcerTrainer(policy: Policy, c: RlcerConfig, models: RlcerMo
       const t0 = Date.now();
       // 1. reasoner rollouts, grouped by prompt
       const rs = rollOutReasoner(policy, c, rng);
+      last = rs;
       const groups = Array.from({ length: c.prompts }, (_, g) => rs.filter((r) => r.group === g));
       const text = new Map(rs.map((r) => [r, decode(r.completion)])); // each CoT decoded once, read by every query
       const t1 = Date.now();

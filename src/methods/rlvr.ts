@@ -76,13 +76,18 @@ export function outcomeReward(r: Pick<ReasonerRollout, 'correct'>): number {
 
 export interface Trainer {
   step(rng: Rng): Record<string, number>;
+  /** the last step's rollouts (for a per-rollout log) */
+  lastRollouts?: () => ReasonerRollout[];
   /** what an exact resume needs beyond the policy's weights (optimizer moments, ...), and its restoration */
   state?: () => Promise<Record<string, unknown>>;
   restore?: (state: Record<string, unknown>) => Promise<void>;
 }
 
-/** A reward as a small pluggable function: each rollout's total reward and its logged components. */
-export type RewardFn = (rs: ReasonerRollout[]) => { reward: number; components: Record<string, number> }[];
+/**
+ * A reward as a small pluggable function: each rollout's reward (on its last token), its logged components, and
+ * optionally per-token rewards over its completion (a process reward model's step rewards; PPO only).
+ */
+export type RewardFn = (rs: ReasonerRollout[]) => { reward: number; components: Record<string, number>; tokenRewards?: number[] }[];
 
 /** RLVR's reward: the outcome reward of each rollout's training label (its exact correctness unless labels are noisy). */
 export const outcomeRewardFn: RewardFn = (rs) => rs.map((r) => {
@@ -109,7 +114,9 @@ export function makeRlvrTrainer(policy: Policy, c: RlvrConfig, rewardFn: RewardF
   const opts = makeRoleOptimizers(c.ppo.lr), grpoOpt = tf.train.adam(c.grpo.lr);
   const all = { ...opts, grpo: grpoOpt }, vars = () => Object.values(policy.weights);
   const critics = makeCritics(policy, c.ppo, (p) => createPolicy(p.config)); // none unless ppo.critic is 'separate'
+  let last: ReasonerRollout[] = [];
   return {
+    lastRollouts: () => last,
     state: async () => ({ optimizers: await optimizersState(all), ...(c.ppo.critic === 'separate' ? { critics: await criticsState(critics) } : {}) }),
     restore: async (s) => {
       await restoreOptimizers(all, s.optimizers as Record<string, OptimizerState>, vars);
@@ -119,7 +126,15 @@ export function makeRlvrTrainer(policy: Policy, c: RlvrConfig, rewardFn: RewardF
       const t0 = Date.now();
       const rs = rollOutReasoner(policy, c, rng);
       const t1 = Date.now();
-      rewardFn(rs).forEach((x, i) => { rs[i].reward = x.reward; rs[i].components = { outcome: outcomeReward(rs[i]), ...x.components }; });
+      rewardFn(rs).forEach((x, i) => {
+        rs[i].reward = x.reward;
+        rs[i].components = { outcome: outcomeReward(rs[i]), ...x.components };
+        if (x.tokenRewards) {
+          if (c.algo !== 'ppo') throw new ConfigError('per-token rewards (a dense process reward) need algo "ppo"');
+          rs[i].tokenRewards = x.tokenRewards;
+        }
+      });
+      last = rs;
       const upd = c.algo === 'ppo' ? ppoUpdate(policy, opts, rs, c.ppo, rng, undefined, critics) : grpoUpdate(policy, grpoOpt, rs, c.grpo, rng);
       const groups = [...new Set(rs.map((r) => r.group))].map((g) => rs.filter((r) => r.group === g));
       const styles: Record<string, number> = {};

@@ -16,8 +16,11 @@ export const VERIFIER_CHECKPOINT = 'data/checkpoints/verifier-S.json';
 export interface MethodSpec {
   /** how the policy is trained: not at all (the cold start), RLVR, the static scalar RM, or RLCER with overrides */
   kind: 'sft' | 'rlvr' | 'scalar_rm' | 'rlcer' | 'evolm';
-  /** the reward of an RLVR-kind row: the outcome (default), or a control: a random +1/-1, the format only */
-  reward?: 'outcome' | 'random' | 'format';
+  /**
+   * the reward of an RLVR-kind row: the outcome (default), or a control: a random +1/-1, the format only, or a
+   * positive control: the outcome plus the exact process score on the last token, or on each step's last token
+   */
+  reward?: 'outcome' | 'random' | 'format' | 'process_oracle' | 'process_oracle_dense';
   rlcer?: Partial<RlcerConfig>;
   evolm?: Partial<EvolmConfig>;
   /**
@@ -92,7 +95,24 @@ export const METHODS: Record<string, MethodSpec> = {
   rlcer_kl_matched: { kind: 'rlcer', rlcer: {}, klMatch: 'rlvr', quality: 'policy', label: 'RLCER, reasoner rate KL-adapted to RLVR\'s step' },
   evolm_kl_matched: { kind: 'evolm', evolm: { schedule: 'alternate' }, klMatch: 'rlvr', quality: 'policy',
     label: 'EvoLM, policy rate KL-adapted to RLVR\'s step' },
+  // the positive controls (docs/sensitivity.md): rewards known by construction to carry information beyond the
+  // outcome, at RLVR's budget, rate and evaluation. The exact process score, ungated, on the last token or per step
+  process_oracle: { kind: 'rlvr', reward: 'process_oracle', quality: 'policy', label: 'positive control: outcome + exact process score' },
+  process_oracle_dense: { kind: 'rlvr', reward: 'process_oracle_dense', quality: 'policy',
+    label: 'positive control: outcome + exact per-step process rewards' },
+  // RLCER with rubric signal kept in all-right and all-wrong groups (every criterion whose satisfaction varies)
+  rlcer_discriminative: { kind: 'rlcer', rlcer: { constantCorrectness: 'discriminative' }, quality: 'policy',
+    label: 'RLCER, validity kept in constant-correctness groups' },
+  // EvoLM's side: the exact judge in place of the learned one (does the collapse measure the judge or EvoLM?)
+  judge_teacher_oracle: { kind: 'evolm', evolm: { rubricSource: 'teacher', verifier: 'oracle' }, quality: 'teacher',
+    label: 'judge-only, teacher rubrics, exact judge' },
+  evolm_oracle_judge: { kind: 'evolm', evolm: { schedule: 'alternate', verifier: 'oracle' }, quality: 'policy',
+    label: 'EvoLM (co-evolving), exact judge' },
 };
+
+/** The positive controls and their EvoLM-side counterparts (`--methods positive-controls`). */
+export const POSITIVE_CONTROLS = ['process_oracle', 'process_oracle_dense', 'rlcer_discriminative', 'judge_teacher_oracle',
+  'evolm_oracle_judge'];
 
 /** The paper's rows of Table 2, in order (the quick profile runs these). */
 export const TABLE2_CORE_ROWS = ['sft', 'rlvr', 'scalar_rm', 'fixed_untrained', 'fixed_teacher', 'rlcer_no_evolve', 'rlcer',
@@ -129,6 +149,14 @@ export interface Profile {
   pairsPerCell: number;
   /** keep each finished run's record (config, metrics, tables; not the weights) under TABLE2_ARCHIVE, committed */
   archived: boolean;
+  /**
+   * the pre-registered endpoints (docs/sensitivity.md): in-distribution accuracy at the training cells, held-out
+   * composition, trace error, written as endpoints.csv with the final evaluation; per-step process scores in the
+   * metrics; and each positive control's rollouts (completion tokens, outcome, process score) every 10th step
+   */
+  endpoints?: boolean;
+  /** steps (before the last) after which the full final evaluation is also written, as <table>-<step>.csv */
+  horizons?: number[];
 }
 
 /** The long profile's rows: RLVR against RLCER with and without evolving, and fixed teacher rubrics. */
@@ -147,6 +175,11 @@ export const PROFILES: Record<string, Profile> = {
   // every 20 steps (the curve), the full final evaluation at the end
   long: { methods: LONG_ROWS, steps: 300, seeds: [0, 1, 2], sizes: ['S'], evalPerCell: 24, evalSamples: 8, curveEvery: 20,
     pairsPerCell: 24, archived: true },
+  // the sensitivity pilot and campaign (results/sensitivity/preregistration.md): the full profile's evaluation, the
+  // three endpoints, and the full evaluation at 60 steps inside a 300-step run (a run's first 60 steps are the same
+  // whatever its length: tested)
+  sensitivity: { methods: ['rlvr', 'process_oracle'], steps: 300, seeds: [0, 1, 2], sizes: ['S'], evalPerCell: 24, evalSamples: 8,
+    curveEvery: 20, pairsPerCell: 24, archived: true, endpoints: true, horizons: [60] },
   full: { methods: [...TABLE2_ROWS, ...RLCER_ABLATIONS], steps: 60, seeds: [0, 1, 2], sizes: ['S', 'M'], evalPerCell: 24,
     evalSamples: 8, curveEvery: 20, pairsPerCell: 24, archived: true },
 };

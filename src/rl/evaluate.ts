@@ -9,6 +9,7 @@ import { judge } from '../rubrics/criteria.js';
 import { choose } from '../theory/binomial.js';
 import { majorityVote } from '../theory/tabular.js';
 import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
+import { processScore } from '../world/process.js';
 import type { Family } from '../world/problems.js';
 import type { Row } from '../io/table.js';
 
@@ -75,12 +76,39 @@ export function scoreProblem(problem: Problem, traces: ParsedTrace[]): ProblemRe
  * cell, `n` samples each. One row per cell: avg@n, pass@k and maj@k for k = n, and the share of each style.
  */
 export function evalReport(policy: Policy, perCell: number, n: number, rng: Rng, families = Object.keys(EVAL_GRID) as Family[]): Row[] {
-  const rows: Row[] = [];
-  for (const family of families) for (const digits of EVAL_GRID[family]) {
+  return evalCells(policy, families.flatMap((family) => EVAL_GRID[family].map((digits) => ({ family, digits }))), perCell, n, rng).rows;
+}
+
+/** evalReport over any list of cells (each needs a committed evaluation set), with every cell's scored problems. */
+export function evalCells(policy: Policy, cells: { family: Family; digits: number }[], perCell: number, n: number, rng: Rng):
+  { rows: Row[]; results: { family: Family; digits: number; res: ProblemResult[] }[] } {
+  const rows: Row[] = [], results: { family: Family; digits: number; res: ProblemResult[] }[] = [];
+  for (const { family, digits } of cells) {
     const res = evaluateReasoner(policy, loadEvalSet(family, digits).slice(0, perCell), n, rng);
     rows.push(cellRow(family, digits, res, n));
+    results.push({ family, digits, res });
   }
-  return rows;
+  return { rows, results };
+}
+
+/**
+ * The pre-registered endpoints of scored cells (docs/sensitivity.md): accuracy (the mean over families of each
+ * family's mean over its cells, as `average` weighs them), trace error (the share of right final answers whose process
+ * score is below 1: a step missing, wrong or repeated; '' without a right answer) and the mean process score, with the
+ * counts they rest on.
+ */
+export function endpointsOf(cells: { family: Family; res: ProblemResult[] }[]):
+  { accuracy: number; trace_error: number | ''; right_answers: number; process_score: number; samples: number } {
+  const fams = [...new Set(cells.map((c) => c.family))];
+  const cellAcc = (c: { res: ProblemResult[] }) => c.res.reduce((s, r) => s + r.correct / r.samples, 0) / c.res.length;
+  const accuracy = fams.reduce((s, f) => { const cs = cells.filter((c) => c.family === f); return s + cs.reduce((a, c) => a + cellAcc(c), 0) / cs.length; }, 0) / fams.length;
+  let right = 0, erred = 0, samples = 0, proc = 0;
+  for (const c of cells) for (const r of c.res) for (const t of r.traces) {
+    const score = processScore(r.problem, t).score;
+    samples++; proc += score;
+    if (isCorrect(r.problem, t)) { right++; if (score < 1) erred++; }
+  }
+  return { accuracy, trace_error: right ? erred / right : '', right_answers: right, process_score: samples ? proc / samples : 0, samples };
 }
 
 /** One evaluation cell's row: avg@n (`accuracy`), pass@n and maj@n over its problems, and the share of each style. */

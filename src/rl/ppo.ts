@@ -189,14 +189,15 @@ export function ppoGradientStep(policy: Policy, opt: tf.Optimizer, sb: SequenceB
 
 /** One role's rollouts with their old per-token values and log-probs, and the reference's log-probs (null: no KL). */
 export interface RoleScores {
-  rs: Pick<Rollout, 'reward' | 'completion'>[];
+  rs: Pick<Rollout, 'reward' | 'completion' | 'tokenRewards'>[];
   values: ArrayLike<number>[];
   logp: ArrayLike<number>[];
   refLogp: ArrayLike<number>[] | null;
 }
 
 /**
- * Per-token advantages and returns of each role's rollouts: the scalar reward on the last token minus the k1 KL
+ * Per-token advantages and returns of each role's rollouts: the scalar reward on the last token (plus a rollout's
+ * `tokenRewards`, where it has them) minus the k1 KL
  * penalty on every token, GAE(gamma, lambda) against the old values, then the advantages whitened within each role
  * (mean 0, std 1 over that role's tokens). `kl`: the role's mean k1 KL to the reference per rollout (0 without one).
  */
@@ -209,6 +210,7 @@ export function roleAdvantages(roles: RoleScores[], c: Pick<PpoConfig, 'gamma' |
     rs.forEach((r, i) => {
       const T = r.completion.length, rew = new Float64Array(T);
       rew[T - 1] = r.reward;
+      if (r.tokenRewards) for (let t = 0; t < T; t++) rew[t] += r.tokenRewards[t] ?? 0;
       if (refLogp) {
         for (let t = 0; t < T; t++) { const k = logp[i][t] - refLogp[i][t]; rew[t] -= c.klCoef * k; kl += k / T; }
       }

@@ -14,6 +14,11 @@ export interface Rollout {
   reward: number;
   /** every reward component, logged separately */
   components: Record<string, number>;
+  /**
+   * per-token rewards over the completion, added to `reward` (on the last token) before GAE: a process reward
+   * model's step rewards (the dense positive control); absent for every other row
+   */
+  tokenRewards?: number[];
 }
 
 /** Place per-row token arrays into the [B, T] layout of a sequence batch. */
