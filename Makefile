@@ -72,7 +72,8 @@ test-slurm:
 	bash bin/test-slurm
 
 # the pre-registered regime map (results/regimes/preregistration.md): every run of sweeps/regimes.json on the
-# executor, then table.csv and claims.csv from the run records; a rerun finishes only what is missing
+# executor, then table.csv, claims.csv, power.csv (each claim's power) and pooled.csv (each comparison across its
+# cells) from the run records; a rerun finishes only what is missing
 regime-map:
 	$(TSX) src/cli/sweep.ts submit --config sweeps/regimes.json $(EXECUTOR_FLAGS) --wait yes
 	$(TSX) src/cli/sweep.ts table --config sweeps/regimes.json --out results/regimes
@@ -184,11 +185,12 @@ verify-quick:
 
 # recompute every committed table that has committed run records, byte for byte: the quick and full Table 2 (from
 # results/runs/table2), the rubricator and generator rate calibrations (from results/runs/rate-calibration), Rubicon's full
-# tables (from results/runs/rubicon). CI runs it.
-T2_TABLES := table2.csv,ablations.csv,table2_claims.csv,table2_reported.csv,rlcer/curves.csv,rlcer/eval_curves.csv,rlcer/hints.csv,rlcer/update_parity.csv,rlcer/claim_parity.csv,evolm/rubric_evolution.csv
-LONG_TABLES = long.csv,long_final.csv,long_claims.csv,long_parity.csv
-CORL_T8_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,claims.csv,curves.csv,table8_reported.csv
-CORL_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,theory_rules.csv,phase.csv,matched_budget.csv,claims.csv,curves.csv,table1_reported.csv
+# tables (from results/runs/rubicon). The power file beside each claims table (*power.csv; regimes: pooled.csv too)
+# is checked with it. CI runs it.
+T2_TABLES := table2.csv,ablations.csv,table2_claims.csv,table2_power.csv,table2_reported.csv,rlcer/curves.csv,rlcer/eval_curves.csv,rlcer/hints.csv,rlcer/update_parity.csv,rlcer/claim_parity.csv,evolm/rubric_evolution.csv
+LONG_TABLES = long.csv,long_final.csv,long_claims.csv,long_power.csv,long_parity.csv
+CORL_T8_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,claims.csv,power.csv,curves.csv,table8_reported.csv
+CORL_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,theory_rules.csv,phase.csv,matched_budget.csv,claims.csv,power.csv,curves.csv,table1_reported.csv
 verify-results: verify-quick
 	rm -rf runs/verify/full runs/verify/rate-calibration
 	$(TSX) analysis/table2.ts full runs/none runs/verify/full > /dev/null
@@ -198,7 +200,7 @@ verify-results: verify-quick
 	$(TSX) analysis/compare-results.ts runs/verify/rate-calibration results/evolm --only generator_rate_calibration.csv,generator_rate_choice.json
 	rm -rf runs/verify/rubicon
 	$(TSX) analysis/rubicon.ts full /nonexistent runs/verify/rubicon > /dev/null
-	$(TSX) analysis/compare-results.ts runs/verify/rubicon results/rubicon --only claims.csv,hacking.csv,seesaw.csv,table.csv
+	$(TSX) analysis/compare-results.ts runs/verify/rubicon results/rubicon --only claims.csv,power.csv,hacking.csv,seesaw.csv,table.csv
 	rm -rf runs/verify/corl
 	$(TSX) analysis/table1.ts full /nonexistent runs/verify/corl > /dev/null
 	$(TSX) analysis/compare-results.ts runs/verify/corl results/corl --only $(CORL_TABLES)
@@ -208,7 +210,7 @@ verify-results: verify-quick
 	$(if $(wildcard results/runs/table2/long),$(TSX) analysis/compare-results.ts runs/verify/long/rlcer results/rlcer --only $(LONG_TABLES))
 	rm -rf runs/verify/regimes
 	$(TSX) src/cli/sweep.ts table --config sweeps/regimes.json --root /nonexistent --out runs/verify/regimes > /dev/null
-	$(TSX) analysis/compare-results.ts runs/verify/regimes results/regimes --only table.csv,claims.csv
+	$(TSX) analysis/compare-results.ts runs/verify/regimes results/regimes --only table.csv,claims.csv,power.csv,pooled.csv
 
 # CO-RL's Table 1 analogue (needs make corl-agents first); same profiles and resumption as Table 2
 reproduce-corl:

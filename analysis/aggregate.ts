@@ -5,6 +5,7 @@ import type { Row } from '../src/io/table.js';
 
 export { tQuantile95 } from '../src/util/stats.js';
 import { tQuantile95 } from '../src/util/stats.js';
+import { POWER_COLUMNS, powerCells } from '../src/util/power.js';
 
 /**
  * Group rows by `by` and summarise each of `values` as <v>_mean, <v>_ci95 (half-width; empty for a single
@@ -51,10 +52,21 @@ export function scoresBySeed(rows: { run: string; seed: unknown; measure: string
   return out;
 }
 
+/**
+ * Run a's measure minus run b's `measureB` (by default the same) at each seed both have, in the order of a's seeds:
+ * the per-seed paired differences every claim's interval (`pairedDifference`) and power (`claimPowerRows`) rest on.
+ */
+export function pairedDiffs(scores: Map<string, Map<string, Scores>>, a: string, b: string, measure: string,
+  measureB = measure): number[] {
+  const A = scores.get(a), B = scores.get(b);
+  if (!A || !B) return [];
+  return [...A.keys()].filter((s) => B.has(s)).map((s) => A.get(s)![measure] - B.get(s)![measureB])
+    .filter((d) => Number.isFinite(d));
+}
+
 /** Mean and 95% CI over seeds of run a's measure minus run b's `measureB` (by default the same), paired by seed. */
 export function pairedDifference(scores: Map<string, Map<string, Scores>>, a: string, b: string, measure: string, measureB = measure) {
-  const A = scores.get(a), B = scores.get(b);
-  const d = A && B ? [...A.keys()].filter((s) => B.has(s)).map((s) => ({ k: 'd', delta: A.get(s)![measure] - B.get(s)![measureB] })).filter((r) => Number.isFinite(r.delta)) : [];
+  const d = pairedDiffs(scores, a, b, measure, measureB).map((delta) => ({ k: 'd', delta }));
   if (!d.length) return null;
   const r = meanCi(d, ['k'], ['delta'])[0], m = Number(r.delta_mean);
   return { delta: m, ...interval(m, r.delta_ci95), seeds: Number(r.n) };
@@ -77,12 +89,34 @@ export function verdict(d: { ci_low: number | ''; ci_high: number | '' } | null,
   return 'inconclusive';
 }
 
+/** A claim's measure as its tables name it ("a - b" when it compares two measures). */
+const measureOf = (c: Claim) => (c.measureB && c.measureB !== c.measure ? `${c.measure} - ${c.measureB}` : c.measure);
+
 /** One row per claim: the paired difference, its interval, the seeds it rests on and the verdict. */
 export function claimRows(scores: Map<string, Map<string, Scores>>, claims: Claim[], profile: string): Row[] {
   return claims.map((c) => {
     const d = pairedDifference(scores, c.a, c.b, c.measure, c.measureB);
-    const measure = c.measureB && c.measureB !== c.measure ? `${c.measure} - ${c.measureB}` : c.measure;
-    return { profile, claim: c.claim, run: c.a, against: c.b, measure, expected_sign: c.sign > 0 ? '+' : '-',
-      delta: d?.delta ?? '', ci_low: d?.ci_low ?? '', ci_high: d?.ci_high ?? '', seeds: d?.seeds ?? 0, verdict: verdict(d, c.sign) };
+    return { profile, claim: c.claim, run: c.a, against: c.b, measure: measureOf(c),
+      expected_sign: c.sign > 0 ? '+' : '-', delta: d?.delta ?? '', ci_low: d?.ci_low ?? '', ci_high: d?.ci_high ?? '',
+      seeds: d?.seeds ?? 0, verdict: verdict(d, c.sign) };
+  });
+}
+
+/** Columns of a power file beside a claims table (`claimPowerRows`): the claim's key, its verdict, its power. */
+export const CLAIM_POWER_COLUMNS = ['profile', 'claim', 'run', 'against', 'measure', 'expected_sign', 'verdict',
+  ...POWER_COLUMNS];
+
+/**
+ * One row per claim (as `claimRows`): the power of the paired comparison behind its verdict, from the same per-seed
+ * differences (`pairedDiffs`): seeds, mean difference, sd, the 95% interval's half-width, the minimum detectable
+ * effect at 80% power, the power at a true difference of 0.03 (either sign: the test is two-sided) and whether
+ * the comparison could detect it (src/util/power.ts); empty, with a note, where there are fewer than two seeds.
+ */
+export function claimPowerRows(scores: Map<string, Map<string, Scores>>, claims: Claim[], profile: string): Row[] {
+  return claims.map((c) => {
+    const d = pairedDifference(scores, c.a, c.b, c.measure, c.measureB);
+    return { profile, claim: c.claim, run: c.a, against: c.b, measure: measureOf(c),
+      expected_sign: c.sign > 0 ? '+' : '-', verdict: verdict(d, c.sign),
+      ...powerCells(pairedDiffs(scores, c.a, c.b, c.measure, c.measureB)) };
   });
 }

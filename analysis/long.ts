@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { runMain } from '../src/cli/args.js';
-import { CLAIM_COLUMNS, claimRows, interval, meanCi } from './aggregate.js';
+import { CLAIM_COLUMNS, CLAIM_POWER_COLUMNS, claimPowerRows, claimRows, interval, meanCi } from './aggregate.js';
 import { LONG_ROWS, METHODS, TABLE2_ARCHIVE } from '../src/methods/table2.js';
 import { mean } from '../src/util/stats.js';
 import { checkSameInputs, FINAL_COLUMNS, finalTable, runScores, runsWithArchive, TABLE2_CLAIMS } from './table2.js';
@@ -73,7 +73,7 @@ export const LONG_CLAIMS = [...TABLE2_CLAIMS.filter((c) => LONG_ROWS.includes(c.
 /**
  * Runs of the long profile (runs/ and the committed archive) -> results/rlcer/long.csv, and Table 2's claims between
  * its rows on the final evaluation (24 problems per cell, 8 samples) after the last step (long_final.csv and
- * long_claims.csv), and each
+ * long_claims.csv, their power in long_power.csv), and each
  * role's approx. KL per update against RLVR's at the same seed (long_parity.csv, as update_parity.csv for Table 2).
  */
 export function aggregateLong(root = 'runs/table2', out = 'results'): Row[] {
@@ -88,8 +88,9 @@ export function aggregateLong(root = 'runs/table2', out = 'results'): Row[] {
   writeCsv(path.join(out, 'rlcer', 'long_final.csv'), finalTable('long', finals)
     .sort((a, b) => LONG_ROWS.indexOf(String(a.method)) - LONG_ROWS.indexOf(String(b.method))
       || String(a.column).localeCompare(String(b.column))), FINAL_COLUMNS);
-  writeCsv(path.join(out, 'rlcer', 'long_claims.csv'), claimRows(runScores(finals, runs), LONG_CLAIMS, 'long'),
-    CLAIM_COLUMNS);
+  const scores = runScores(finals, runs);
+  writeCsv(path.join(out, 'rlcer', 'long_claims.csv'), claimRows(scores, LONG_CLAIMS, 'long'), CLAIM_COLUMNS);
+  writeCsv(path.join(out, 'rlcer', 'long_power.csv'), claimPowerRows(scores, LONG_CLAIMS, 'long'), CLAIM_POWER_COLUMNS);
   writeCsv(path.join(out, 'rlcer', 'long_parity.csv'),
     updateParity(runs.map((r) => ({ ...r, metrics: readMetrics(r.dir) }))), PARITY_COLUMNS);
   console.log(`long profile: ${runs.length} runs -> ${path.join(out, 'rlcer', 'long.csv')}`);

@@ -4,15 +4,19 @@
 // standard pair, means over seeds), and the paper's reported numbers beside them in results/rubicon/reported.csv
 // (labelled as reported); seesaw.csv gives each run's change over the same pair's untrained cold start (paired by
 // seed) in the constraint and quality dimensions and in accuracy, and claims.csv each of the paper's qualitative
-// claims as a paired difference with a verdict. An archived profile (full) reads the committed run records under
-// results/runs/rubicon/<profile>/ beside runs/ (a run in runs/ replaces its record), so every number can be
-// recomputed from the records alone. Runs from before issue 19 (final.csv without a `tasks` column) are skipped.
+// claims as a paired difference with a verdict (power.csv: the power of each, MDE and power at a difference of
+// 0.03). An archived profile (full) reads the committed run records under results/runs/rubicon/<profile>/ beside
+// runs/ (a run in runs/ replaces its record), so every number can be recomputed from the records alone. Runs from
+// before issue 19 (final.csv without a `tasks` column) are skipped.
 // Usage: tsx analysis/rubicon.ts <profile> [runs/rubicon] [out dir] [archive dir, or "none"]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { findFinishedRuns, readMetrics } from '../src/io/run.js';
-import { CLAIM_COLUMNS, claimRows, interval, meanCi, pairedDifference, type Claim, type Scores } from './aggregate.js';
+import {
+  CLAIM_COLUMNS, CLAIM_POWER_COLUMNS, claimPowerRows, claimRows, interval, meanCi, pairedDifference, type Claim,
+  type Scores,
+} from './aggregate.js';
 import { RUBICON_REPORTED, TASK_PAIRS, type TaskPair } from '../src/methods/rubicon.js';
 import { hasDefence, RUBICON_ARCHIVE, RUBICON_PROFILES, type Defence } from '../src/methods/rubicon-train.js';
 import type { AggregatorName } from '../src/rubrics/aggregators.js';
@@ -77,6 +81,7 @@ export function aggregateRubicon(profile: string, root = 'runs/rubicon',
     writeCsv(path.join(out, 'seesaw.csv'), seesaw, [...head, 'measure', 'delta', 'ci_low', 'ci_high', 'seeds']);
   }
   writeCsv(path.join(out, 'claims.csv'), claimsTable(finals, profile), CLAIM_COLUMNS);
+  writeCsv(path.join(out, 'power.csv'), powerTable(finals, profile), CLAIM_POWER_COLUMNS);
   writeCsv(path.join(out, 'reported.csv'), RUBICON_REPORTED.map((r) => ({ ...r, base: r.base ?? '', trained: r.trained ?? '', note: 'reported by the paper, not measured here' })),
     ['experiment', 'benchmark', 'analogue', 'base', 'trained', 'delta', 'source', 'note']);
   console.log(`Rubicon tables (${profile}): ${dirs.length} runs -> ${out}`);
@@ -165,6 +170,9 @@ export const RUBICON_CLAIMS: Claim[] = [
 ];
 
 export const claimsTable = (finals: Row[], profile: string): Row[] => claimRows(runScores(finals), RUBICON_CLAIMS, profile);
+/** The power of each claim's paired comparison, from the same per-seed differences (`claimPowerRows`). */
+export const powerTable = (finals: Row[], profile: string): Row[] =>
+  claimPowerRows(runScores(finals), RUBICON_CLAIMS, profile);
 
 if (process.argv[1]?.endsWith('rubicon.ts') && process.argv[1].includes('analysis')) {
   runMain(async () => {

@@ -4,15 +4,18 @@
 // its supervisor's, blank for single-agent methods), the partner pairs (pairs.csv), the error overlap of each pair
 // before training per protocol (pair,protocol,kappa,c,w,u), the theory's per-problem predictions against training
 // outcomes per rule (summary, theory_rules.csv per problem, phase.csv for the phase plane), per-step curves, the
-// matched-budget ensembles, the paper's claims as paired differences, and CO-RL's reported Table 1 averages in their
-// own table (labelled as reported). For an archived profile (full) the committed run records under
-// results/runs/corl/<profile> count beside runs/ (a run present in both is read from runs/).
+// matched-budget ensembles, the paper's claims as paired differences (claims.csv) with their power (power.csv), and
+// CO-RL's reported Table 1 averages in their own table (labelled as reported). For an archived profile (full) the
+// committed run records under results/runs/corl/<profile> count beside runs/ (a run present in both is read from
+// runs/).
 // Usage: tsx analysis/table1.ts <profile> [runs/corl] [out dir]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { findFinishedRuns, readMetrics } from '../src/io/run.js';
-import { CLAIM_COLUMNS, claimRows, interval, meanCi, scoresBySeed, type Claim } from './aggregate.js';
+import {
+  CLAIM_COLUMNS, CLAIM_POWER_COLUMNS, claimPowerRows, claimRows, interval, meanCi, scoresBySeed, type Claim,
+} from './aggregate.js';
 import { runMain } from '../src/cli/args.js';
 import {
   coldStartAccuracy, CORL_ARCHIVE, CORL_METHODS, CORL_REPORTED, CORL_REPORTED_TABLE8, corlProfile, OVERLAP_PROTOCOLS,
@@ -210,6 +213,8 @@ export function aggregateTable1(profile: string, root = 'runs/corl', out = corlO
     ...meanCi(ensemble, ['ensemble', 'seed'], ['value']).map((r) => ({ run: `ensemble|${r.ensemble}`, seed: r.seed, measure: 'average', value: Number(r.value_mean) }))]);
   const paper = paperTable(profile);
   writeCsv(path.join(out, 'claims.csv'), claimRows(scores, paper.claims, profile), CLAIM_COLUMNS);
+  // beside it, each claim's power (the same per-seed differences; MDE, power at a difference of 0.03)
+  writeCsv(path.join(out, 'power.csv'), claimPowerRows(scores, paper.claims, profile), CLAIM_POWER_COLUMNS);
   const steps = configs.flatMap((cfg) => readMetrics(cfg.dir).flatMap((m) => cfg.agents.map((agent, n) => ({ method: cfg.method, agent, seed: cfg.seed, step: Number(m.step),
       accuracy: Number(m[`agent${n}/accuracy`]), reward_std: Number(m[`agent${n}/reward_std`]), response_length: Number(m[`agent${n}/response_length`]),
       pseudo_label_accuracy: Number(m[`agent${n}/pseudo_label_accuracy`]), agreement: m.agreement === undefined ? NaN : Number(m.agreement) }))));

@@ -1,7 +1,7 @@
 // `make reproduce-table2` (aggregation step): finished runs of a profile -> the tidy Table 2
 // (profile,size,method,column,mean,ci_low,ci_high,seeds), the training curves behind the RLCER figures, and the
 // papers' reported numbers in their own table (labelled as reported), and the papers' claims as paired differences
-// with verdicts (table2_claims.csv).
+// with verdicts (table2_claims.csv) and the power of each (table2_power.csv: MDE, power at a difference of 0.03).
 // For an archived profile (full) the committed run records in TABLE2_ARCHIVE count beside runs/. Every table is written
 // whole from the runs found (a size with no runs has no rows), and runs of one size must share their inputs.
 // Usage: tsx analysis/table2.ts <profile> [runs/table2] [out dir]
@@ -9,7 +9,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { findFinishedRuns, readMetrics } from '../src/io/run.js';
-import { CLAIM_COLUMNS, claimRows, interval, meanCi, scoresBySeed, type Claim, type Scores } from './aggregate.js';
+import {
+  CLAIM_COLUMNS, CLAIM_POWER_COLUMNS, claimPowerRows, claimRows, interval, meanCi, scoresBySeed, type Claim,
+  type Scores,
+} from './aggregate.js';
 import { runMain } from '../src/cli/args.js';
 import { ConfigError } from '../src/io/validate.js';
 import { CLAIM_PARITY_COLUMNS, claimParity, PARITY_COLUMNS, updateParity } from './parity.js';
@@ -158,8 +161,12 @@ export function aggregateTable2(profile: string, root = 'runs/table2', out = pro
   writeTable(path.join(out, 'table2.csv'), table.filter((r) => TABLE2_ROWS.includes(String(r.method))), columns);
   writeTable(path.join(out, 'ablations.csv'), table.filter((r) => !TABLE2_ROWS.includes(String(r.method))), columns);
   const scores = runScores(finals, runs);
-  writeTable(path.join(out, 'table2_claims.csv'), sizes.flatMap((size) => claimRows(scores, TABLE2_CLAIMS.map((c) => ({ ...c, a: `${size}|${c.a}`, b: `${size}|${c.b}` })), profile)),
+  const sized = (size: string) => TABLE2_CLAIMS.map((c) => ({ ...c, a: `${size}|${c.a}`, b: `${size}|${c.b}` }));
+  writeTable(path.join(out, 'table2_claims.csv'), sizes.flatMap((size) => claimRows(scores, sized(size), profile)),
     CLAIM_COLUMNS);
+  // beside it, each claim's power: the same per-seed differences, sized against a true difference of 0.03
+  writeTable(path.join(out, 'table2_power.csv'), sizes.flatMap((size) => claimPowerRows(scores, sized(size), profile)),
+    CLAIM_POWER_COLUMNS);
   writeCsv(path.join(out, 'table2_reported.csv'), REPORTED.map((r) => ({ ...r, rubric_quality: r.rubric_quality ?? '', policy_average: r.policy_average ?? '', note: 'reported by the paper, not measured here' })));
 
   // per-step curves (mean and CI over seeds) and the evaluation curves, for the figures

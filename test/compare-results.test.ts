@@ -45,8 +45,8 @@ describe('the committed full Table 2', function () {
     const { aggregateTable2 } = await import('../analysis/table2.js');
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-verify-full-'));
     aggregateTable2('full', path.join(out, 'no-runs'), out);
-    const tables = ['table2.csv', 'ablations.csv', 'table2_claims.csv', 'rlcer/curves.csv', 'rlcer/eval_curves.csv',
-      'rlcer/hints.csv', 'rlcer/update_parity.csv', 'evolm/rubric_evolution.csv'];
+    const tables = ['table2.csv', 'ablations.csv', 'table2_claims.csv', 'table2_power.csv', 'rlcer/curves.csv',
+      'rlcer/eval_curves.csv', 'rlcer/hints.csv', 'rlcer/update_parity.csv', 'evolm/rubric_evolution.csv'];
     const c = compareResults(out, 'results', [], tables);
     assert.deepEqual([c.differ, c.missing], [[], []], 'tables that differ from their records');
     assert.ok(c.same.includes('table2.csv') && c.same.includes('rlcer/update_parity.csv'));

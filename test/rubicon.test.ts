@@ -568,7 +568,8 @@ describe('Rubicon by hand: every anchor, the tables, the aggregation step', () =
     console.log = (s: string) => { logs.push(s); };
     try { aggregateRubicon('quick', bare, path.join(bare, 'out'), null); } finally { console.log = log; }
     assert.equal(logs[0], 'skipping 2 runs from before issue 19 (final.csv without tasks): rerun them');
-    assert.deepEqual(fs.readdirSync(path.join(bare, 'out')).sort(), ['claims.csv', 'reported.csv', 'table.csv']);
+    assert.deepEqual(fs.readdirSync(path.join(bare, 'out')).sort(),
+      ['claims.csv', 'power.csv', 'reported.csv', 'table.csv']);
     // nothing finished: one error naming where it looked
     const none = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-rubagg3-'));
     assert.throws(() => aggregateRubicon('quick', none, path.join(none, 'out'), null),

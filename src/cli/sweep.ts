@@ -5,7 +5,8 @@
 //   status  --config F [--root DIR] [--executor local|slurm]   counts per state, and the failed runs
 //   submit  --config F [--root DIR] --executor local|slurm [--jobs 2] [--concurrency K] [--sbatch-args "..."]
 //           [--wait yes]                                  runs (local) or submits (slurm) only what is unfinished
-//   table   --config F [--root DIR] --out DIR             table.csv and claims.csv from the run records
+//   table   --config F [--root DIR] --out DIR             table.csv, claims.csv, power.csv and pooled.csv from the
+//                                                         run records (the last three with comparisons)
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { intArg, parseArgs, runMain } from './args.js';
@@ -16,6 +17,8 @@ import {
   aggregateSweep,
   CLAIM_COLUMNS,
   expandSweep,
+  POOLED_COLUMNS_SWEEP,
+  POWER_COLUMNS_SWEEP,
   localExecutor,
   makeExecutor,
   runIndex,
@@ -96,11 +99,17 @@ runMain(async () => {
     }
   } else if (cmd === 'table') {
     if (!a.out) throw new ConfigError('table needs --out');
-    const { table, claims } = aggregateSweep(c, specs);
+    const { table, claims, power, pooled } = aggregateSweep(c, specs);
     const sized = c.sizes.length > 1,
       cols = (xs: string[]) => (sized ? [...xs.slice(0, 2), 'size', ...xs.slice(2)] : xs);
     writeCsv(path.join(a.out, 'table.csv'), table, cols(TABLE_COLUMNS));
-    if (c.comparisons?.length) writeCsv(path.join(a.out, 'claims.csv'), claims, cols(CLAIM_COLUMNS));
+    if (c.comparisons?.length) {
+      writeCsv(path.join(a.out, 'claims.csv'), claims, cols(CLAIM_COLUMNS));
+      // each claim's power (same per-seed differences), and each comparison pooled across its distinct cells
+      writeCsv(path.join(a.out, 'power.csv'), power, cols(POWER_COLUMNS_SWEEP));
+      const pooledColumns = sized ? ['size', ...POOLED_COLUMNS_SWEEP] : POOLED_COLUMNS_SWEEP;
+      writeCsv(path.join(a.out, 'pooled.csv'), pooled, pooledColumns);
+    }
     console.log(`[sweep ${c.name}] ${table.length} table rows, ${claims.length} claims -> ${a.out}`);
   } else {
     throw new ConfigError(`unknown subcommand "${cmd ?? ''}" (list, run, status, submit, table)`);

@@ -13,6 +13,7 @@ import { ConfigError } from './validate.js';
 import { archiveRun, claimJob, processAlive, runJobs } from './jobs.js';
 import { readCsv, writeFileAtomic, type Row } from './table.js';
 import { meanInterval } from '../util/stats.js';
+import { POOLED_COLUMNS, pooledCells, POWER_COLUMNS, powerCells } from '../util/power.js';
 
 /** One level of a knob: what it adds to a run's config (--overrides JSON) and to its command line. */
 export interface KnobLevel {
@@ -449,6 +450,10 @@ export async function runToEnd(ex: Executor, root: string, specs: RunSpec[]): Pr
 
 export const TABLE_COLUMNS = ['knob', 'level', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds'];
 export const CLAIM_COLUMNS = ['knob', 'level', 'claim', 'delta', 'ci_low', 'ci_high', 'seeds', 'verdict'];
+/** Columns of power.csv: each claim row's key and verdict, then the power of its paired comparison. */
+export const POWER_COLUMNS_SWEEP = ['knob', 'level', 'claim', 'verdict', ...POWER_COLUMNS];
+/** Columns of pooled.csv: one row per comparison pooled across its distinct cells (`pooledCells`). */
+export const POOLED_COLUMNS_SWEEP = ['claim', ...POOLED_COLUMNS];
 
 /** A finished run's final.csv as column -> value (null when the run has no record). */
 export function readFinal(s: RunSpec): Map<string, number> | null {
@@ -469,13 +474,17 @@ const num = (x: number | null) => (x === null ? '' : x);
 /**
  * The tidy table (mean and 95% interval over seeds per knob, level, method and column; the baseline's runs under
  * every knob's default level) and the claims (each comparison's paired difference per knob and level). With more
- * than one size the rows carry a size column after the level.
+ * than one size the rows carry a size column after the level. `power` gives each claim row the power of its
+ * comparison from the same per-seed differences (src/util/power.ts: MDE, power at a difference of 0.03); `pooled`
+ * each comparison (per size) across its distinct cells: a random-effects mean and a sign test. A cell is distinct
+ * by the runs it compares: the baseline, repeated under every knob's default level, counts once, and so does a
+ * level that reaches neither method.
  */
 export function aggregateSweep(
   c: SweepConfig,
   specs: RunSpec[],
   read: (s: RunSpec) => Map<string, number> | null = readFinal,
-): { table: Row[]; claims: Row[] } {
+): { table: Row[]; claims: Row[]; power: Row[]; pooled: Row[] } {
   const byKey = new Map<string, RunSpec>(specs.map((s) => [`${s.size}|${s.method}|${s.cell}|${s.seed}`, s]));
   const finals = new Map<RunSpec, Map<string, number> | null>();
   const final = (s: RunSpec | undefined) => {
@@ -485,7 +494,10 @@ export function aggregateSweep(
   };
   const sized = c.sizes.length > 1,
     table: Row[] = [],
-    claims: Row[] = [];
+    claims: Row[] = [],
+    power: Row[] = [];
+  // per size and comparison: the per-seed differences of each distinct cell (keyed by the two cells it compares)
+  const cells = new Map<string, { size: string; claim: string; diffs: Map<string, number[]> }>();
   for (const knob of c.knobs)
     for (const level of [knob.default, ...knob.levels.map((l) => l.level)])
       for (const size of c.sizes) {
@@ -526,7 +538,9 @@ export function aggregateSweep(
         for (const cmp of c.comparisons ?? []) {
           const A = values(cmp.a, cmp.column),
             B = values(cmp.b, cmp.column);
-          const d = meanInterval([...A.keys()].filter((s) => B.has(s)).map((s) => A.get(s)! - B.get(s)!));
+          const diffs = [...A.keys()].filter((s) => B.has(s)).map((s) => A.get(s)! - B.get(s)!);
+          const d = meanInterval(diffs),
+            verdict = verdictOf(d.ci_low, d.ci_high, d.n, c.minSeeds ?? 2);
           claims.push({
             ...head,
             claim: cmp.claim,
@@ -534,9 +548,20 @@ export function aggregateSweep(
             ci_low: num(d.ci_low),
             ci_high: num(d.ci_high),
             seeds: d.n,
-            verdict: verdictOf(d.ci_low, d.ci_high, d.n, c.minSeeds ?? 2),
+            verdict,
           });
+          power.push({ ...head, claim: cmp.claim, verdict, ...powerCells(diffs) });
+          const key = `${size}|${cmp.claim}`;
+          if (!cells.has(key)) cells.set(key, { size, claim: cmp.claim, diffs: new Map() });
+          const cell = `${cellOf(c, knob, level, cmp.a)}|${cellOf(c, knob, level, cmp.b)}`,
+            seen = cells.get(key)!.diffs;
+          if (!seen.has(cell)) seen.set(cell, diffs);
         }
       }
-  return { table, claims };
+  const pooled = [...cells.values()].map((p) => ({
+    ...(sized ? { size: p.size } : {}),
+    claim: p.claim,
+    ...pooledCells([...p.diffs.values()]),
+  }));
+  return { table, claims, power, pooled };
 }
