@@ -275,3 +275,23 @@ bench-rewards:
 
 clean-runs:
 	rm -rf runs
+
+# ---- the sensitivity pilot and campaign (docs/sensitivity.md; results/sensitivity/preregistration.md) ----
+.PHONY: sparse-regime sensitivity-pilot sensitivity-preregister reproduce-sensitivity evolm-oracle
+# the sparse-outcome regime's criterion on the cold start alone -> results/sensitivity/regime_criterion.csv
+sparse-regime:
+	$(TSX) src/cli/sparse-regime.ts
+# RLVR and process_oracle, 3 seeds, both regimes, 300 steps read at 60 and 300 -> pilot.csv, power.csv
+sensitivity-pilot:
+	$(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-pilot.json $(EXECUTOR_FLAGS) --wait yes
+	$(TSX) analysis/sensitivity.ts pilot
+# the pre-registration and the campaign's sweeps, from the pilot's SDs (committed before the campaign's first run)
+sensitivity-preregister:
+	$(TSX) analysis/sensitivity.ts preregister
+# the confirmatory campaign as pre-registered: S (both regimes), then M; resumable, records archived as they finish
+reproduce-sensitivity:
+	$(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity.json $(EXECUTOR_FLAGS) --wait yes
+	$(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-M.json $(EXECUTOR_FLAGS) --wait yes
+# EvoLM's exact-judge rows at Table 2's full profile, S, 3 seeds, on kernel generation 1 (the committed EvoLM rows')
+evolm-oracle:
+	WORKBENCH_KERNELS=1 $(TSX) src/cli/table2.ts --profile full --methods evolm-oracle --sizes S $(EXECUTOR_FLAGS)

@@ -76,7 +76,7 @@ runMain(async () => {
   });
   const method = a.method ?? 'rlcer', spec = methodSpec(method), profile = profileSpec(a.profile ?? 'quick');
   const size = choiceArg('size', a.size ?? 'S', SIZE_NAMES), seed = intArg('seed', a.seed ?? '0', 0);
-  const steps = spec.kind === 'sft' ? 0 : intArg('steps', a.steps ?? String(profile.steps), 0);
+  const steps = spec.kind === 'sft' ? 0 : intArg('steps', a.steps ?? String(profile.stepsByMethod?.[method] ?? profile.steps), 0);
   const user = overlay(a.config ? loadJsonConfig(a.config) : {}, a.overrides ? parseOverrides(a.overrides) : {});
   const out = a.out ?? `runs/table2/${a.profile ?? 'quick'}/${size}/${method}/seed-${seed}`;
   // the user's overrides apply to the config of the method's kind only

@@ -2,7 +2,7 @@
 // core), skipping runs already finished (a run directory with done.json), then the tidy table and the figures.
 // An archived profile (full) also counts a run as finished when its committed record is in TABLE2_ARCHIVE, and
 // archives each run it finishes; --archive no runs everything afresh in runs/ and archives nothing.
-// Usage: tsx src/cli/table2.ts [--executor local|slurm] [--profile quick|full] [--jobs 2] [--methods a,b|evolm-ablations|evolm-controls|kl-matched] [--sizes S,M] [--seeds 0,1] [--archive no]
+// Usage: tsx src/cli/table2.ts [--executor local|slurm] [--profile quick|full] [--jobs 2] [--methods a,b|evolm-ablations|evolm-controls|kl-matched|positive-controls|evolm-oracle] [--sizes S,M] [--seeds 0,1] [--archive no]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { choiceListArg, intArg, intListArg, parseArgs, runMain } from './args.js';
@@ -10,16 +10,18 @@ import { ConfigError, RunFailure } from '../io/validate.js';
 import { SIZE_NAMES } from '../models/policy.js';
 import { runJobs, runLogged } from '../io/jobs.js';
 import { makeExecutor, runToEnd, type RunSpec } from '../io/sweep.js';
-import { coldStartCheckpoint, EVOLM_ABLATIONS, EVOLM_CONTROLS, EVOLM_QUESTION, KL_MATCHED, TABLE2_ARCHIVE, methodSpec, profileSpec, scalarRmCheckpoint, VERIFIER_CHECKPOINT } from '../methods/table2.js';
+import { coldStartCheckpoint, EVOLM_ABLATIONS, EVOLM_CONTROLS, EVOLM_QUESTION, KL_MATCHED, POSITIVE_CONTROLS, TABLE2_ARCHIVE, methodSpec, profileSpec, scalarRmCheckpoint, VERIFIER_CHECKPOINT } from '../methods/table2.js';
 
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids, or evolm-ablations, evolm-controls, evolm-question, kl-matched', sizes: 'comma-separated sizes', seeds: 'comma-separated seeds (default: the profile\'s)', archive: '"no" to ignore and not write the committed run archive',
+  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids, or evolm-ablations, evolm-controls, evolm-question, kl-matched, positive-controls, evolm-oracle', sizes: 'comma-separated sizes', seeds: 'comma-separated seeds (default: the profile\'s)', archive: '"no" to ignore and not write the committed run archive',
     executor: 'local (default: the job pool) or slurm (one array job, then wait)', 'sbatch-args': 'slurm: flags passed to sbatch', concurrency: 'slurm: most tasks at once' });
   const name = a.profile ?? 'quick', profile = profileSpec(name), jobs = intArg('jobs', a.jobs ?? '2', 1);
   const methods = a.methods === 'evolm-ablations' ? ['evolm', ...EVOLM_ABLATIONS]
     : a.methods === 'evolm-controls' ? ['evolm', ...EVOLM_CONTROLS]
     : a.methods === 'evolm-question' ? EVOLM_QUESTION
     : a.methods === 'kl-matched' ? KL_MATCHED
+    : a.methods === 'positive-controls' ? POSITIVE_CONTROLS
+    : a.methods === 'evolm-oracle' ? ['judge_teacher_oracle', 'evolm_oracle_judge']
     : a.methods ? a.methods.split(',') : profile.methods;
   methods.forEach(methodSpec);
   const sizes = a.sizes ? choiceListArg('sizes', a.sizes, SIZE_NAMES) : profile.sizes;

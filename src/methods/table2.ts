@@ -157,10 +157,19 @@ export interface Profile {
   endpoints?: boolean;
   /** steps (before the last) after which the full final evaluation is also written, as <table>-<step>.csv */
   horizons?: number[];
+  /** a row's own number of steps where it differs from the profile's (the campaign's 60-step-only arms) */
+  stepsByMethod?: Record<string, number>;
 }
 
 /** The long profile's rows: RLVR against RLCER with and without evolving, and fixed teacher rubrics. */
 export const LONG_ROWS = ['rlvr', 'rlcer', 'rlcer_no_evolve', 'fixed_teacher'];
+
+/** The confirmatory campaign's arms at S: those that run 300 steps (and are read at 60 too), and those at 60 only. */
+export const CAMPAIGN_ARMS_300 = ['rlvr', 'rlcer', 'fixed_teacher', 'process_oracle', 'process_oracle_dense'];
+export const CAMPAIGN_ARMS_60 = ['rlcer_no_evolve', 'rlcer_discriminative'];
+export const CAMPAIGN_ARMS = [...CAMPAIGN_ARMS_300, ...CAMPAIGN_ARMS_60];
+/** The campaign's arms at M (the baseline regime, 60 steps). */
+export const CAMPAIGN_ARMS_M = ['rlvr', 'rlcer', 'process_oracle'];
 
 /** Where archived profiles keep their finished runs' records: <archive>/<profile>/<size>/<method>/seed-<n>. */
 export const TABLE2_ARCHIVE = 'results/runs/table2';
@@ -180,6 +189,11 @@ export const PROFILES: Record<string, Profile> = {
   // whatever its length: tested)
   sensitivity: { methods: ['rlvr', 'process_oracle'], steps: 300, seeds: [0, 1, 2], sizes: ['S'], evalPerCell: 24, evalSamples: 8,
     curveEvery: 20, pairsPerCell: 24, archived: true, endpoints: true, horizons: [60] },
+  // the confirmatory campaign (results/sensitivity/preregistration.md): the pilot's profile, with the arms that run 60
+  // steps only (the others run 300 and are evaluated at 60 on the way)
+  confirm: { methods: CAMPAIGN_ARMS, steps: 300, seeds: [0, 1, 2], sizes: ['S'], evalPerCell: 24, evalSamples: 8,
+    curveEvery: 20, pairsPerCell: 24, archived: true, endpoints: true, horizons: [60],
+    stepsByMethod: Object.fromEntries(CAMPAIGN_ARMS_60.map((m) => [m, 60])) },
   full: { methods: [...TABLE2_ROWS, ...RLCER_ABLATIONS], steps: 60, seeds: [0, 1, 2], sizes: ['S', 'M'], evalPerCell: 24,
     evalSamples: 8, curveEvery: 20, pairsPerCell: 24, archived: true },
 };

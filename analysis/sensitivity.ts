@@ -1,0 +1,312 @@
+// The sensitivity pilot and campaign (docs/sensitivity.md): each run's pre-registered endpoints at every horizon it
+// evaluated (endpoints.csv after its last step, endpoints-<h>.csv after step h), the paired differences of an arm
+// against RLVR per (size, regime, horizon, endpoint), their spread, interval and minimum detectable effect, and the
+// pilot's seeds rule: the seeds per arm that give an MDE <= 0.03 on the accuracy endpoints, from the pilot's SD only.
+// Usage: tsx analysis/sensitivity.ts pilot [--config sweeps/sensitivity-pilot.json] [--out results/sensitivity]
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs, runMain } from '../src/cli/args.js';
+import { loadJsonConfig } from '../src/io/run.js';
+import { expandSweep, type SweepConfig } from '../src/io/sweep.js';
+import { readCsv, writeCsv, writeFileAtomic, type Row } from '../src/io/table.js';
+import { PROCESS_WEIGHT } from '../src/methods/process-oracle.js';
+import { verifySums } from '../src/io/checksums.js';
+import { ConfigError } from '../src/io/validate.js';
+import { mean, meanInterval } from '../src/util/stats.js';
+import { halfWidth, mde, sampleSd, seedsFor } from '../src/util/power.js';
+import { CAMPAIGN_ARMS, CAMPAIGN_ARMS_M } from '../src/methods/table2.js';
+
+/** The pre-registered primary endpoints, and the secondary ones written beside them. */
+export const PRIMARY_ENDPOINTS = ['in_distribution', 'chain_ood', 'trace_error'];
+export const ACCURACY_ENDPOINTS = ['in_distribution', 'chain_ood'];
+export const SECONDARY_ENDPOINTS = ['average', 'process_score'];
+/** The effect the campaign must be able to see on the accuracy endpoints, and the most seeds a cell gets. */
+export const TARGET_MDE = 0.03;
+export const MAX_SEEDS = 20;
+
+export const RECORD_COLUMNS = ['size', 'cell', 'method', 'seed', 'horizon', 'endpoint', 'value', 'n'];
+
+/** Every finished run's endpoints at every horizon it evaluated, one tidy row each (unfinished runs are not read). */
+export function sensitivityRecords(c: SweepConfig): Row[] {
+  const rows: Row[] = [];
+  for (const s of expandSweep(c)) {
+    const dir = s.archive && fs.existsSync(path.join(s.archive, 'done.json')) ? s.archive
+      : fs.existsSync(path.join(s.dir, 'done.json')) ? s.dir : null;
+    if (!dir) continue;
+    if (dir === s.archive) verifySums(dir);
+    const files = fs.readdirSync(dir).filter((f) => /^endpoints(-\d+)?\.csv$/.test(f)).sort();
+    if (files.length === 0) throw new ConfigError(`${dir} has no endpoints table: was it run with the sensitivity profile?`);
+    for (const f of files) for (const r of readCsv(path.join(dir, f))) {
+      rows.push({ size: s.size, cell: s.cell, method: s.method, seed: s.seed, horizon: Number(r.step), endpoint: String(r.endpoint),
+        value: r.value, n: r.n });
+    }
+  }
+  return rows.sort((a, b) => String(a.size).localeCompare(String(b.size)) || String(a.cell).localeCompare(String(b.cell))
+    || String(a.method).localeCompare(String(b.method)) || Number(a.horizon) - Number(b.horizon)
+    || String(a.endpoint).localeCompare(String(b.endpoint)) || Number(a.seed) - Number(b.seed));
+}
+
+export const PAIRED_COLUMNS = ['size', 'cell', 'horizon', 'endpoint', 'a', 'b', 'seeds', 'a_mean', 'b_mean', 'delta', 'ci_low',
+  'ci_high', 'sd', 'b_sd', 'half_width', 'mde'];
+
+/**
+ * Arm `a` minus arm `b` per (size, cell, horizon, endpoint), paired by seed over the seeds where both have a value (a
+ * trace error without right answers has none): the mean difference, its 95% t-interval, the SD of the differences,
+ * `b`'s own SD, the interval's half-width and the MDE at 80% power for those seeds ('' below two seeds).
+ */
+export function pairedDifferences(records: Row[], a: string, b: string, endpoints = [...PRIMARY_ENDPOINTS, ...SECONDARY_ENDPOINTS]): Row[] {
+  const key = (r: Row) => `${r.size}|${r.cell}|${r.horizon}|${r.endpoint}`;
+  const out: Row[] = [];
+  for (const k of [...new Set(records.filter((r) => r.method === a).map(key))]) {
+    const [size, cell, horizon, endpoint] = k.split('|');
+    if (!endpoints.includes(endpoint)) continue;
+    const at = (m: string) => new Map(records.filter((r) => r.method === m && key(r) === k && r.value !== '')
+      .map((r) => [Number(r.seed), Number(r.value)]));
+    const A = at(a), B = at(b), seeds = [...A.keys()].filter((s) => B.has(s)).sort((x, y) => x - y);
+    if (seeds.length === 0) continue;
+    const d = seeds.map((s) => A.get(s)! - B.get(s)!), ci = meanInterval(d), n = seeds.length;
+    const sd = n > 1 ? sampleSd(d) : null, bsd = n > 1 ? sampleSd(seeds.map((s) => B.get(s)!)) : null;
+    out.push({ size, cell, horizon: Number(horizon), endpoint, a, b, seeds: n, a_mean: mean(seeds.map((s) => A.get(s)!)),
+      b_mean: mean(seeds.map((s) => B.get(s)!)), delta: ci.mean, ci_low: ci.ci_low ?? '', ci_high: ci.ci_high ?? '',
+      sd: sd ?? '', b_sd: bsd ?? '', half_width: sd !== null ? halfWidth(sd, n) : '',
+      mde: sd !== null && sd > 0 ? mde(sd, n) : '' });
+  }
+  return out;
+}
+
+export const SEED_RULE_COLUMNS = ['size', 'cell', 'horizon', 'pilot_seeds', 'sd_in_distribution', 'sd_chain_ood', 'sd_used',
+  'seeds', 'mde_accuracy', 'target_met', 'sd_trace_error', 'mde_trace_error'];
+
+/**
+ * The pre-registered seeds rule: per (size, cell, horizon), the larger of the pilot's paired-difference SDs on the
+ * two accuracy endpoints fixes the fewest seeds whose MDE is <= TARGET_MDE (at most MAX_SEEDS, then the MDE they give);
+ * the MDE those seeds give on trace error is stated beside it. Reads the SDs only, never the means.
+ */
+export function seedRule(paired: Row[]): Row[] {
+  const cells = [...new Set(paired.map((r) => `${r.size}|${r.cell}|${r.horizon}`))];
+  return cells.map((k) => {
+    const [size, cell, horizon] = k.split('|');
+    const at = (e: string) => paired.find((r) => `${r.size}|${r.cell}|${r.horizon}` === k && r.endpoint === e);
+    const sdOf = (e: string) => { const r = at(e); return r && r.sd !== '' ? Number(r.sd) : null; };
+    const sds = ACCURACY_ENDPOINTS.map(sdOf), used = Math.max(...sds.map((s) => s ?? 0));
+    const rule = used > 0 ? seedsFor(used, TARGET_MDE, MAX_SEEDS) : null;
+    const te = sdOf('trace_error');
+    return { size, cell, horizon: Number(horizon), pilot_seeds: at('in_distribution')?.seeds ?? '',
+      sd_in_distribution: sds[0] ?? '', sd_chain_ood: sds[1] ?? '', sd_used: used || '', seeds: rule?.seeds ?? '',
+      mde_accuracy: rule?.mde ?? '', target_met: rule ? (rule.met ? 'yes' : 'no') : '', sd_trace_error: te ?? '',
+      mde_trace_error: rule && te !== null && te > 0 ? mde(te, rule.seeds) : '' };
+  });
+}
+
+export const SPREAD_COLUMNS = ['size', 'endpoint', 'a', 'b', 'seeds', 'delta', 'sd', 'seeds_rule', 'mde_at_seeds', 'target_met'];
+
+/**
+ * The committed full profile's spread at a size (where no pilot ran: M), read the way the endpoints are: per seed,
+ * the in-distribution accuracy (the mean over add, sub and chain of each family's mean over its grid cells) and
+ * chain_ood, from each run's eval.csv; `a` minus `b` paired by seed, its SD, and the seeds rule applied to that SD.
+ */
+export function committedSpread(size: string, a = 'rlcer', b = 'rlvr', root = 'results/runs/table2/full'): Row[] {
+  const perSeed = (m: string) => {
+    const dir = path.join(root, size, m), out = new Map<number, Record<string, number>>();
+    for (const d of fs.readdirSync(dir).filter((x) => /^seed-\d+$/.test(x))) {
+      verifySums(path.join(dir, d));
+      const rows = readCsv(path.join(dir, d, 'eval.csv'));
+      const fam = (f: string) => mean(rows.filter((r) => r.family === f).map((r) => Number(r.accuracy)));
+      out.set(Number(d.slice(5)), { in_distribution: mean(['add', 'sub', 'chain'].map(fam)), chain_ood: fam('chain_ood') });
+    }
+    return out;
+  };
+  const A = perSeed(a), B = perSeed(b), seeds = [...A.keys()].filter((s) => B.has(s)).sort((x, y) => x - y);
+  const rows = ACCURACY_ENDPOINTS.map((e) => {
+    const d = seeds.map((s) => A.get(s)![e] - B.get(s)![e]), sd = sampleSd(d);
+    return { size, endpoint: e, a, b, seeds: seeds.length, delta: mean(d), sd };
+  });
+  const used = Math.max(...rows.map((r) => r.sd)), rule = seedsFor(used, TARGET_MDE, MAX_SEEDS);
+  return rows.map((r) => ({ ...r, seeds_rule: rule.seeds, mde_at_seeds: mde(r.sd, rule.seeds), target_met: rule.met ? 'yes' : 'no' }));
+}
+
+/** The campaign's seeds: the first is past every seed the pilot and the earlier records used (0-2). */
+export const CAMPAIGN_FIRST_SEED = 10;
+/** The fewest seeds any campaign arm gets, whatever the rule says (the issue's floor). */
+export const MIN_SEEDS = 8;
+
+/** Seeds per arm at S (the most any S cell of the pilot's rule asks, within [MIN_SEEDS, MAX_SEEDS]) and at M. */
+export function campaignSeeds(rule: Row[], spread: Row[]): { S: number; M: number } {
+  const clamp = (n: number) => Math.min(MAX_SEEDS, Math.max(MIN_SEEDS, n));
+  const s = Math.max(...rule.filter((r) => r.size === 'S' && r.seeds !== '').map((r) => Number(r.seeds)));
+  const m = Math.max(...spread.filter((r) => r.size === 'M').map((r) => Number(r.seeds_rule)));
+  return { S: clamp(Number.isFinite(s) ? s : MAX_SEEDS), M: clamp(Number.isFinite(m) ? m : MAX_SEEDS) };
+}
+
+/** The campaign's two sweeps (S: both regimes; M: the baseline at 60 steps), seeds from the rule. */
+export function campaignSweeps(seeds: { S: number; M: number }, sparseCells: Row[]): Record<string, SweepConfig> {
+  const range = (n: number) => Array.from({ length: n }, (_, i) => CAMPAIGN_FIRST_SEED + i);
+  const run = (profile: string, extra: string[] = []) => ['src/cli/table2-run.ts', '--method', '{method}', '--size', '{size}', '--seed',
+    '{seed}', '--profile', profile, ...extra, '--out', '{dir}'];
+  const trainCells = sparseCells.filter((r) => r.chosen === 'yes').map((r) => ({ family: String(r.family), digits: Number(r.digits) }));
+  return {
+    'sensitivity.json': { name: 'sensitivity', root: 'runs/sweeps/sensitivity', archive: 'results/runs/sensitivity/S',
+      command: run('confirm'), methods: CAMPAIGN_ARMS, seeds: range(seeds.S), sizes: ['S'], minSeeds: MIN_SEEDS,
+      knobs: [{ name: 'regime', default: 'baseline', levels: [{ level: 'sparse', overrides: { world: { trainCells } } }] }] },
+    'sensitivity-M.json': { name: 'sensitivity-M', root: 'runs/sweeps/sensitivity-M', archive: 'results/runs/sensitivity/M',
+      command: run('confirm', ['--steps', '60']), methods: CAMPAIGN_ARMS_M, seeds: range(seeds.M), sizes: ['M'],
+      minSeeds: MIN_SEEDS, knobs: [] },
+  } as Record<string, SweepConfig>;
+}
+
+/** Mean seconds per finished run of each (method, cell, steps) in a sweep's records (done.json), for the budget. */
+export function runCosts(c: SweepConfig): Row[] {
+  const acc = new Map<string, number[]>();
+  for (const s of expandSweep(c)) {
+    const dir = [s.archive, s.dir].find((d) => d && fs.existsSync(path.join(d, 'done.json')));
+    if (!dir) continue;
+    const secs = Number(JSON.parse(fs.readFileSync(path.join(dir, 'done.json'), 'utf8')).seconds);
+    const k = `${s.method}|${s.cell}`;
+    acc.set(k, [...(acc.get(k) ?? []), secs]);
+  }
+  return [...acc].map(([k, v]) => { const [method, cell] = k.split('|'); return { method, cell, runs: v.length, seconds: mean(v) }; });
+}
+
+const f3 = (v: unknown) => (v === '' || v === undefined ? '-' : Number(v).toFixed(3));
+const mdTable = (cols: string[], rows: (string | number)[][]) =>
+  [`| ${cols.join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+
+/**
+ * The pre-registration, written from the committed inputs alone: the regime criterion, the pilot's SDs and seeds rule
+ * (never its means), the committed spread at M, and the pilot's run costs. Fixed once committed: the campaign changes
+ * nothing it names.
+ */
+export function preregistrationText(o: { criterion: Row[]; rule: Row[]; spread: Row[]; seeds: { S: number; M: number };
+  costs: Row[]; weight: number }): string {
+  const chosen = o.criterion.filter((r) => r.chosen === 'yes');
+  const cost = (m: string, cell: string) => o.costs.find((r) => r.method === m && r.cell === cell);
+  const costLine = ['baseline', 'regime=sparse'].map((cell) => {
+    const r = cost('rlvr', cell), p = cost('process_oracle', cell);
+    return `${cell === 'baseline' ? 'baseline' : 'sparse'}: RLVR ${r ? (Number(r.seconds) / 60).toFixed(1) : '-'} min, ` +
+      `process_oracle ${p ? (Number(p.seconds) / 60).toFixed(1) : '-'} min`;
+  }).join('; ');
+  return `# Pre-registration: the sensitivity campaign
+
+Written by \`make sensitivity-preregister\` (analysis/sensitivity.ts) from the committed inputs named below, and
+committed before the campaign's first run; the campaign (\`make reproduce-sensitivity\`) changes nothing fixed here.
+Every number below is computed from a committed file; the pilot's means are not read here (they are reported in
+docs/sensitivity.md).
+
+## 1. Regimes
+
+- **baseline**: the world's defaults (src/world/defaults.ts): training problems from every difficulty of add, sub
+  and chain (2-5, 2-5 and 2-4 operand digits).
+- **sparse**: training problems from one cell per family, chosen by a criterion on the cold start alone
+  (\`make sparse-regime\`, src/cli/sparse-regime.ts; results/sensitivity/regime_criterion.csv): per family, the
+  smallest difficulty past the evaluation grid's hardest at which the transformer-S cold start's per-sample pass
+  rate is <= 0.05 and at least half its traces are well formed (64 problems x 8 samples per candidate cell, problems
+  from another seed than the evaluation sets). Chosen: ${chosen.map((r) => `${r.family}-${r.digits}`).join(', ')}.
+
+${mdTable(['cell', 'pass rate', 'all-wrong groups of 8', 'well formed', 'process score mean', 'process score SD', 'chosen'],
+    o.criterion.map((r) => [`${r.family}-${r.digits}`, f3(r.pass_rate), f3(r.all_wrong_groups), f3(r.well_formed), f3(r.process_mean),
+      f3(r.process_sd), String(r.chosen)]))}
+
+## 2. Arms
+
+- At S, 300 steps (and read at 60 steps on the way: a run's full evaluation after step 60 is byte for byte a 60-step
+  run's, tested in test/process.test.ts): ${CAMPAIGN_ARMS.filter((m) => !['rlcer_no_evolve', 'rlcer_discriminative'].includes(m)).join(', ')}.
+- At S, 60 steps: rlcer_no_evolve, rlcer_discriminative.
+- Both regimes for every S arm. At M: ${CAMPAIGN_ARMS_M.join(', ')}, baseline regime, 60 steps.
+- The positive controls: \`process_oracle\` = RLVR's outcome (+-1) + ${o.weight} x the exact process score (the share
+  of the problem's true column steps written correctly at the right pass and column; missing, repeated and extra
+  steps count as wrong; src/world/process.ts) on the last token; \`process_oracle_dense\` = the same information as
+  per-step rewards on each step's last token. The weight ${o.weight} is RLCER's CoT-reward scale (cotWeight 1 on a score
+  in [0, 1] beside an outcome of +-1), fixed without reading any accuracy. Every arm has RLVR's prompts (16 x 8
+  rollouts per step), PPO settings, reasoner rate and evaluation (profile \`confirm\`, src/methods/table2.ts).
+
+## 3. Endpoints
+
+Primary, each measured after the last step of a run and after step 60 of the 300-step runs, 24 problems per cell x 8
+samples on the committed evaluation sets:
+
+1. **in_distribution**: accuracy on the training families at the training difficulty (baseline: every grid cell of
+   add, sub, chain; sparse: ${chosen.map((r) => `${r.family}-${r.digits}`).join(', ')}), the mean over families of each family's mean over its cells;
+2. **chain_ood**: accuracy on the held-out composition (chain_ood, 2-4 digits);
+3. **trace_error**: among the in-distribution samples with a right final answer, the share whose process score is
+   below 1 (a step missing, wrong or repeated). Lower is better.
+
+Secondary (reported, not tested): \`average\` (the four families' mean, as Table 2) and the mean process score.
+
+## 4. Seeds
+
+The pilot (sweeps/sensitivity-pilot.json: RLVR and process_oracle, seeds 0-2, both regimes, 300 steps read at 60 and
+300) gives per cell the SD of the paired (process_oracle - RLVR) difference on each accuracy endpoint
+(results/sensitivity/pilot.csv). The rule (analysis/sensitivity.ts \`seedRule\`): the larger SD of the two accuracy
+endpoints fixes the fewest seeds whose minimum detectable effect (two-sided paired t-test, alpha 0.05, 80% power,
+exact noncentral t; src/util/power.ts) is <= 0.03, at most 20; the MDE those seeds give on trace error is stated.
+Where no pilot ran (M) the same rule reads the committed full profile's RLCER - RLVR SD at M
+(results/sensitivity/committed_spread.csv).
+
+${mdTable(['size', 'regime', 'horizon', 'pilot seeds', 'SD in-distribution', 'SD chain_ood', 'seeds for MDE <= 0.03', 'MDE accuracy', 'MDE trace error'],
+    o.rule.map((r) => [String(r.size), r.cell === 'baseline' ? 'baseline' : 'sparse', String(r.horizon), String(r.pilot_seeds), f3(r.sd_in_distribution),
+      f3(r.sd_chain_ood), String(r.seeds), f3(r.mde_accuracy), f3(r.mde_trace_error)]))}
+
+${mdTable(['size', 'endpoint', 'committed seeds', 'SD RLCER - RLVR', 'seeds for MDE <= 0.03'],
+    o.spread.map((r) => [String(r.size), String(r.endpoint), String(r.seeds), f3(r.sd), String(r.seeds_rule)]))}
+
+**Seeds per arm: ${o.seeds.S} at S (every arm, both regimes: the most any S cell asks, at least ${MIN_SEEDS}) and ${o.seeds.M} at M
+(at least ${MIN_SEEDS})**, seeds ${CAMPAIGN_FIRST_SEED}, ${CAMPAIGN_FIRST_SEED + 1}, ... (disjoint from the pilot's 0-2 and from every earlier
+record). The pilot's runs are not campaign runs. A three-seed SD is itself uncertain: every comparison reports the
+MDE its own seeds give, beside its verdict.
+
+## 5. Analysis
+
+- **Per cell** (size, regime, horizon, endpoint), for every arm against RLVR: the paired difference over the seeds
+  both have (trace error: the seeds where both have right answers), its 95% t-interval, the two-sided paired t-test's
+  p-value and its MDE at 80% power.
+- **Families of claims, Holm-corrected**: one family per (size, regime, horizon, endpoint), holding every arm's
+  comparison with RLVR there (and RLCER - RLCER w/o evolving in the 60-step cells); Holm's step-down adjustment of the
+  p-values within each family.
+- **Verdicts** (expected sign: + on accuracy, - on trace error): \`helps\` / \`hurts\` when the Holm-adjusted p < 0.05
+  (the side by the sign of the difference); else \`no effect larger than MDE\` when the 95% interval lies inside
+  +-MDE; else \`inconclusive\`; and **\`uninformative\`** for a rubric arm's null (anything but helps/hurts) in a cell
+  where \`process_oracle\` does not beat RLVR by at least its MDE (its verdict there is not \`helps\`, or its difference
+  is below its MDE): there the world cannot express a process benefit, and a null says nothing.
+- **Pooled reading** per arm and endpoint across the cells of a size (regimes x horizons): the DerSimonian-Laird
+  random-effects mean of the per-cell differences (standard errors from the per-cell paired SDs) with its 95%
+  interval, and the exact sign test over cells.
+- Endpoint tables carry an \`endpoint\` column; \`average\` is secondary.
+
+## 6. Budget
+
+Measured on the pilot (two-core machine, two runs at a time, 300 steps incl. evaluations): ${costLine}. RLCER-type
+arms cost about 2-3x RLVR's step (docs/engine.md). About ${2 * CAMPAIGN_ARMS.length * o.seeds.S + CAMPAIGN_ARMS_M.length * o.seeds.M} runs
+(${2 * CAMPAIGN_ARMS.length * o.seeds.S} at S, ${CAMPAIGN_ARMS_M.length * o.seeds.M} at M), run two at a time, seeds outermost, records committed as they land.
+`;
+}
+
+function loadSweep(file: string): SweepConfig {
+  return loadJsonConfig(file) as unknown as SweepConfig;
+}
+
+runMain(async () => {
+  if (process.argv[1] && !/sensitivity\.ts$/.test(process.argv[1])) return; // imported, not run
+  const [cmd, ...rest] = process.argv.slice(2);
+  const a = parseArgs(rest, { config: 'sweep config (default the pilot\'s)', out: 'output directory (default results/sensitivity)',
+    sweeps: 'where preregister writes the campaign\'s sweep configs (default sweeps)' });
+  const out = a.out ?? 'results/sensitivity';
+  if (cmd === 'preregister') {
+    const rule = readCsv(path.join(out, 'power.csv')), spread = readCsv(path.join(out, 'committed_spread.csv'));
+    const criterion = readCsv(path.join(out, 'regime_criterion.csv')), seeds = campaignSeeds(rule, spread);
+    const costs = runCosts(loadSweep(a.config ?? 'sweeps/sensitivity-pilot.json'));
+    writeFileAtomic(path.join(out, 'preregistration.md'),
+      preregistrationText({ criterion, rule, spread, seeds, costs, weight: PROCESS_WEIGHT }));
+    for (const [f, c] of Object.entries(campaignSweeps(seeds, criterion))) writeFileAtomic(path.join(a.sweeps ?? 'sweeps', f), JSON.stringify(c, null, 1) + '\n');
+    console.log(`pre-registration -> ${out}/preregistration.md; seeds S ${seeds.S}, M ${seeds.M}`);
+    return;
+  }
+  if (cmd !== 'pilot') throw new ConfigError(`usage: tsx analysis/sensitivity.ts pilot|preregister [--config F] [--out DIR] (got "${cmd ?? ''}")`);
+  const records = sensitivityRecords(loadSweep(a.config ?? 'sweeps/sensitivity-pilot.json'));
+  const paired = pairedDifferences(records, 'process_oracle', 'rlvr');
+  writeCsv(path.join(out, 'pilot_records.csv'), records, RECORD_COLUMNS);
+  writeCsv(path.join(out, 'pilot.csv'), paired, PAIRED_COLUMNS);
+  writeCsv(path.join(out, 'power.csv'), seedRule(paired), SEED_RULE_COLUMNS);
+  // where no pilot ran (M), the committed full profile's RLCER - RLVR spread; S beside it as a check
+  writeCsv(path.join(out, 'committed_spread.csv'), [...committedSpread('S'), ...committedSpread('M')], SPREAD_COLUMNS);
+  console.log(`sensitivity pilot: ${records.length} endpoint values from ${new Set(records.map((r) => `${r.method}${r.cell}${r.seed}`)).size} runs -> ${out}`);
+});
