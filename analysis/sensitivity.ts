@@ -13,7 +13,7 @@ import { PROCESS_WEIGHT } from '../src/methods/process-oracle.js';
 import { verifySums } from '../src/io/checksums.js';
 import { ConfigError } from '../src/io/validate.js';
 import { mean, meanInterval } from '../src/util/stats.js';
-import { halfWidth, mde, sampleSd, seedsFor } from '../src/util/power.js';
+import { halfWidth, holm, mde, POOLED_COLUMNS, pooledCells, POWER_COLUMNS, powerCells, sampleSd, seedsFor, tTestP } from '../src/util/power.js';
 import { CAMPAIGN_ARMS, CAMPAIGN_ARMS_M } from '../src/methods/table2.js';
 
 /** The pre-registered primary endpoints, and the secondary ones written beside them. */
@@ -280,6 +280,114 @@ arms cost about 2-3x RLVR's step (docs/engine.md). About ${2 * CAMPAIGN_ARMS.len
 `;
 }
 
+// ---- the confirmatory campaign's analysis (results/sensitivity/confirm/) ----
+
+export const CONFIRM_TABLE_COLUMNS = ['size', 'regime', 'horizon', 'method', 'endpoint', 'mean', 'ci_low', 'ci_high', 'seeds'];
+export const CONFIRM_CLAIM_COLUMNS = ['size', 'regime', 'horizon', 'endpoint', 'claim', 'a', 'b', 'expected_sign', 'seeds',
+  'delta', 'ci_low', 'ci_high', 'p', 'p_holm', 'mde', 'positive_control', 'verdict'];
+/** The rubric arms whose null is uninformative where the positive control does not beat RLVR. */
+export const RUBRIC_ARMS = ['rlcer', 'rlcer_no_evolve', 'fixed_teacher', 'rlcer_discriminative'];
+export const POSITIVE_CONTROL = 'process_oracle';
+const regimeOf = (cell: string) => (cell === 'baseline' ? 'baseline' : cell.replace(/^regime=/, ''));
+
+/** Per (size, regime, horizon, method, endpoint): the mean over seeds and its 95% t-interval. */
+export function confirmTable(records: Row[]): Row[] {
+  const key = (r: Row) => `${r.size}|${r.cell}|${r.horizon}|${r.method}|${r.endpoint}`;
+  return [...new Set(records.map(key))].map((k) => {
+    const [size, cell, horizon, method, endpoint] = k.split('|');
+    const v = records.filter((r) => key(r) === k && r.value !== '').map((r) => Number(r.value)), ci = meanInterval(v);
+    return { size, regime: regimeOf(cell), horizon: Number(horizon), method, endpoint, mean: v.length ? ci.mean : '',
+      ci_low: ci.ci_low ?? '', ci_high: ci.ci_high ?? '', seeds: v.length };
+  });
+}
+
+/**
+ * The pre-registered claims (preregistration.md section 5): per (size, regime, horizon, endpoint) a family holding
+ * every arm's comparison with RLVR there, and RLCER - RLCER w/o evolving where both ran; paired t-tests, Holm's
+ * adjustment within the family, the verdicts, and `uninformative` for a rubric arm's null where the positive control
+ * does not beat RLVR by at least its MDE. A comparison short of `seeds` paired seeds is `pending` (not tested, not
+ * counted in its family's adjustment).
+ */
+export function confirmClaims(records: Row[], seeds: { S: number; M: number }): Row[] {
+  const out: Row[] = [];
+  const families = [...new Set(records.map((r) => `${r.size}|${r.cell}|${r.horizon}|${r.endpoint}`))]
+    .filter((k) => PRIMARY_ENDPOINTS.includes(k.split('|')[3]));
+  for (const fam of families) {
+    const [size, cell, horizon, endpoint] = fam.split('|');
+    const at = records.filter((r) => `${r.size}|${r.cell}|${r.horizon}|${r.endpoint}` === fam);
+    const methods = [...new Set(at.map((r) => String(r.method)))];
+    const pairs: [string, string][] = methods.filter((m) => m !== 'rlvr' && methods.includes('rlvr')).map((m) => [m, 'rlvr']);
+    if (methods.includes('rlcer') && methods.includes('rlcer_no_evolve')) pairs.push(['rlcer', 'rlcer_no_evolve']);
+    const sign = endpoint === 'trace_error' ? -1 : 1, need = size === 'M' ? seeds.M : seeds.S;
+    const rows = pairs.map(([a, b]) => {
+      const val = (m: string) => new Map(at.filter((r) => r.method === m && r.value !== '').map((r) => [Number(r.seed), Number(r.value)]));
+      const A = val(a), B = val(b), common = [...A.keys()].filter((x) => B.has(x)).sort((x, y) => x - y);
+      const d = common.map((x) => A.get(x)! - B.get(x)!), n = d.length, ci = meanInterval(d);
+      const sd = n > 1 ? sampleSd(d) : 0;
+      const complete = Math.min(A.size, B.size) >= need && n >= 2;
+      const p = complete && sd > 0 ? tTestP(ci.mean / (sd / Math.sqrt(n)), n - 1) : complete ? (ci.mean === 0 ? 1 : 0) : '';
+      return { size, regime: regimeOf(cell), horizon: Number(horizon), endpoint, claim: `${a}_minus_${b}`, a, b, expected_sign: sign,
+        seeds: n, delta: n ? ci.mean : '', ci_low: ci.ci_low ?? '', ci_high: ci.ci_high ?? '', p,
+        mde: complete && sd > 0 ? mde(sd, n) : '', complete };
+    });
+    const tested = rows.filter((r) => r.complete), adj = holm(tested.map((r) => Number(r.p)));
+    const pHolm = new Map(tested.map((r, i) => [r.claim, adj[i]]));
+    const verdictOf = (r: typeof rows[number]) => {
+      if (!r.complete) return 'pending';
+      const ph = pHolm.get(r.claim)!;
+      if (ph < 0.05) return Number(r.delta) * r.expected_sign > 0 ? 'helps' : 'hurts';
+      if (r.mde !== '' && Number(r.ci_low) > -Number(r.mde) && Number(r.ci_high) < Number(r.mde)) return 'no effect larger than MDE';
+      return 'inconclusive';
+    };
+    const pc = rows.find((r) => r.a === POSITIVE_CONTROL && r.b === 'rlvr');
+    const pcVerdict = pc ? verdictOf(pc) : '';
+    const pcBeats = pc !== undefined && pcVerdict === 'helps' && Math.abs(Number(pc.delta)) >= Number(pc.mde || Infinity);
+    for (const r of rows) {
+      let v = verdictOf(r);
+      if (RUBRIC_ARMS.includes(r.a) && r.b === 'rlvr' && v !== 'helps' && v !== 'hurts' && v !== 'pending' && pc && pc.complete && !pcBeats) {
+        v = 'uninformative';
+      }
+      const { complete: _c, ...rest } = r;
+      out.push({ ...rest, p_holm: pHolm.get(r.claim) ?? '', positive_control: pc ? (pcBeats ? 'beats RLVR' : pcVerdict === 'pending' ? 'pending' : 'does not beat RLVR') : 'not run',
+        verdict: v });
+    }
+  }
+  return out;
+}
+
+export const CONFIRM_POWER_COLUMNS = ['size', 'regime', 'horizon', 'endpoint', 'claim', ...POWER_COLUMNS];
+
+/** Every claim's power from its paired differences (src/util/power.ts). */
+export function confirmPower(records: Row[], claims: Row[]): Row[] {
+  return claims.map((c) => {
+    const at = (m: string) => new Map(records.filter((r) => r.size === c.size && regimeOf(String(r.cell)) === c.regime
+      && Number(r.horizon) === Number(c.horizon) && r.endpoint === c.endpoint && r.method === m && r.value !== '')
+      .map((r) => [Number(r.seed), Number(r.value)]));
+    const A = at(String(c.a)), B = at(String(c.b));
+    const d = [...A.keys()].filter((x) => B.has(x)).sort((x, y) => x - y).map((x) => A.get(x)! - B.get(x)!);
+    return { size: c.size, regime: c.regime, horizon: c.horizon, endpoint: c.endpoint, claim: c.claim, ...powerCells(d) };
+  });
+}
+
+export const CONFIRM_POOLED_COLUMNS = ['size', 'endpoint', 'claim', ...POOLED_COLUMNS];
+
+/** Each claim pooled across the cells of its size (regimes x horizons) where it is complete. */
+export function confirmPooled(records: Row[], claims: Row[]): Row[] {
+  const keys = [...new Set(claims.filter((c) => c.verdict !== 'pending').map((c) => `${c.size}|${c.endpoint}|${c.claim}`))];
+  return keys.map((k) => {
+    const [size, endpoint, claim] = k.split('|');
+    const cells = claims.filter((c) => `${c.size}|${c.endpoint}|${c.claim}` === k && c.verdict !== 'pending');
+    const diffs = cells.map((c) => {
+      const at = (m: string) => new Map(records.filter((r) => r.size === size && regimeOf(String(r.cell)) === c.regime
+        && Number(r.horizon) === Number(c.horizon) && r.endpoint === endpoint && r.method === m && r.value !== '')
+        .map((r) => [Number(r.seed), Number(r.value)]));
+      const A = at(String(c.a)), B = at(String(c.b));
+      return [...A.keys()].filter((x) => B.has(x)).map((x) => A.get(x)! - B.get(x)!);
+    });
+    return { size, endpoint, claim, ...pooledCells(diffs) };
+  });
+}
+
 function loadSweep(file: string): SweepConfig {
   return loadJsonConfig(file) as unknown as SweepConfig;
 }
@@ -300,7 +408,22 @@ runMain(async () => {
     console.log(`pre-registration -> ${out}/preregistration.md; seeds S ${seeds.S}, M ${seeds.M}`);
     return;
   }
-  if (cmd !== 'pilot') throw new ConfigError(`usage: tsx analysis/sensitivity.ts pilot|preregister [--config F] [--out DIR] (got "${cmd ?? ''}")`);
+  if (cmd === 'confirm') {
+    const sweeps = ['sweeps/sensitivity.json', 'sweeps/sensitivity-M.json'].filter((f) => fs.existsSync(f));
+    if (sweeps.length === 0) throw new ConfigError('no campaign sweeps (sweeps/sensitivity.json): run make sensitivity-preregister first');
+    const records = sweeps.flatMap((f) => sensitivityRecords(loadSweep(f)));
+    const seeds = Object.fromEntries(sweeps.map((f) => { const c = loadSweep(f); return [c.sizes[0], c.seeds.length]; })) as { S: number; M: number };
+    const dir = a.out ?? path.join('results/sensitivity', 'confirm');
+    const claims = confirmClaims(records, { S: seeds.S ?? MAX_SEEDS, M: seeds.M ?? MAX_SEEDS });
+    writeCsv(path.join(dir, 'records.csv'), records, RECORD_COLUMNS);
+    writeCsv(path.join(dir, 'table.csv'), confirmTable(records), CONFIRM_TABLE_COLUMNS);
+    writeCsv(path.join(dir, 'claims.csv'), claims, CONFIRM_CLAIM_COLUMNS);
+    writeCsv(path.join(dir, 'power.csv'), confirmPower(records, claims), CONFIRM_POWER_COLUMNS);
+    writeCsv(path.join(dir, 'pooled.csv'), confirmPooled(records, claims), CONFIRM_POOLED_COLUMNS);
+    console.log(`sensitivity campaign: ${records.length} endpoint values, ${claims.filter((c) => c.verdict !== 'pending').length}/${claims.length} claims complete -> ${dir}`);
+    return;
+  }
+  if (cmd !== 'pilot') throw new ConfigError(`usage: tsx analysis/sensitivity.ts pilot|preregister|confirm [--config F] [--out DIR] (got "${cmd ?? ''}")`);
   const records = sensitivityRecords(loadSweep(a.config ?? 'sweeps/sensitivity-pilot.json'));
   const paired = pairedDifferences(records, 'process_oracle', 'rlvr');
   writeCsv(path.join(out, 'pilot_records.csv'), records, RECORD_COLUMNS);
