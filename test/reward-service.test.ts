@@ -121,8 +121,10 @@ describe('reward service: OpenRLHF clients', function () {
     const o = JSON.parse(await py('test/fixtures/shim_clients.py', [srv.url]));
     assert.deepEqual(o.verl, { score: 1, correct: 1, has_answer: 1 });
     assert.deepEqual(o.verl_wrong, { score: -1, correct: 0, has_answer: 1 });
-    assert.deepEqual(o.verl_batch, [1, -1]);
+    assert.deepEqual(o.verl_batch, [{ score: 1, correct: 1, has_answer: 1 }, { score: -1, correct: 0, has_answer: 1 }]);
     assert.deepEqual(o.trl, [1, -1]);
+    // the service's extra_logs reach TRL's completions table through its log_extra callback
+    assert.deepEqual(o.trl_extra, { service_correct: [1, 0], service_has_answer: [1, 1] });
     assert.deepEqual(o.trl_async, [1, 0]);
     assert.deepEqual(o.types, ['float', 'float', 'float', 'float', 'float']);
   });
