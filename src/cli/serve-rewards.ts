@@ -9,7 +9,8 @@ import { AGGREGATORS } from '../rubrics/aggregators.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    host: 'address to bind (default 127.0.0.1)', port: 'port (default 5057; 0 = any free port)',
+    host: 'address to bind (default 127.0.0.1; beyond loopback --token is required)',
+    port: 'port (default 5057; 0 = any free port)',
     reward: `what POST /get_reward serves: outcome (default), rlcer, evolm, corl, rubicon/<${AGGREGATORS.join('|')}>`,
     'group-size': 'RLCER group size when a label gives none (default 8)',
     'group-timeout': 'seconds after which an incomplete RLCER group is scored as it stands (default 120)',
@@ -18,6 +19,8 @@ runMain(async () => {
     sees: 'RLCER pooling: each_pooled (default) or each_own',
     'judge-url': 'OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1) for the LLM rubricator and judge',
     'judge-model': 'model name at --judge-url', 'judge-concurrency': 'judge requests in flight at most (default 8)',
+    token: 'shared bearer token(s), comma-separated, one per client; required beyond loopback (default: '
+      + '$REWARD_SERVICE_TOKEN, which keeps them out of the process list)',
   });
   const reward = a.reward ?? 'outcome';
   if (!['outcome', 'rlcer', 'evolm', 'corl'].includes(reward) && !AGGREGATORS.some((g) => reward === `rubicon/${g}`)) {
@@ -39,12 +42,16 @@ runMain(async () => {
       concurrency: intArg('judge-concurrency', a['judge-concurrency'] ?? '8', 1) });
     service.llm = llmRoles(backend);
   }
+  const tokenText = a.token ?? process.env.REWARD_SERVICE_TOKEN ?? '';
+  const tokens = tokenText.split(',').map((t) => t.trim()).filter((t) => t !== '');
   const s = await startRewardServer({
-    host: a.host ?? '127.0.0.1', port: intArg('port', a.port ?? '5057', 0, 65535), defaultReward: reward, service,
+    host: a.host ?? '127.0.0.1', tokens, port: intArg('port', a.port ?? '5057', 0, 65535), defaultReward: reward,
+    service,
     maxBodyBytes: intArg('max-body', a['max-body'] ?? '16', 1, 1024) * 1024 * 1024,
     bodyTimeoutMs: 1000 * intArg('body-timeout', a['body-timeout'] ?? '30', 1, 170), log: (l) => console.error(l),
   });
   console.log(`reward server on ${s.url}: POST /get_reward (${reward}) or /${REWARDS.join(', /')}`
+    + `${tokens.length ? `; ${tokens.length} client token${tokens.length > 1 ? 's' : ''} required` : ''}`
     + `${a['judge-url'] ? `; LLM judge ${a['judge-model']} at ${a['judge-url']}` : ''}`);
   const stop = () => { s.close().then(() => process.exit(0)); };
   process.on('SIGINT', stop);

@@ -184,11 +184,11 @@ export const defaultServiceConfig: ServiceConfig = {
   groupSize: 8, groupTimeoutMs: 120_000, dimensions: [], aggregatorParams: defaultAggregatorParams, llm: {},
 };
 
-interface Sample { i: number; prompt: string; response: string; f: Record<string, unknown> }
+interface Sample { i: number; query: string; prompt: string; response: string; f: Record<string, unknown> }
 
 function samplesOf(r: RewardRequest): Sample[] {
   return r.query.map((q, i) => ({
-    i, prompt: r.prompts[i], response: responseOf(q, r.prompts[i]), f: labelFields(r.labels[i], i) }));
+    i, query: q, prompt: r.prompts[i], response: responseOf(q, r.prompts[i]), f: labelFields(r.labels[i], i) }));
 }
 
 /** Assemble a reply from per-sample results (each with the same extra_logs keys). */
@@ -314,21 +314,35 @@ interface Member extends Sample {
   correct: boolean; rubric: KeyedSet | null; given: Map<string, boolean>; done: (v: Result | Error) => void;
 }
 type Result = { reward: number; score: number; logs: Record<string, number> };
-interface Group { key: string; size: number; members: Member[]; timer: NodeJS.Timeout }
+interface Group { key: string; client: string; size: number; members: Member[]; timer: NodeJS.Timeout }
+
+/** A scored RLCER group, as RlcerGroups' onScored hook sees it: its members in arrival order, and their results. */
+export interface ScoredGroup {
+  client: string; key: string; size: number; incomplete: boolean;
+  members: { query: string; prompt: string; response: string }[]; results: Result[];
+}
+
+/** How a request reaches the RLCER groups: the client's namespace, and whether it sends one sample per call. */
+export interface GroupCall {
+  /** groups of different clients never mix ('' when the service knows no clients) */
+  client?: string;
+  /** the client sends one sample per call and may wait for each reply before the next (X-Reward-Call: per-sample) */
+  perSample?: boolean;
+}
 
 /**
- * RLCER's rewards over groups that form across requests. A sample joins the open group of its key (the label's
- * `group`, else its prompt text); a group is scored when it has its size (the label's `group_size`, else the
+ * RLCER's rewards over groups that form across requests. A sample joins the open group of its client and key (the
+ * label's `group`, else its prompt text); a group is scored when it has its size (the label's `group_size`, else the
  * service's) or, as it stands, `groupTimeoutMs` after its first sample. A scored group's key opens a new group.
  */
 export class RlcerGroups {
   private open = new Map<string, Group>();
-  constructor(private c: ServiceConfig) {}
+  constructor(private c: ServiceConfig, private onScored?: (g: ScoredGroup) => void) {}
 
   /** Groups still waiting for samples. */
   pending(): number { return this.open.size; }
 
-  async route(r: RewardRequest): Promise<RewardReply> {
+  async route(r: RewardRequest, call: GroupCall = {}): Promise<RewardReply> {
     // validate every sample before any joins a group, so a bad request leaves the groups untouched
     const xs = samplesOf(r).map((x) => {
       const rubric = x.f.rubric === undefined ? null : parseRubric(x.f.rubric);
@@ -343,31 +357,45 @@ export class RlcerGroups {
       return { x, key, size, correct: isCorrectSample(x.response, x.f, x.i), rubric,
         given: satisfiedOf(x.f, rubric ?? { ok: false, items: [] }, x.i) };
     });
+    const grouped = xs.find((x) => x.size > 1);
+    if (call.perSample && grouped) {
+      throw new HttpError(409, `RLCER scores groups of ${grouped.size} samples (labels[${grouped.x.i}]), and this `
+        + 'client sends one sample per call (X-Reward-Call: per-sample), so each group would be scored only at the '
+        + `${this.c.groupTimeoutMs / 1000} s timeout, as a group of one: send a group's samples in one request or `
+        + 'concurrently, or give group_size 1 in the label to score each sample alone (outcome reward only)');
+    }
+    const client = call.client ?? '';
     const results = xs.map(({ x, key, size, correct, rubric, given }) => new Promise<Result>((resolve, reject) => {
       const done = (v: Result | Error) => (v instanceof Error ? reject(v) : resolve(v));
-      this.join(key, size, { ...x, correct, rubric, given, done });
+      this.join(client, key, size, { ...x, correct, rubric, given, done });
     }));
     return reply(await Promise.all(results));
   }
 
-  private join(key: string, size: number, m: Member): void {
-    let g = this.open.get(key);
+  private join(client: string, key: string, size: number, m: Member): void {
+    const id = JSON.stringify([client, key]);
+    let g = this.open.get(id);
     if (!g) {
-      g = { key, size, members: [], timer: setTimeout(() => this.close(key, true), this.c.groupTimeoutMs) };
+      g = { key, client, size, members: [], timer: setTimeout(() => this.close(id, true), this.c.groupTimeoutMs) };
       g.timer.unref();
-      this.open.set(key, g);
+      this.open.set(id, g);
     }
     g.members.push(m);
-    if (g.members.length >= g.size) this.close(key, false);
+    if (g.members.length >= g.size) this.close(id, false);
   }
 
-  private close(key: string, timedOut: boolean): void {
-    const g = this.open.get(key);
+  private close(id: string, timedOut: boolean): void {
+    const g = this.open.get(id);
     if (!g) return;
-    this.open.delete(key);
+    this.open.delete(id);
     clearTimeout(g.timer);
-    scoreGroup(g.members, timedOut || g.members.length < g.size, this.c).then(
-      (rs) => g.members.forEach((m, k) => m.done(rs[k])),
+    const incomplete = timedOut || g.members.length < g.size;
+    scoreGroup(g.members, incomplete, this.c).then(
+      (rs) => {
+        this.onScored?.({ client: g.client, key: g.key, size: g.size, incomplete, results: rs,
+          members: g.members.map((m) => ({ query: m.query, prompt: m.prompt, response: m.response })) });
+        g.members.forEach((m, k) => m.done(rs[k]));
+      },
       (e: Error) => g.members.forEach((m) => m.done(e)));
   }
 
