@@ -5,7 +5,7 @@
 // With M = 2 this is exactly the ODE's binary reduction: one GRPO step of size lr on the logits moves
 // the log-odds by 2*lr*(2Z-1)*sqrt(C(K-C))/K, i.e. the ODE with eta = 1 at time t = 2*lr*step.
 import type { Rng } from '../util/random.js';
-import { groupAdvantages } from '../rl/advantages.js';
+import { groupAdvantages } from '../util/advantages.js';
 import { requireOddK, requirePositive, requireInteger, requireNonNegative, ConfigError } from '../io/validate.js';
 
 export interface TabularAgent {
