@@ -3,62 +3,27 @@
 // self-test then checks the kernels whose gradients the models need, and a finite-difference gradient check,
 // and fails with a message naming what is missing.
 //
-// The native backend's threads are pinned before TensorFlow loads: WORKBENCH_THREADS (default 1) intra-op
-// and inter-op threads, because every `make reproduce-*` target runs one process per core. oneDNN stays on
-// (TF_ENABLE_ONEDNN_OPTS=1: without it this TensorFlow build's element-wise kernels run ~9x slower on one thread,
-// and the PPO update 4x) and TensorFlow's deterministic ops on (TF_DETERMINISTIC_OPS=1); with one thread a seed
-// gives bit-identical numbers on every rerun (test/engine.test.ts). TensorFlow's CPU tensors come from its BFC
-// allocator (TF_CPU_ALLOCATOR_USE_BFC=true), which keeps freed buffers for reuse: the default allocator returns each
-// large buffer to the system and page-faults it in again, which cost the PPO update about a third of its time
-// (`make bench`); the allocator changes no number (test/engine.test.ts runs the probe both ways). Each can be
-// overridden in the environment.
-// `engineInfo()` is what every run records in its config.
+// The engine's settings (the backend asked for, the kernel generation, the graphs, the native backend's threads,
+// oneDNN, deterministic ops and allocator) are one typed object, read from the environment in engine-settings.ts and
+// handed in here. `startEngine()` initialises the backend and describes it as every run records it in its config
+// (`engineInfo()`; src/io/run.ts, openRun).
 import * as tf from '@tensorflow/tfjs';
+import type { EngineRecord } from '../io/run.js';
 import { registerWasmKernels } from './wasm-kernels.js';
+import { BACKENDS, engineSettings, type EngineSettings } from './engine-settings.js';
 
-/** The environment TensorFlow reads at load time, with the workbench's defaults (an explicit setting wins). */
-export function nativeEnvironment(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const threads = env.WORKBENCH_THREADS ?? '1';
-  if (!/^[1-9][0-9]*$/.test(threads)) throw new Error(`WORKBENCH_THREADS must be a positive integer (got "${threads}")`);
-  return {
-    TF_NUM_INTRAOP_THREADS: env.TF_NUM_INTRAOP_THREADS ?? threads,
-    TF_NUM_INTEROP_THREADS: env.TF_NUM_INTEROP_THREADS ?? threads,
-    TF_ENABLE_ONEDNN_OPTS: env.TF_ENABLE_ONEDNN_OPTS ?? '1',
-    TF_DETERMINISTIC_OPS: env.TF_DETERMINISTIC_OPS ?? '1',
-    TF_CPU_ALLOCATOR_USE_BFC: env.TF_CPU_ALLOCATOR_USE_BFC ?? 'true',
-    TF_CPP_MIN_LOG_LEVEL: env.TF_CPP_MIN_LOG_LEVEL ?? '2',
-  };
-}
-
-/**
- * The engine's kernel generation: which formulation of the models' arithmetic runs (WORKBENCH_KERNELS, default the
- * newest). A generation changes the last bits of some numbers, never the model, so each run records it
- * (engineInfo) and a record reruns bit for bit under its own generation. 1: the kernels of every record made before
- * 2026-12-05 (records without `engine.kernels`); 2: layer norm's and GELU's backward passes in closed form, the
- * queries scaled before the score product (layers.ts, transformer.ts), and with the decode graph on the native backend
- * the transformer's prefill (decode-graph.ts, prefillGraphBytes) and its full forward and backward passes
- * (train-graph.ts) as graphs.
- */
-export const KERNEL_VERSIONS = [1, 2] as const;
-export type KernelVersion = (typeof KERNEL_VERSIONS)[number];
-
-export function kernelVersion(env: NodeJS.ProcessEnv = process.env): KernelVersion {
-  const v = env.WORKBENCH_KERNELS;
-  if (v === undefined || v === '') return KERNEL_VERSIONS[KERNEL_VERSIONS.length - 1];
-  const n = Number(v) as KernelVersion;
-  if (!KERNEL_VERSIONS.includes(n)) {
-    throw new Error(`WORKBENCH_KERNELS must be one of ${KERNEL_VERSIONS.join(', ')} (got "${v}")`);
-  }
-  return n;
-}
+export {
+  BACKENDS, KERNEL_VERSIONS, backendPreference, decodeGraphOn, engineSettings, kernelVersion, nativeEnvironment,
+  type BackendName, type EngineSettings, type KernelVersion, type NativeEnvironment,
+} from './engine-settings.js';
 
 let tensorflowVersion: string | undefined, nativePkg: string | undefined;
 
 /** The package the native backend was loaded from (tfjs-node-gpu or tfjs-node-native), once it is. */
 export const nativePackage = () => nativePkg;
 
-async function tryNative(pkg: string): Promise<boolean> {
-  Object.assign(process.env, nativeEnvironment());              // read by TensorFlow when the library loads
+async function tryNative(pkg: string, native: EngineSettings['native']): Promise<boolean> {
+  Object.assign(process.env, native);                           // read by TensorFlow when the library loads
   try { await import(pkg); } catch { return false; }            // absent, or its binding never built
   if (!tf.findBackendFactory('tensorflow')) return false;       // danfojs's alias makes tfjs-node plain tfjs
   if (!(await tf.setBackend('tensorflow'))) return false;
@@ -103,14 +68,18 @@ export function selfTest(backend = tf.getBackend()): void {
 
 let chosen: Promise<string> | undefined;
 
-/** Pick and initialise the backend once per process; returns its name ("tensorflow", "wasm" or "cpu"). */
-export function initBackend(prefer: string | undefined = process.env.TFJS_BACKEND): Promise<string> {
+/**
+ * Pick and initialise the backend once per process (the settings' backend, else the first of BACKENDS that
+ * initialises); returns its name ("tensorflow", "wasm" or "cpu").
+ */
+export function initBackend(settings: Pick<EngineSettings, 'backend' | 'native'> = engineSettings()): Promise<string> {
   chosen ??= (async () => {
-    const order = prefer ? [prefer] : ['tensorflow', 'wasm', 'cpu'];
+    const prefer = settings.backend;
+    const order = prefer ? [prefer] : BACKENDS;
     for (const name of order) {
-      if (!['tensorflow', 'wasm', 'cpu'].includes(name)) throw new Error(`TFJS_BACKEND must be tensorflow, wasm or cpu (got "${name}")`);
       if (name === 'tensorflow') {
-        if (await tryNative('@tensorflow/tfjs-node-gpu') || await tryNative('tfjs-node-native')) break;
+        const { native } = settings;
+        if (await tryNative('@tensorflow/tfjs-node-gpu', native) || await tryNative('tfjs-node-native', native)) break;
         if (prefer) throw new Error('TFJS_BACKEND=tensorflow: the native backend is not installed here (`make setup` ' +
           'installs it where a TensorFlow library can be found; see its output)');
       } else if (name === 'wasm') {
@@ -130,11 +99,11 @@ export function initBackend(prefer: string | undefined = process.env.TFJS_BACKEN
 export { tf };
 
 /** What a run records about its engine: backend, library versions and the native backend's thread settings. */
-export function engineInfo(): Record<string, string | number> {
+export function engineInfo(settings: EngineSettings = engineSettings()): Record<string, string | number> {
   const backend = tf.getBackend();
-  const info: Record<string, string | number> = { backend, tfjs: tf.version_core, kernels: kernelVersion() };
+  const info: Record<string, string | number> = { backend, tfjs: tf.version_core, kernels: settings.kernels };
   if (backend === 'tensorflow') {
-    const env = nativeEnvironment();
+    const env = settings.native;
     Object.assign(info, {
       tensorflow: tensorflowVersion ?? 'unknown', intraOpThreads: Number(env.TF_NUM_INTRAOP_THREADS),
       interOpThreads: Number(env.TF_NUM_INTEROP_THREADS), onednnOpts: env.TF_ENABLE_ONEDNN_OPTS,
@@ -142,8 +111,17 @@ export function engineInfo(): Record<string, string | number> {
       // the graphs (WORKBENCH_DECODE_GRAPH=0 turns all off): sampling's decode step (src/models/decode-graph.ts; the
       // eager step's numbers at the tested shapes, last-bit differences past them: docs/engine.md) and, with kernels
       // 2, the transformer's prefill and its training passes (train-graph.ts), so a run records which ones ran
-      decodeGraph: process.env.WORKBENCH_DECODE_GRAPH === '0' ? 'off' : 'on',
+      decodeGraph: settings.decodeGraph ? 'on' : 'off',
     });
   } else info.threads = 1;
   return info;
+}
+
+/**
+ * Initialise the backend for `settings` (built once by the CLI from the environment) and describe the engine as a
+ * run records it: the backend's name and engineInfo (src/io/run.ts, openRun).
+ */
+export async function startEngine(settings: EngineSettings = engineSettings()): Promise<EngineRecord> {
+  const backend = await initBackend(settings);
+  return { backend, engine: engineInfo(settings) };
 }

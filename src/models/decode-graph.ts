@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { nativePackage, tf } from './backend.js';
+import { decodeGraphOn } from './engine-settings.js';
 
 const DT_FLOAT = 1, DT_INT32 = 3;
 
@@ -352,7 +353,7 @@ const loaded = new Map<string, DecodeGraph | null>();
  * null off the native backend, with WORKBENCH_DECODE_GRAPH=0, or where tfjs-node's session binding is missing.
  */
 export function loadGraph(key: string, bytesOf: (pb: Proto) => Uint8Array, inputs: string[], outputs: string[]) {
-  if (tf.getBackend() !== 'tensorflow' || process.env.WORKBENCH_DECODE_GRAPH === '0') return null;
+  if (tf.getBackend() !== 'tensorflow' || !decodeGraphOn()) return null;
   if (loaded.has(key)) return loaded.get(key)!;
   const backend = tf.backend() as unknown as NativeBackend;
   let pb: Proto;
