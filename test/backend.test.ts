@@ -1,6 +1,8 @@
 // Backend choice and the startup self-test of the gradient kernels the models need.
 import { strict as assert } from 'node:assert';
-import { initBackend, nativeEnvironment, REQUIRED_KERNELS, selfTest, tf } from '../src/models/backend.js';
+import {
+  engineInfo, engineSettings, initBackend, nativeEnvironment, REQUIRED_KERNELS, selfTest, startEngine, tf,
+} from '../src/models/backend.js';
 
 describe('tensor backend', () => {
   it('picks a working backend (native TensorFlow where setup built it, else wasm) and passes the self-test', async () => {
@@ -110,5 +112,26 @@ describe('native backend environment', () => {
     assert.equal(e.TF_NUM_INTEROP_THREADS, '1');
     assert.equal(e.TF_ENABLE_ONEDNN_OPTS, '0');
     assert.throws(() => nativeEnvironment({ WORKBENCH_THREADS: 'two' }), /WORKBENCH_THREADS must be a positive integer \(got "two"\)/);
+  });
+});
+
+describe('engine settings', () => {
+  it('are one object read from the environment: backend, kernel generation, graphs, the native environment', () => {
+    assert.deepEqual(engineSettings({}), { backend: undefined, kernels: 2, decodeGraph: true, native: nativeEnvironment({}) });
+    const env = { TFJS_BACKEND: 'wasm', WORKBENCH_KERNELS: '1', WORKBENCH_DECODE_GRAPH: '0', WORKBENCH_THREADS: '2',
+      TF_CPU_ALLOCATOR_USE_BFC: 'false' };
+    assert.deepEqual(engineSettings(env), { backend: 'wasm', kernels: 1, decodeGraph: false, native: nativeEnvironment(env) });
+    assert.equal(engineSettings(env).native.TF_NUM_INTRAOP_THREADS, '2');
+    assert.equal(engineSettings(env).native.TF_CPU_ALLOCATOR_USE_BFC, 'false');
+    assert.equal(engineSettings({ TFJS_BACKEND: '', WORKBENCH_DECODE_GRAPH: '1' }).backend, undefined);
+    assert.equal(engineSettings({ WORKBENCH_DECODE_GRAPH: '1' }).decodeGraph, true);
+    assert.throws(() => engineSettings({ TFJS_BACKEND: 'gpu' }), /^Error: TFJS_BACKEND must be tensorflow, wasm or cpu \(got "gpu"\)$/);
+    assert.throws(() => engineSettings({ WORKBENCH_KERNELS: '0' }), /WORKBENCH_KERNELS must be one of 1, 2/);
+    assert.throws(() => engineSettings({ WORKBENCH_THREADS: '0' }), /WORKBENCH_THREADS must be a positive integer/);
+  });
+  it('start the engine a run records: the backend initBackend chose and engineInfo, as openRun recorded them', async () => {
+    const record = await startEngine(engineSettings());
+    assert.deepEqual(record, { backend: await initBackend(), engine: engineInfo() });
+    assert.equal(record.engine.backend, record.backend);
   });
 });

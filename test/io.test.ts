@@ -43,16 +43,20 @@ describe('tidy tables', () => {
 });
 
 describe('run directory', () => {
-  it('records the seed, backend and code version, appends metrics, marks completion', async () => {
+  // the engine as the CLI hands it in (startEngine, src/models/backend.ts): io records it, it starts no backend
+  const engine = { backend: 'wasm', engine: { backend: 'wasm', tfjs: '4.22.0', kernels: 2, threads: 1 } };
+  it('records the seed, the engine handed in and code version, appends metrics, marks completion', async () => {
     const d = path.join(tmp(), 'run');
-    const run = await openRun(d, { seed: 42, lr: 0.1 });
+    const run = await openRun(d, { seed: 42, lr: 0.1 }, engine);
     run.log({ step: 0, reward: 1 });
     run.log({ step: 1, reward: 0.5 });
     run.table('out', [{ x: 1 }]);
     const cfg = JSON.parse(fs.readFileSync(path.join(d, 'config.json'), 'utf8'));
     assert.equal(cfg.seed, 42);
     assert.equal(cfg.lr, 0.1);
-    assert.ok(['wasm', 'cpu', 'tensorflow'].includes(cfg.backend), cfg.backend);
+    assert.equal(cfg.backend, 'wasm');
+    assert.deepEqual(cfg.engine, engine.engine);
+    assert.deepEqual(Object.keys(cfg), ['seed', 'lr', 'backend', 'engine', 'codeVersion', 'node', 'startedAt']);
     assert.ok(typeof cfg.codeVersion === 'string' && cfg.codeVersion.length > 0);
     assert.ok(!fs.existsSync(path.join(d, 'done.json')), 'not finished yet');
     run.finish();
@@ -61,7 +65,7 @@ describe('run directory', () => {
   });
   it('reads back the finished steps of an interrupted run (torn last line)', async () => {
     const d = path.join(tmp(), 'run');
-    const run = await openRun(d, { seed: 1 });
+    const run = await openRun(d, { seed: 1 }, engine);
     run.log({ step: 0 });
     fs.appendFileSync(path.join(d, 'metrics.jsonl'), '{"step": 1, "rew');
     assert.deepEqual(readMetrics(d), [{ step: 0 }]);

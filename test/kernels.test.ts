@@ -49,7 +49,7 @@ describe('kernel generations', function () {
   });
 
   it('a run resumes only under the generation it started with (a record without one is generation 1)', () => {
-    const v2 = { WORKBENCH_KERNELS: '2' }, v1 = { WORKBENCH_KERNELS: '1' };
+    const v2 = kernelVersion({ WORKBENCH_KERNELS: '2' }), v1 = kernelVersion({ WORKBENCH_KERNELS: '1' });
     assert.doesNotThrow(() => checkResumeKernels('r', { engine: { kernels: 2 } }, v2));
     assert.doesNotThrow(() => checkResumeKernels('r', { engine: { backend: 'tensorflow' } }, v1));
     assert.throws(() => checkResumeKernels('runs/x', { engine: { backend: 'tensorflow' } }, v2),

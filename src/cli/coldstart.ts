@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { intArg, parseArgs, runMain } from './args.js';
 import { checkResumeKernels, openRun, loadJsonConfig, readMetrics } from '../io/run.js';
-import { tf } from '../models/backend.js';
+import { engineSettings, startEngine, tf } from '../models/backend.js';
 import { createPolicy } from '../models/index.js';
 import { loadWeights, modelConfig, readCheckpoint, saveCheckpoint, type Architecture, type Size } from '../models/policy.js';
 import { checkColdStartData, checkSftConfig, defaultColdStartData, defaultSftConfig, sampleExample, sftStep } from '../methods/coldstart.js';
@@ -67,6 +67,7 @@ runMain(async () => {
   }
   // the finished steps' metrics, kept
   const prior = resume ? readMetrics(out).filter((m) => (m.step as number) < start) : [];
+  const engine = engineSettings();
   if (resume) {
     // a run resumes only under the configuration it started with (its step count may grow: the rate schedule is
     // warm-up then constant, so more steps do not change the steps already taken)
@@ -75,12 +76,13 @@ runMain(async () => {
     for (const [k, now, then] of [['model', mc, was.model], ['data', data, was.data], ['sft', { ...sft, steps: 0 }, { ...was.sft, steps: 0 }]] as const) {
       if (!same(now, then)) throw new ConfigError(`${out} was started with another ${k} configuration (${JSON.stringify(then)}, now ${JSON.stringify(now)}): pass another --out, or remove the run directory`);
     }
-    checkResumeKernels(out, was);
+    checkResumeKernels(out, was, engine.kernels);
   }
 
   if (a.init && !fs.existsSync(a.init)) throw new ConfigError(`--init: no checkpoint at ${a.init}`);
   const init = a.init ? { file: a.init, sha256: sha256Hex(fs.readFileSync(a.init)) } : null;
-  const run = await openRun(out, { experiment: 'coldstart', seed, model: mc, data, sft, resumed: resume, ...(init ? { init } : {}) });
+  const run = await openRun(out, { experiment: 'coldstart', seed, model: mc, data, sft, resumed: resume, ...(init ? { init } : {}) },
+    await startEngine(engine));
   for (const m of prior) run.log(m); // first, so that a failure from here on keeps them
   const policy = createPolicy(mc);
   const opt = tf.train.adam(sft.lr, 0.9, 0.98);

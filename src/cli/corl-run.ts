@@ -10,6 +10,7 @@
 import * as fs from 'node:fs';
 import { choiceListArg, intArg, parseArgs, runMain } from './args.js';
 import { openRun, loadJsonConfig } from '../io/run.js';
+import { startEngine } from '../models/backend.js';
 import { mergeConfig } from '../io/config.js';
 import { ConfigError } from '../io/validate.js';
 import { loadPolicy } from '../models/index.js';
@@ -47,7 +48,7 @@ runMain(async () => {
   checkCheckpoints(...names.map(agentCheckpoint));
   const run = await openRun(out, { experiment: 'corl', method: id, agents: names,
     checkpoints: names.map(agentCheckpoint), seed, labelFree: cfg,
-    eval: { perCell, evalN, thN, overlapProtocols: protocols } });
+    eval: { perCell, evalN, thN, overlapProtocols: protocols } }, await startEngine());
   const agents = names.map((n) => loadPolicy(agentCheckpoint(n)));
 
   // held-out problems for the theory link: the training families' evaluation sets, past the accuracy-eval slice

@@ -21,6 +21,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs, runMain } from './args.js';
 import { findFinishedRuns, openRun, readMetrics } from '../io/run.js';
+import { startEngine } from '../models/backend.js';
 import { archiveRun } from '../io/jobs.js';
 import { writeCsv, writeFileAtomic } from '../io/table.js';
 import { ConfigError } from '../io/validate.js';
@@ -69,7 +70,7 @@ async function runOne(id: string): Promise<void> {
   };
   const rlvr = { ...defaultRlvrConfig, steps: c.steps };
   const run = await openRun(dir, { experiment: 'rate-calibration', run: id, multiplier, seed: c.seed, size: c.size,
-    checkpoint: CHECKPOINT, ...(rlcer ? { rlcer, verifier: VERIFIER_CHECKPOINT } : { rlvr }) });
+    checkpoint: CHECKPOINT, ...(rlcer ? { rlcer, verifier: VERIFIER_CHECKPOINT } : { rlvr }) }, await startEngine());
   const policy = loadPolicy(CHECKPOINT);
   const trainer = rlcer ? makeRlcerTrainer(policy, rlcer, { verifier: loadVerifier(VERIFIER_CHECKPOINT) })
     : makeRlvrTrainer(policy, rlvr);

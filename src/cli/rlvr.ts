@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import { intArg, parseArgs, runMain } from './args.js';
 import { openRun, loadJsonConfig } from '../io/run.js';
+import { startEngine } from '../models/backend.js';
 import { loadPolicy } from '../models/index.js';
 import { checkCheckpoints, saveCheckpoint } from '../models/policy.js';
 import { checkRlvrConfig, defaultRlvrConfig, makeRlvrTrainer } from '../methods/rlvr.js';
@@ -25,7 +26,8 @@ runMain(async () => {
   const evalEvery = intArg('eval-every', a['eval-every'] ?? '50', 1);
   const out = a.out ?? `runs/rlvr/seed-${seed}`;
   checkCheckpoints(ckpt);
-  const run = await openRun(out, { experiment: 'rlvr', seed, checkpoint: ckpt, rlvr: cfg, eval: { evalProblems, evalSamples, evalEvery } });
+  const run = await openRun(out, { experiment: 'rlvr', seed, checkpoint: ckpt, rlvr: cfg, eval: { evalProblems, evalSamples, evalEvery } },
+    await startEngine());
   const policy = loadPolicy(ckpt);
   const trainer = makeRlvrTrainer(policy, cfg);
   const evalRows: Record<string, string | number | boolean>[] = [];

@@ -8,6 +8,7 @@
 // (--steps 0 evaluates the cold start: the `base` row of its task pair)
 import { intArg, parseArgs, runMain } from './args.js';
 import { openRun, loadJsonConfig } from '../io/run.js';
+import { startEngine } from '../models/backend.js';
 import { mergeConfig } from '../io/config.js';
 import { loadPolicy } from '../models/index.js';
 import { checkCheckpoints, sample } from '../models/policy.js';
@@ -41,7 +42,8 @@ runMain(async () => {
   const out = a.out ?? `runs/rubicon/${rubiconRunDir({ ...cfg, filter: filtered }, seed)}`;
   const ckpt = coldStartCheckpoint('S');
   checkCheckpoints(ckpt, VERIFIER_CHECKPOINT);
-  const run = await openRun(out, { experiment: 'rubicon', seed, checkpoint: ckpt, verifier: VERIFIER_CHECKPOINT, rubicon: cfg, eval: { perCell, n } });
+  const run = await openRun(out, { experiment: 'rubicon', seed, checkpoint: ckpt, verifier: VERIFIER_CHECKPOINT, rubicon: cfg, eval: { perCell, n } },
+    await startEngine());
   const policy = loadPolicy(ckpt), verifier = loadVerifier(VERIFIER_CHECKPOINT);
   const trainer = makeRubiconTrainer(policy, cfg, verifier, loadPolicy(ckpt));
   const t0 = Date.now();

@@ -2,6 +2,7 @@
 // (data/checkpoints/scalar-rm-<size>.json); its held-out accuracy goes to results/scalar_rm/accuracy.csv.
 import { choiceArg, intArg, parseArgs, runMain } from './args.js';
 import { openRun } from '../io/run.js';
+import { startEngine } from '../models/backend.js';
 import { writeCsv } from '../io/table.js';
 import { mergeConfig } from '../io/config.js';
 import { loadPolicy } from '../models/index.js';
@@ -16,7 +17,8 @@ runMain(async () => {
   const cfg = mergeConfig(defaultScalarRmConfig, a.steps ? { steps: intArg('steps', a.steps, 0) } : {});
   const ckpt = coldStartCheckpoint(size);
   checkCheckpoints(ckpt);
-  const run = await openRun(a.out ?? `runs/scalar-rm/${size}`, { experiment: 'scalar_rm', seed, size, checkpoint: ckpt, scalarRm: cfg });
+  const run = await openRun(a.out ?? `runs/scalar-rm/${size}`, { experiment: 'scalar_rm', seed, size, checkpoint: ckpt, scalarRm: cfg },
+    await startEngine());
   const t0 = Date.now();
   const { model, accuracy, positiveRate } = trainScalarRm(loadPolicy(ckpt), cfg, makeRng(seed), (m) => {
     run.log(m);

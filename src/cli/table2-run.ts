@@ -15,6 +15,7 @@ import { ConfigError } from '../io/validate.js';
 import { sha256Hex } from '../io/checksums.js';
 import { stepLine } from '../io/jobs.js';
 import { mergeConfig } from '../io/config.js';
+import { engineSettings, startEngine } from '../models/backend.js';
 import { loadPolicy } from '../models/index.js';
 import { checkCheckpoints, loadWeights, readCheckpoint, sample, saveCheckpoint, SIZE_NAMES, type Policy } from '../models/policy.js';
 import { learnedJudge, loadVerifier } from '../models/verifier.js';
@@ -116,17 +117,18 @@ runMain(async () => {
   const saved = steps > 0 && fs.existsSync(ckFile) ? readCheckpoint(ckFile) : null;
   const resume = saved?.meta.resume as { step: number; policySteps: number; curve: Record<string, string | number>[]; trainer: Record<string, unknown> } | undefined;
   if (saved && !resume) throw new ConfigError(`${ckFile} holds no resumable state: pass another --out, or remove it`);
+  const engine = engineSettings();
   if (resume) {
     const was = loadJsonConfig(path.join(out, 'config.json')) as Record<string, unknown>;
     const differs = Object.keys(identity).find((k) => JSON.stringify(was[k]) !== JSON.stringify((identity as Record<string, unknown>)[k]));
     if (differs) throw new ConfigError(`${out} was started with another ${differs} (${JSON.stringify(was[differs])}): pass another --out, or remove the run directory`);
-    checkResumeKernels(out, was);
+    checkResumeKernels(out, was, engine.kernels);
   }
   const start = resume?.step ?? 0;
   const prior = resume ? readMetrics(out).filter((m) => Number(m.step) < start) : [];
   const priorRubrics = resume && fs.existsSync(rubricLog) ? fs.readFileSync(rubricLog, 'utf8').split('\n')
     .filter((l) => { try { return l !== '' && Number(JSON.parse(l).step) < start; } catch { return false; } }) : [];
-  const run = await openRun(out, { ...identity, ...(resume ? { resumedFrom: start } : {}) });
+  const run = await openRun(out, { ...identity, ...(resume ? { resumedFrom: start } : {}) }, await startEngine(engine));
   for (const m of prior) run.log(m); // first, so that a failure from here on keeps them
   const policy = loadPolicy(ckpt);
   const verifier = loadVerifier(VERIFIER_CHECKPOINT);

@@ -5,6 +5,7 @@
 import * as path from 'node:path';
 import { parseArgs, parseSeeds, runMain } from './args.js';
 import { openRun, loadJsonConfig } from '../io/run.js';
+import { startEngine } from '../models/backend.js';
 import { mergeConfig } from '../io/config.js';
 import { makeRng } from '../util/random.js';
 import * as X from '../theory/experiments.js';
@@ -21,7 +22,8 @@ runMain(async () => {
   const t0 = Date.now();
   const stage = (name: string) => console.log(`[theory ${((Date.now() - t0) / 1000).toFixed(1)}s] ${name}`);
 
-  const ode = await openRun(path.join(out, 'ode'), { experiment: 'theory/ode', seed: seeds[0], seeds, theory: config });
+  const engine = await startEngine();
+  const ode = await openRun(path.join(out, 'ode'), { experiment: 'theory/ode', seed: seeds[0], seeds, theory: config }, engine);
   stage(`exact ODE experiments -> ${ode.dir} (backend ${ode.config.backend})`);
   const tables: [string, () => ReturnType<typeof X.workedExample>][] = [
     ['self_reward_field', () => X.selfRewardField(config)],
@@ -40,7 +42,8 @@ runMain(async () => {
   ode.finish();
 
   for (const seed of seeds) {
-    const run = await openRun(path.join(out, `seed-${seed}`), { experiment: 'theory/stochastic', seed, theory: config });
+    const run = await openRun(path.join(out, `seed-${seed}`), { experiment: 'theory/stochastic', seed, theory: config },
+      engine);
     const rng = makeRng(seed);
     const { basin, paths } = X.stochasticVsOde(config, seed, rng, run.log);
     run.table('stochastic_basin', basin);

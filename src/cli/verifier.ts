@@ -2,7 +2,7 @@
 // per criterion kind on held-out rollouts (results/verifier/accuracy.csv); save data/checkpoints/verifier-S.json.
 import { intArg, parseArgs, runMain } from './args.js';
 import { openRun } from '../io/run.js';
-import { tf } from '../models/backend.js';
+import { startEngine, tf } from '../models/backend.js';
 import { loadPolicy } from '../models/index.js';
 import { createTransformer } from '../models/transformer.js';
 import { checkCheckpoints, saveCheckpoint } from '../models/policy.js';
@@ -18,7 +18,8 @@ runMain(async () => {
   const P = intArg('prompts', a.prompts ?? '768', 1);
   const policyFile = a.checkpoint ?? 'data/checkpoints/coldstart-transformer-S.json';
   checkCheckpoints(policyFile);
-  const run = await openRun(a.out ?? 'runs/verifier', { experiment: 'verifier', seed, steps, batch, lr: 1e-3, policy: policyFile });
+  const run = await openRun(a.out ?? 'runs/verifier', { experiment: 'verifier', seed, steps, batch, lr: 1e-3, policy: policyFile },
+    await startEngine());
   const policy = loadPolicy(String(run.config.policy));
   const rng = makeRng(seed);
   const t0 = Date.now();

@@ -4,7 +4,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { writeFileAtomic, writeCsv, type Row } from './table.js';
-import { engineInfo, initBackend, kernelVersion } from '../models/backend.js';
 import { ConfigError } from './validate.js';
 import { verifySums } from './checksums.js';
 import { markStarted, noteRunFile, trackUnstarted } from './unstarted.js';
@@ -20,6 +19,9 @@ export function codeVersion(): string {
   }
 }
 
+/** The engine a run ran on, as its config records it: the backend's name and the engine's description. */
+export interface EngineRecord { backend: string; engine: Record<string, string | number> }
+
 export interface Run {
   dir: string;
   config: Record<string, unknown>;
@@ -32,15 +34,17 @@ export interface Run {
 }
 
 /**
- * Open a run directory. The config is recorded with the seed it must contain, the tensor backend
- * chosen for this process, the code version, the Node version and the start time. Until its first step is
- * logged (or it finishes), a failing CLI removes it again (src/io/unstarted.ts): check the input before.
+ * Open a run directory. The config is recorded with the seed it must contain, the engine the caller started for this
+ * process (`startEngine` in src/models/backend.ts: the tensor backend and its description), the code version, the Node
+ * version and the start time. Until its first step is logged (or it finishes), a failing CLI removes it again
+ * (src/io/unstarted.ts): check the input before.
  */
-export async function openRun(dir: string, config: Record<string, unknown> & { seed: number }): Promise<Run> {
-  const backend = await initBackend();
+export async function openRun(
+  dir: string, config: Record<string, unknown> & { seed: number }, engine: EngineRecord,
+): Promise<Run> {
   const createdRoot = fs.mkdirSync(dir, { recursive: true });
   for (const f of ['metrics.jsonl', 'done.json']) fs.rmSync(path.join(dir, f), { force: true });
-  const full = { ...config, backend, engine: engineInfo(), codeVersion: codeVersion(), node: process.version, startedAt: new Date().toISOString() };
+  const full = { ...config, backend: engine.backend, engine: engine.engine, codeVersion: codeVersion(), node: process.version, startedAt: new Date().toISOString() };
   writeFileAtomic(path.join(dir, 'config.json'), JSON.stringify(full, null, 2) + '\n');
   trackUnstarted(dir, createdRoot, ['config.json']);
   const metricsFile = path.join(dir, 'metrics.jsonl');
@@ -64,10 +68,11 @@ export async function openRun(dir: string, config: Record<string, unknown> & { s
 
 /**
  * A run resumes only under the kernel generation it started with (its `engine.kernels`; a record without one is
- * generation 1): the steps after the resume would otherwise come from other arithmetic than the steps before.
+ * generation 1): the steps after the resume would otherwise come from other arithmetic than the steps before. `now` is
+ * this process's generation (`engineSettings().kernels`, src/models/engine-settings.ts).
  */
-export function checkResumeKernels(dir: string, was: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env) {
-  const recorded = Number((was.engine as { kernels?: number } | undefined)?.kernels ?? 1), now = kernelVersion(env);
+export function checkResumeKernels(dir: string, was: Record<string, unknown>, now: number) {
+  const recorded = Number((was.engine as { kernels?: number } | undefined)?.kernels ?? 1);
   if (recorded !== now) {
     throw new ConfigError(`${dir} was started with kernels ${recorded} and this process runs kernels ${now}: ` +
       `resume it with WORKBENCH_KERNELS=${recorded}, or pass another --out`);
