@@ -69,7 +69,8 @@ describe('TRL end to end: GRPOTrainer through the reward service', function () {
 
   it('runs TRL 1.13 on CPU PyTorch 2.13: a tiny model, 3 optimiser steps, finite loss, weights moved', () => {
     console.log(`      ${JSON.stringify(out.versions)}: ${out.params} parameters; `
-      + `training ${out.train_s.toFixed(1)} s, async scoring ${out.async_s.toFixed(1)} s, script ${wallS.toFixed(1)} s`);
+      + `training ${out.train_s.toFixed(1)} s, async scoring ${out.async_s.toFixed(1)} s, `
+      + `script ${wallS.toFixed(1)} s`);
     assert.equal(out.versions.trl, '1.13.0');
     assert.equal(out.versions.torch, '2.13.0+cpu');
     assert.ok(out.params < 1_000_000, String(out.params));
