@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { parseArgs, runMain } from './args.js';
 import { ConfigError } from '../io/validate.js';
-import { engineInfo, initBackend, tf } from '../models/backend.js';
+import { engineInfo, engineSettings, initBackend, tf } from '../models/backend.js';
 import { createPolicy, loadPolicy } from '../models/index.js';
 import { modelConfig, sample, type Size } from '../models/policy.js';
 import { makeSequenceBatch } from '../models/logprobs.js';
@@ -93,8 +93,9 @@ runMain(async () => {
   if (isWorker) return worker(size, B, reps);
 
   const env0 = { ...process.env }; // before initBackend pins TensorFlow's settings in process.env
-  const primary = await initBackend(); // native when installed, unless TFJS_BACKEND names one backend
-  const backends = !process.env.TFJS_BACKEND && primary === 'tensorflow' ? ['tensorflow', 'wasm'] : [primary];
+  const engine = engineSettings();
+  const primary = await initBackend(engine); // native when installed, unless TFJS_BACKEND names one backend
+  const backends = !engine.backend && primary === 'tensorflow' ? ['tensorflow', 'wasm'] : [primary];
   const mc = modelConfig('transformer', size, 0);
   const python = process.env.TORCH_PYTHON ?? '/usr/bin/python3';
   const torchCfg = {

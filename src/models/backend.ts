@@ -103,11 +103,11 @@ export function engineInfo(settings: EngineSettings = engineSettings()): Record<
   const backend = tf.getBackend();
   const info: Record<string, string | number> = { backend, tfjs: tf.version_core, kernels: settings.kernels };
   if (backend === 'tensorflow') {
-    const env = settings.native;
+    const native = settings.native;
     Object.assign(info, {
-      tensorflow: tensorflowVersion ?? 'unknown', intraOpThreads: Number(env.TF_NUM_INTRAOP_THREADS),
-      interOpThreads: Number(env.TF_NUM_INTEROP_THREADS), onednnOpts: env.TF_ENABLE_ONEDNN_OPTS,
-      deterministicOps: env.TF_DETERMINISTIC_OPS, cpuAllocatorBfc: env.TF_CPU_ALLOCATOR_USE_BFC,
+      tensorflow: tensorflowVersion ?? 'unknown', intraOpThreads: Number(native.TF_NUM_INTRAOP_THREADS),
+      interOpThreads: Number(native.TF_NUM_INTEROP_THREADS), onednnOpts: native.TF_ENABLE_ONEDNN_OPTS,
+      deterministicOps: native.TF_DETERMINISTIC_OPS, cpuAllocatorBfc: native.TF_CPU_ALLOCATOR_USE_BFC,
       // the graphs (WORKBENCH_DECODE_GRAPH=0 turns all off): sampling's decode step (src/models/decode-graph.ts; the
       // eager step's numbers at the tested shapes, last-bit differences past them: docs/engine.md) and, with kernels
       // 2, the transformer's prefill and its training passes (train-graph.ts), so a run records which ones ran
