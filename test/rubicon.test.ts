@@ -325,9 +325,14 @@ describe('Rubicon after issue 19', () => {
 
 describe('Rubicon pre-registration of the competing pair', () => {
   it('correlations by hand: pooled, within-prompt (centred per group), Fisher interval', async () => {
-    const { fisherInterval, pearson, preregRows } = await import('../src/methods/rubicon-prereg.js');
-    assert.ok(Math.abs(pearson([1, 2, 3], [2, 4, 6]) - 1) < 1e-12);
-    assert.ok(Number.isNaN(pearson([1, 1, 1], [0, 1, 2])));
+    const { fisherInterval, preregRows } = await import('../src/methods/rubicon-prereg.js');
+    const { pearson } = await import('../src/util/stats.js');
+    assert.ok(Math.abs(pearson([1, 2, 3], [2, 4, 6])! - 1) < 1e-12);
+    assert.equal(pearson([1, 1, 1], [0, 1, 2]), null);
+    // a constant score: the row's r is NaN, without an interval (and writing the table refuses it)
+    const flat = preregRows([{ group: 0, prompt: 'constraints', constraints: 1, quality: 0 },
+      { group: 0, prompt: 'constraints', constraints: 1, quality: 1 }]).find((r) => r.prompts === 'both' && r.statistic === 'pooled')!;
+    assert.ok(Number.isNaN(flat.r) && flat.ci_low === '' && flat.ci_high === '');
     // r = -0.5 with 28 observations: tanh(atanh(-0.5) -/+ 1.959964 / 5)
     const ci = fisherInterval(-0.5, 28);
     assert.ok(Math.abs(Number(ci.ci_low) + 0.7358184808618345) < 1e-12 && Math.abs(Number(ci.ci_high) + 0.15602835951237076) < 1e-12);

@@ -13,12 +13,7 @@ import { defaultServiceConfig } from '../methods/reward-routes.js';
 import { startLlmServer } from './llm-server.js';
 import { writeTinyLlamaGguf } from '../models/gguf.js';
 import { ChatBackend, llmRoles } from '../models/chat.js';
-
-/** The p-th percentile (0..100) of sorted values, nearest rank. */
-export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
+import { percentile } from '../util/stats.js';
 
 function postOnce(port: number, path: string, body: string): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -2,6 +2,7 @@
 // whether its two families trade off, i.e. whether the constraint family's score and the quality family's score of
 // the same rollout are negatively correlated. The rule is fixed here and in results/rubicon/preregistration-rule.md
 // (a test keeps the two the same); src/cli/rubicon-preregister.ts measures and writes preregistration.csv.
+import { pearson } from '../util/stats.js';
 
 /** The rule, stated before any run on the pair. */
 export const PREREG_RULE = {
@@ -21,14 +22,11 @@ export const PREREG_RULE = {
 /** One cold-start rollout's two family scores (weighted sums of each family's dimensions). */
 export interface PreregSample { group: number; prompt: 'constraints' | 'quality'; constraints: number; quality: number }
 
-/** Pearson correlation of x and y; NaN when either has no variance. */
-export function pearson(x: readonly number[], y: readonly number[]): number {
-  if (x.length !== y.length) throw new Error(`pearson: ${x.length} x values for ${y.length} y values`);
-  const n = x.length, mx = x.reduce((a, b) => a + b, 0) / n, my = y.reduce((a, b) => a + b, 0) / n;
-  let sxy = 0, sxx = 0, syy = 0;
-  for (let i = 0; i < n; i++) { sxy += (x[i] - mx) * (y[i] - my); sxx += (x[i] - mx) ** 2; syy += (y[i] - my) ** 2; }
-  return sxx > 0 && syy > 0 ? sxy / Math.sqrt(sxx * syy) : NaN;
-}
+/**
+ * The correlation of the two scores (src/util/stats.ts, pearson), NaN where one side is constant: no interval then
+ * (fisherInterval), and writing the row refuses the non-finite value, as a table must not hold an undefined r.
+ */
+const correlation = (x: readonly number[], y: readonly number[]): number => pearson(x, y) ?? NaN;
 
 /** 95% interval of a correlation from Fisher's z with `dof` effective observations (empty when dof <= 3). */
 export function fisherInterval(r: number, dof: number): { ci_low: number | ''; ci_high: number | '' } {
@@ -52,8 +50,8 @@ export function preregRows(samples: PreregSample[]) {
       const mq = g.reduce((a, x) => a + x.quality, 0) / g.length;
       return g.map((x) => ({ c: x.constraints - mc, q: x.quality - mq }));
     });
-    const pooled = pearson(s.map((x) => x.constraints), s.map((x) => x.quality));
-    const within = pearson(centred.map((x) => x.c), centred.map((x) => x.q));
+    const pooled = correlation(s.map((x) => x.constraints), s.map((x) => x.quality));
+    const within = correlation(centred.map((x) => x.c), centred.map((x) => x.q));
     const mean = (f: (x: PreregSample) => number) => s.reduce((a, x) => a + f(x), 0) / s.length;
     return [
       { statistic: 'pooled', r: pooled, dof: s.length },

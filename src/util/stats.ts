@@ -1,4 +1,4 @@
-// Small numeric helpers shared across the library.
+// Small numeric helpers shared across the library: mean, median, t quantiles and intervals, correlation, percentiles.
 
 /** Mean of an array (0 for an empty one). */
 export const mean = (xs: ArrayLike<number>) => (xs.length ? Array.from(xs).reduce((a, b) => a + b, 0) / xs.length : 0);
@@ -27,4 +27,22 @@ export function meanInterval(xs: readonly number[]): { mean: number; ci_low: num
   if (n < 2) return { mean: m, ci_low: null, ci_high: null, n };
   const sd = Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1)), h = tQuantile95(n - 1) * sd / Math.sqrt(n);
   return { mean: m, ci_low: m - h, ci_high: m + h, n };
+}
+
+/** Pearson correlation; null when either side is constant (the correlation is undefined). */
+export function pearson(x: ArrayLike<number>, y: ArrayLike<number>): number | null {
+  const n = x.length;
+  if (n !== y.length) throw new Error(`pearson: lengths differ (${n} vs ${y.length})`);
+  let mx = 0, my = 0;
+  for (let i = 0; i < n; i++) { mx += x[i]; my += y[i]; }
+  mx /= n; my /= n;
+  let sxy = 0, sxx = 0, syy = 0;
+  for (let i = 0; i < n; i++) { const a = x[i] - mx, b = y[i] - my; sxy += a * b; sxx += a * a; syy += b * b; }
+  return sxx === 0 || syy === 0 ? null : sxy / Math.sqrt(sxx * syy);
+}
+
+/** The p-th percentile (0..100) of sorted values, nearest rank (NaN for none). */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
