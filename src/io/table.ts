@@ -2,6 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ConfigError } from './validate.js';
+import { CsvSyntaxError, parseCsv } from './csv.js';
 
 export type Cell = number | string | boolean;
 export type Row = Record<string, Cell>;
@@ -29,7 +30,7 @@ function formatCell(v: Cell): string {
     return String(v);
   }
   const s = String(v);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 export function toCsv(rows: Row[], columns: string[] = rows.length ? Object.keys(rows[0]) : []): string {
@@ -47,29 +48,9 @@ export function writeCsv(file: string, rows: Row[], columns?: string[]): void {
   writeFileAtomic(file, toCsv(rows, columns));
 }
 
-/** Split CSV text into records of cells, honouring double quotes (a quoted cell may hold commas and newlines). */
-function splitRecords(text: string): string[][] {
-  const records: string[][] = [];
-  let cells: string[] = [], cur = '', quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') { cur += '"'; i++; }
-      else if (ch === '"') quoted = false;
-      else cur += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') { cells.push(cur); cur = ''; }
-    else if (ch === '\n') { cells.push(cur); records.push(cells); cells = []; cur = ''; }
-    else cur += ch;
-  }
-  if (cur !== '' || cells.length) { cells.push(cur); records.push(cells); }
-  // an empty line is no record (a trailing newline, a blank line)
-  return records.filter((r) => r.length > 1 || r[0] !== '');
-}
-
 /**
- * Read a CSV written by writeCsv; numeric-looking cells become numbers. A missing, empty or ragged file is a
- * ConfigError naming it (one line, exit 2).
+ * Read a CSV table (RFC 4180: src/io/csv.ts; LF or CRLF line ends); numeric-looking cells become numbers. A missing,
+ * empty, ragged or malformed file is a ConfigError naming it (one line, exit 2).
  */
 export function readCsv(file: string): Row[] {
   let text: string;
@@ -78,7 +59,13 @@ export function readCsv(file: string): Row[] {
   } catch (e) {
     throw new ConfigError(`${file} cannot be read: ${(e as Error).message}`);
   }
-  const records = splitRecords(text);
+  let records: string[][];
+  try {
+    records = parseCsv(text);
+  } catch (e) {
+    if (e instanceof CsvSyntaxError) throw new ConfigError(`${file}: ${e.message}`);
+    throw e;
+  }
   if (records.length === 0) throw new ConfigError(`${file} is empty (no header)`);
   const header = records[0];
   return records.slice(1).map((cells, i) => {
