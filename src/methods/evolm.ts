@@ -1,4 +1,4 @@
-// EvoLM: a rubric generator co-evolving with the policy (papers.md section 3.1). The policy and the generator
+// EvoLM: a rubric generator co-evolving with the policy (docs/evolm.md, Method). The policy and the generator
 // share parameters and differ by role token. The frozen judge scores a response under a rubric as the
 // weight-normalised sum of satisfied criteria, J in [0, 1]. The policy is trained with GRPO on J (no answer
 // labels); the generator with GRPO on 0.7 (J(a+) - J(a-)) + 0.3 format, on preference pairs built without labels.

@@ -1,4 +1,4 @@
-// Label-free RL as CO-RL compares it (papers.md section 2.1), all with GRPO: GT-reward (the supervised upper
+// Label-free RL as CO-RL compares it (docs/corl.md, Methods), all with GRPO: GT-reward (the supervised upper
 // reference), TTRL (agreement with one's own majority vote), Intuitor (self-certainty), RENT (negative entropy),
 // and CO-RL (agent n rewarded by agreement with the majority vote of agent n-1, a ring). All rollouts and
 // pseudo-labels are computed before any update; then each agent takes its own GRPO step with its own Adam.

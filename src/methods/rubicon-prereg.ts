@@ -1,7 +1,8 @@
-// Pre-registration of the competing task pair (issue 19): before any training run on it, measure at the cold start
-// whether its two families trade off, i.e. whether the constraint family's score and the quality family's score of
-// the same rollout are negatively correlated. The rule is fixed here and in results/rubicon/preregistration-rule.md
-// (a test keeps the two the same); src/cli/rubicon-preregister.ts measures and writes preregistration.csv.
+// Pre-registration of the competing task pair (docs/rubicon-fairness.md, The competing pair): before any training run
+// on it, measure at the cold start whether its two families trade off, i.e. whether the constraint family's score
+// and the quality family's score of the same rollout are negatively correlated. The rule is fixed here and in
+// results/rubicon/preregistration-rule.md (a test keeps the two the same); src/cli/rubicon-preregister.ts measures
+// and writes preregistration.csv.
 import { pearson } from '../util/stats.js';
 
 /** The rule, stated before any run on the pair. */

@@ -48,13 +48,14 @@ export interface RubiconConfig {
   verifier: 'learned' | 'oracle';
   /**
    * how the learned verifier scores a soft dimension: 'probability' (its P(satisfied), continuous, so that the
-   * saturation and shaping aggregators have graded scores to act on) or 'verdict' (P > 1/2 as 0/1, before issue 19).
-   * The oracle verifier has only verdicts.
+   * saturation and shaping aggregators have graded scores to act on) or 'verdict' (P > 1/2 as 0/1, as before the fair
+   * comparisons of docs/rubicon-fairness.md). The oracle verifier has only verdicts.
    */
   softScores: SoftScores;
   /**
-   * the defence rubric (`honest_verification`): 'auto' joins it under the veto only (before issue 19), 'yes' under
-   * every aggregator, 'no' never. Under the veto it is a critical gate of weight 0, elsewhere a dimension of weight 1.
+   * the defence rubric (`honest_verification`): 'auto' joins it under the veto only (as before the fair comparisons of
+   * docs/rubicon-fairness.md), 'yes' under every aggregator, 'no' never. Under the veto it is a critical gate of
+   * weight 0, elsewhere a dimension of weight 1.
    */
   defence: Defence;
   /** the task pair: 'standard' (TASK_FAMILIES) or 'competing' (a binding length budget against thoroughness) */

@@ -1,6 +1,7 @@
-// Rubicon's rubric anchors in our world (papers.md section 4.1): each anchor scores one dimension of a response in
-// [0, 1]; hard anchors are checked by program, soft ones by the frozen verifier. A task family names the anchors
-// that make up its reward vector; an aggregator (src/rubrics/aggregators.ts) turns the vector into a reward.
+// Rubicon's rubric anchors in our world (docs/rubicon.md, Anchors and aggregators): each anchor scores one dimension
+// of a response in [0, 1]; hard anchors are checked by program, soft ones by the frozen verifier. A task family names
+// the anchors that make up its reward vector; an aggregator (src/rubrics/aggregators.ts) turns the vector into a
+// reward.
 import type { Problem } from '../world/problems.js';
 import { answerWidth } from '../world/problems.js';
 import { parseTrace, type ParsedTrace } from '../world/trace.js';
@@ -72,7 +73,7 @@ export function auditCheck(t: ParsedTrace, p: Problem): CheckAudit {
  * among checks, so hack_rate = check_rate x dishonest_share; absent without checks), `stamp_share` (rubber-stamped
  * among the checks that could be caught copying: how often a check copies instead of recomputing, free of the step
  * error rate; absent when none could) and `mismatch_rate` (share failing the defence rubric: the hack rate before
- * issue 19, which also failed partial checks).
+ * the fair comparisons of docs/rubicon-fairness.md, which also failed partial checks).
  */
 export function hackMeasures(items: { p: Problem; completion: string[] }[]): Record<string, number> {
   if (items.length === 0) return {};
@@ -122,10 +123,10 @@ export const TASK_FAMILIES: Record<'constraints' | 'quality', string[]> = {
 };
 
 /**
- * Task pairs: `standard` is TASK_FAMILIES; `competing` (issue 19) makes the families trade off. Its constraint
- * family is the answer format and a binding length budget; its quality family is thoroughness (steps, digits right,
- * a verification step), which costs tokens. No dimension is shared. Whether the pair competes at the cold start is
- * pre-registered (src/cli/rubicon-preregister.ts) before any run.
+ * Task pairs: `standard` is TASK_FAMILIES; `competing` (docs/rubicon-fairness.md) makes the families trade off. Its
+ * constraint family is the answer format and a binding length budget; its quality family is thoroughness (steps,
+ * digits right, a verification step), which costs tokens. No dimension is shared. Whether the pair competes at the
+ * cold start is pre-registered (src/cli/rubicon-preregister.ts) before any run.
  */
 export const TASK_PAIRS: Record<'standard' | 'competing', Record<'constraints' | 'quality', string[]>> = {
   standard: TASK_FAMILIES,
@@ -146,7 +147,7 @@ export function rewardVectors(anchors: Anchor[], items: { p: Problem; completion
 }
 
 /**
- * Rubicon's reported numbers (papers.md section 4.2), labelled as reported and never mixed with ours. `analogue`
+ * Rubicon's reported numbers (docs/rubicon.md, Claims), labelled as reported and never mixed with ours. `analogue`
  * names the column of our table that plays the benchmark's part: constraint benchmarks (IFEval, Collie) play our
  * constraint family, open-ended ones (Creative Writing, EQ-Bench, Judgemark) our quality family. The seesaw rows come
  * from a secondary source (two reviews of the paper), the others from the model card that reproduces the main tables.

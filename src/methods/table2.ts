@@ -53,7 +53,7 @@ export const METHODS: Record<string, MethodSpec> = {
   rlcer_rubric_only: { kind: 'rlcer', rlcer: { outcomeWeight: 0 }, quality: 'policy', label: 'RLCER rubric-only' },
   evolm_sequential: { kind: 'evolm', evolm: { schedule: 'sequential' }, quality: 'policy', label: 'EvoLM sequential' },
   evolm: { kind: 'evolm', evolm: { schedule: 'alternate' }, quality: 'policy', label: 'EvoLM (co-evolving)' },
-  // the regime map's controls (issue 20): RLVR's update with a reward that ignores the answer
+  // the regime map's controls (docs/regimes.md): RLVR's update with a reward that ignores the answer
   random_reward: { kind: 'rlvr', reward: 'random', quality: 'policy', label: 'control: random +1/-1 reward' },
   format_only: { kind: 'rlvr', reward: 'format', quality: 'policy', label: 'control: format-only reward' },
   // ablations beyond the table's rows
@@ -118,8 +118,9 @@ export const POSITIVE_CONTROLS = ['process_oracle', 'process_oracle_dense', 'rlc
 export const TABLE2_CORE_ROWS = ['sft', 'rlvr', 'scalar_rm', 'fixed_untrained', 'fixed_teacher', 'rlcer_no_evolve', 'rlcer',
   'rlcer_rubric_only', 'evolm_sequential', 'evolm'];
 /**
- * Table 2's rows in order: the paper's, then the fairness controls (issue 17): the paper's literal RLCER settings
- * (one Adam over the weighted sum at 10x; validity read literally), EvoLM's judge-only rows and its two-model control.
+ * Table 2's rows in order: the paper's, then the fairness controls (docs/rlcer.md, Method; docs/evolm.md, Controls):
+ * the paper's literal RLCER settings (one Adam over the weighted sum at 10x; validity read literally), EvoLM's
+ * judge-only rows and its two-model control.
  */
 export const TABLE2_ROWS = [...TABLE2_CORE_ROWS, 'rlcer_paper_rate', 'rlcer_literal_validity', 'judge_teacher',
   'judge_untrained', 'evolm_two_model'];
@@ -180,8 +181,8 @@ export const PROFILES: Record<string, Profile> = {
   // a pipeline check (tests, a new machine): one step, tiny evaluations
   smoke: { methods: TABLE2_CORE_ROWS, steps: 1, seeds: [0], sizes: ['S'], evalPerCell: 1, evalSamples: 1, curveEvery: 1,
     pairsPerCell: 2, archived: false },
-  // the long horizon (issue 17): does RLCER catch up with RLVR, as its paper's curve suggests? Held-out evaluation
-  // every 20 steps (the curve), the full final evaluation at the end
+  // the long horizon (docs/rlcer.md, The long horizon): does RLCER catch up with RLVR, as its paper's curve suggests?
+  // Held-out evaluation every 20 steps (the curve), the full final evaluation at the end
   long: { methods: LONG_ROWS, steps: 300, seeds: [0, 1, 2], sizes: ['S'], evalPerCell: 24, evalSamples: 8, curveEvery: 20,
     pairsPerCell: 24, archived: true },
   // the sensitivity pilot and campaign (results/sensitivity/preregistration.md): the full profile's evaluation, the

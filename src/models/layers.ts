@@ -1,5 +1,6 @@
-// Building blocks tuned for tfjs-wasm (TOOLCHAIN.md section 3): a linear layer whose backward pass uses only
-// untransposed matmuls (XNNPACK's fast path), layer norm from moments, and a sigmoid GELU (no erf/tanh loops).
+// Building blocks tuned for tfjs-wasm (docs/engine.md, Speed: XNNPACK serves only unbatched, untransposed matmuls): a
+// linear layer whose backward pass uses only untransposed matmuls (XNNPACK's fast path), layer norm from moments, and
+// a sigmoid GELU (no erf/tanh loops).
 // On the native backend the backward matmuls read their operands transposed instead (oneDNN does it in the
 // kernel; an explicit transpose of a [B*T, 4d] activation costs as much as the matmul).
 import { kernelVersion, tf } from './backend.js';

@@ -33,7 +33,7 @@ export function tokenLogProbs(policy: Policy, b: SequenceBatch, role = 0, withEn
   const { logits, values } = policy.forward(b);
   const V = logits.shape[2];
   const logp = tf.logSoftmax(logits);
-  // select the target's log-prob with a one-hot product (tfjs-wasm's batched gather is wrong; TOOLCHAIN.md)
+  // select the target's log-prob with a one-hot product (tfjs-wasm's batched gather is wrong: docs/engine.md, Backend)
   const picked = logp.mul(tf.oneHot(b.targets, V).toFloat()).sum(-1).mul(b.mask) as tf.Tensor2D;
   const entropy = withEntropy ? tf.exp(logp).mul(logp).sum(-1).neg().mul(b.mask) as tf.Tensor2D : tf.zerosLike(picked);
   const v = values.slice([0, 0, role], [-1, -1, 1]).squeeze([2]).mul(b.mask) as tf.Tensor2D;

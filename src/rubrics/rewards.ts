@@ -1,5 +1,5 @@
 // RLCER's rubric rewards and EvoLM's judge score as small pure functions over one prompt's group of rollouts.
-// Formulas (DESIGN.md section 5; papers.md section 1.2), with the paper's ambiguities as named options.
+// Formulas (docs/rlcer.md, Method, and its table of options), with the paper's ambiguities as named options.
 import { pearson } from '../util/stats.js';
 import type { RubricItem } from './rubric.js';
 import type { Rng } from '../util/random.js';

@@ -1,5 +1,5 @@
-// CO-RL's binary-answer reduction (papers.md 2.2): answers collapse to {correct, wrong}, p = P(correct),
-// K odd samples per step, GRPO with group-normalised advantages, clipping and KL ignored.
+// CO-RL's binary-answer reduction (docs/theory.md, The binary theory): answers collapse to {correct, wrong},
+// p = P(correct), K odd samples per step, GRPO with group-normalised advantages, clipping and KL ignored.
 import { binomialExpect, choose, majorityCorrectProb, voteMoments } from './binomial.js';
 import { requireFinite, requireNonNegative, requireOddK, requireProbability } from '../io/validate.js';
 
