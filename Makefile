@@ -211,6 +211,14 @@ verify-results: verify-quick
 	rm -rf runs/verify/regimes
 	$(TSX) src/cli/sweep.ts table --config sweeps/regimes.json --root /nonexistent --out runs/verify/regimes > /dev/null
 	$(TSX) analysis/compare-results.ts runs/verify/regimes results/regimes --only table.csv,claims.csv,power.csv,pooled.csv
+	rm -rf runs/verify/sensitivity && mkdir -p runs/verify/sensitivity/sweeps
+	cp results/sensitivity/regime_criterion.csv runs/verify/sensitivity/
+	$(TSX) analysis/sensitivity.ts pilot --root /nonexistent --out runs/verify/sensitivity > /dev/null
+	$(TSX) analysis/sensitivity.ts preregister --root /nonexistent --out runs/verify/sensitivity --sweeps runs/verify/sensitivity/sweeps > /dev/null
+	$(TSX) analysis/compare-results.ts runs/verify/sensitivity results/sensitivity --only pilot_records.csv,pilot.csv,power.csv,committed_spread.csv,preregistration.md
+	$(TSX) analysis/compare-results.ts runs/verify/sensitivity/sweeps sweeps --only sensitivity-S-baseline.json,sensitivity-S-sparse.json,sensitivity-M-baseline.json
+	$(if $(wildcard results/sensitivity/confirm),rm -rf runs/verify/confirm && $(TSX) analysis/sensitivity.ts confirm --root /nonexistent --out runs/verify/confirm > /dev/null)
+	$(if $(wildcard results/sensitivity/confirm),$(TSX) analysis/compare-results.ts runs/verify/confirm results/sensitivity/confirm --only records.csv,table.csv,claims.csv,power.csv,pooled.csv)
 
 # CO-RL's Table 1 analogue (needs make corl-agents first); same profiles and resumption as Table 2
 reproduce-corl:
@@ -289,9 +297,13 @@ sensitivity-pilot:
 sensitivity-preregister:
 	$(TSX) analysis/sensitivity.ts preregister
 # the confirmatory campaign as pre-registered: S (both regimes), then M; resumable, records archived as they finish
+# (the two S regimes side by side, one run each at a time; then M two at a time), then the analysis -> results/sensitivity/confirm
 reproduce-sensitivity:
-	$(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity.json $(EXECUTOR_FLAGS) --wait yes
-	$(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-M.json $(EXECUTOR_FLAGS) --wait yes
+	$(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-S-baseline.json $(EXECUTOR_FLAGS) --jobs 1 --wait yes & \
+	  $(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-S-sparse.json $(EXECUTOR_FLAGS) --jobs 1 --wait yes; \
+	  wait $$!
+	$(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-M-baseline.json $(EXECUTOR_FLAGS) --wait yes
+	$(TSX) analysis/sensitivity.ts confirm
 # EvoLM's exact-judge rows at Table 2's full profile, S, 3 seeds, on kernel generation 1 (the committed EvoLM rows')
 evolm-oracle:
 	WORKBENCH_KERNELS=1 $(TSX) src/cli/table2.ts --profile full --methods evolm-oracle --sizes S $(EXECUTOR_FLAGS)

@@ -27,17 +27,19 @@ export const MAX_SEEDS = 20;
 export const RECORD_COLUMNS = ['size', 'cell', 'method', 'seed', 'horizon', 'endpoint', 'value', 'n'];
 
 /** Every finished run's endpoints at every horizon it evaluated, one tidy row each (unfinished runs are not read). */
-export function sensitivityRecords(c: SweepConfig): Row[] {
+export function sensitivityRecords(c: SweepConfig & { regime?: string }, kernels?: number): Row[] {
   const rows: Row[] = [];
   for (const s of expandSweep(c)) {
     const dir = s.archive && fs.existsSync(path.join(s.archive, 'done.json')) ? s.archive
       : fs.existsSync(path.join(s.dir, 'done.json')) ? s.dir : null;
     if (!dir) continue;
     if (dir === s.archive) verifySums(dir);
+    const gen = Number((JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')).engine?.kernels) ?? 1);
+    if (kernels !== undefined && gen !== kernels) throw new ConfigError(`${dir} ran on kernels ${gen}, the campaign on ${kernels}: not read`);
     const files = fs.readdirSync(dir).filter((f) => /^endpoints(-\d+)?\.csv$/.test(f)).sort();
     if (files.length === 0) throw new ConfigError(`${dir} has no endpoints table: was it run with the sensitivity profile?`);
     for (const f of files) for (const r of readCsv(path.join(dir, f))) {
-      rows.push({ size: s.size, cell: s.cell, method: s.method, seed: s.seed, horizon: Number(r.step), endpoint: String(r.endpoint),
+      rows.push({ size: s.size, cell: c.regime && c.regime !== 'baseline' ? `regime=${c.regime}` : s.cell, method: s.method, seed: s.seed, horizon: Number(r.step), endpoint: String(r.endpoint),
         value: r.value, n: r.n });
     }
   }
@@ -130,29 +132,41 @@ export const CAMPAIGN_FIRST_SEED = 10;
 /** The fewest seeds any campaign arm gets, whatever the rule says (the issue's floor). */
 export const MIN_SEEDS = 8;
 
-/** Seeds per arm at S (the most any S cell of the pilot's rule asks, within [MIN_SEEDS, MAX_SEEDS]) and at M. */
-export function campaignSeeds(rule: Row[], spread: Row[]): { S: number; M: number } {
-  const clamp = (n: number) => Math.min(MAX_SEEDS, Math.max(MIN_SEEDS, n));
-  const s = Math.max(...rule.filter((r) => r.size === 'S' && r.seeds !== '').map((r) => Number(r.seeds)));
-  const m = Math.max(...spread.filter((r) => r.size === 'M').map((r) => Number(r.seeds_rule)));
-  return { S: clamp(Number.isFinite(s) ? s : MAX_SEEDS), M: clamp(Number.isFinite(m) ? m : MAX_SEEDS) };
+/** The campaign's seeds per sweep: each S regime the most its cells of the pilot's rule ask, M the committed spread's. */
+export interface CampaignSeeds { S: Record<string, number>; M: number }
+
+/** Seeds per arm: per S regime, the most any of its horizons asks (within [MIN_SEEDS, MAX_SEEDS]); at M likewise. */
+export function campaignSeeds(rule: Row[], spread: Row[]): CampaignSeeds {
+  const clamp = (n: number) => Math.min(MAX_SEEDS, Math.max(MIN_SEEDS, Number.isFinite(n) ? n : MAX_SEEDS));
+  const S: Record<string, number> = {};
+  for (const cell of [...new Set(rule.filter((r) => r.size === 'S').map((r) => String(r.cell)))].sort()) {
+    S[regimeOf(cell)] = clamp(Math.max(...rule.filter((r) => r.size === 'S' && r.cell === cell && r.seeds !== '').map((r) => Number(r.seeds))));
+  }
+  return { S, M: clamp(Math.max(...spread.filter((r) => r.size === 'M').map((r) => Number(r.seeds_rule)))) };
 }
 
-/** The campaign's two sweeps (S: both regimes; M: the baseline at 60 steps), seeds from the rule. */
-export function campaignSweeps(seeds: { S: number; M: number }, sparseCells: Row[]): Record<string, SweepConfig> {
+/** A campaign sweep: its runs are one regime's (`regime`, read by sensitivityRecords; sweep.ts ignores it). */
+export type CampaignSweep = SweepConfig & { regime: string };
+
+/** The campaign's sweeps: S baseline, S sparse (the regime's cells as overrides), M baseline at 60 steps. */
+export function campaignSweeps(seeds: CampaignSeeds, sparseCells: Row[]): Record<string, CampaignSweep> {
   const range = (n: number) => Array.from({ length: n }, (_, i) => CAMPAIGN_FIRST_SEED + i);
   const run = (profile: string, extra: string[] = []) => ['src/cli/table2-run.ts', '--method', '{method}', '--size', '{size}', '--seed',
     '{seed}', '--profile', profile, ...extra, '--out', '{dir}'];
   const trainCells = sparseCells.filter((r) => r.chosen === 'yes').map((r) => ({ family: String(r.family), digits: Number(r.digits) }));
+  const sweep = (name: string, regime: string, size: string, methods: string[], n: number, extra: string[] = []): CampaignSweep => ({
+    name, regime, root: `runs/sweeps/${name}`, archive: `results/runs/sensitivity/${size}-${regime}`, command: run('confirm', extra),
+    methods, seeds: range(n), sizes: [size], minSeeds: MIN_SEEDS, knobs: [] });
   return {
-    'sensitivity.json': { name: 'sensitivity', root: 'runs/sweeps/sensitivity', archive: 'results/runs/sensitivity/S',
-      command: run('confirm'), methods: CAMPAIGN_ARMS, seeds: range(seeds.S), sizes: ['S'], minSeeds: MIN_SEEDS,
-      knobs: [{ name: 'regime', default: 'baseline', levels: [{ level: 'sparse', overrides: { world: { trainCells } } }] }] },
-    'sensitivity-M.json': { name: 'sensitivity-M', root: 'runs/sweeps/sensitivity-M', archive: 'results/runs/sensitivity/M',
-      command: run('confirm', ['--steps', '60']), methods: CAMPAIGN_ARMS_M, seeds: range(seeds.M), sizes: ['M'],
-      minSeeds: MIN_SEEDS, knobs: [] },
-  } as Record<string, SweepConfig>;
+    'sensitivity-S-baseline.json': sweep('sensitivity-S-baseline', 'baseline', 'S', CAMPAIGN_ARMS, seeds.S.baseline),
+    'sensitivity-S-sparse.json': sweep('sensitivity-S-sparse', 'sparse', 'S', CAMPAIGN_ARMS, seeds.S.sparse,
+      ['--overrides', JSON.stringify({ world: { trainCells } })]),
+    'sensitivity-M-baseline.json': sweep('sensitivity-M-baseline', 'baseline', 'M', CAMPAIGN_ARMS_M, seeds.M, ['--steps', '60']),
+  };
 }
+
+/** The campaign's sweep configs, in the order the campaign runs them. */
+export const CAMPAIGN_SWEEPS = ['sweeps/sensitivity-S-baseline.json', 'sweeps/sensitivity-S-sparse.json', 'sweeps/sensitivity-M-baseline.json'];
 
 /** Mean seconds per finished run of each (method, cell, steps) in a sweep's records (done.json), for the budget. */
 export function runCosts(c: SweepConfig): Row[] {
@@ -167,6 +181,11 @@ export function runCosts(c: SweepConfig): Row[] {
   return [...acc].map(([k, v]) => { const [method, cell] = k.split('|'); return { method, cell, runs: v.length, seconds: mean(v) }; });
 }
 
+/** The kernel generation every campaign run uses (src/models/backend.ts). */
+export const KERNELS = 2;
+/** RLCER-type arms' cost per run over RLVR's (the committed long profile: 726 s against 320 s at 300 steps). */
+export const RLCER_COST_RATIO = 2.3;
+
 const f3 = (v: unknown) => (v === '' || v === undefined ? '-' : Number(v).toFixed(3));
 const mdTable = (cols: string[], rows: (string | number)[][]) =>
   [`| ${cols.join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
@@ -176,7 +195,7 @@ const mdTable = (cols: string[], rows: (string | number)[][]) =>
  * (never its means), the committed spread at M, and the pilot's run costs. Fixed once committed: the campaign changes
  * nothing it names.
  */
-export function preregistrationText(o: { criterion: Row[]; rule: Row[]; spread: Row[]; seeds: { S: number; M: number };
+export function preregistrationText(o: { criterion: Row[]; rule: Row[]; spread: Row[]; seeds: CampaignSeeds;
   costs: Row[]; weight: number }): string {
   const chosen = o.criterion.filter((r) => r.chosen === 'yes');
   const cost = (m: string, cell: string) => o.costs.find((r) => r.method === m && r.cell === cell);
@@ -185,6 +204,13 @@ export function preregistrationText(o: { criterion: Row[]; rule: Row[]; spread: 
     return `${cell === 'baseline' ? 'baseline' : 'sparse'}: RLVR ${r ? (Number(r.seconds) / 60).toFixed(1) : '-'} min, ` +
       `process_oracle ${p ? (Number(p.seconds) / 60).toFixed(1) : '-'} min`;
   }).join('; ');
+  // the campaign's cost from the pilot's 300-step RLVR-kind runs: RLCER-kind arms at RLCER_COST_RATIO x, a 60-step
+  // run at a fifth of its 300-step cost plus the same final evaluation (taken as a tenth of a 300-step run)
+  const base = mean(o.costs.map((r) => Number(r.seconds))) / 60;
+  const armCost = (m: string, steps: number) => base * (['rlcer', 'fixed_teacher', 'rlcer_no_evolve', 'rlcer_discriminative'].includes(m)
+    ? RLCER_COST_RATIO : 1) * (steps === 300 ? 1 : 0.3);
+  const total = CAMPAIGN_ARMS.reduce((a, m) => a + (o.seeds.S.baseline + o.seeds.S.sparse) * armCost(m,
+    ['rlcer_no_evolve', 'rlcer_discriminative'].includes(m) ? 60 : 300), 0) + CAMPAIGN_ARMS_M.length * o.seeds.M * base * 0.6;
   return `# Pre-registration: the sensitivity campaign
 
 Written by \`make sensitivity-preregister\` (analysis/sensitivity.ts) from the committed inputs named below, and
@@ -249,10 +275,12 @@ ${mdTable(['size', 'regime', 'horizon', 'pilot seeds', 'SD in-distribution', 'SD
 ${mdTable(['size', 'endpoint', 'committed seeds', 'SD RLCER - RLVR', 'seeds for MDE <= 0.03'],
     o.spread.map((r) => [String(r.size), String(r.endpoint), String(r.seeds), f3(r.sd), String(r.seeds_rule)]))}
 
-**Seeds per arm: ${o.seeds.S} at S (every arm, both regimes: the most any S cell asks, at least ${MIN_SEEDS}) and ${o.seeds.M} at M
-(at least ${MIN_SEEDS})**, seeds ${CAMPAIGN_FIRST_SEED}, ${CAMPAIGN_FIRST_SEED + 1}, ... (disjoint from the pilot's 0-2 and from every earlier
-record). The pilot's runs are not campaign runs. A three-seed SD is itself uncertain: every comparison reports the
-MDE its own seeds give, beside its verdict.
+**Seeds per arm: ${o.seeds.S.baseline} at S in the baseline regime, ${o.seeds.S.sparse} at S in the sparse regime (the most either
+horizon of the regime asks, at least ${MIN_SEEDS}, at most ${MAX_SEEDS}), and ${o.seeds.M} at M** (at least ${MIN_SEEDS}); seeds
+${CAMPAIGN_FIRST_SEED}, ${CAMPAIGN_FIRST_SEED + 1}, ... (disjoint from the pilot's 0-2 and from every earlier record). The pilot's runs are not
+campaign runs. A three-seed SD is itself uncertain: every comparison reports the MDE its own seeds give, beside its
+verdict. Kernel generation ${KERNELS} (WORKBENCH_KERNELS) for every campaign run; a run on another generation is not
+read.
 
 ## 5. Analysis
 
@@ -275,8 +303,12 @@ MDE its own seeds give, beside its verdict.
 ## 6. Budget
 
 Measured on the pilot (two-core machine, two runs at a time, 300 steps incl. evaluations): ${costLine}. RLCER-type
-arms cost about 2-3x RLVR's step (docs/engine.md). About ${2 * CAMPAIGN_ARMS.length * o.seeds.S + CAMPAIGN_ARMS_M.length * o.seeds.M} runs
-(${2 * CAMPAIGN_ARMS.length * o.seeds.S} at S, ${CAMPAIGN_ARMS_M.length * o.seeds.M} at M), run two at a time, seeds outermost, records committed as they land.
+arms cost about 2-3x RLVR's step (docs/engine.md). ${CAMPAIGN_ARMS.length * (o.seeds.S.baseline + o.seeds.S.sparse) + CAMPAIGN_ARMS_M.length * o.seeds.M} runs
+(${CAMPAIGN_ARMS.length * (o.seeds.S.baseline + o.seeds.S.sparse)} at S, ${CAMPAIGN_ARMS_M.length * o.seeds.M} at M), two at a time (the two S regimes side by side, seeds outermost in
+each), then M; records committed as they land. Sweeps: ${CAMPAIGN_SWEEPS.join(', ')}. Estimated from the pilot's mean
+run (${base.toFixed(1)} min with two at a time), RLCER-type arms at ${RLCER_COST_RATIO}x, a 60-step run at 0.3x a 300-step
+one and an M run at 0.6x: about ${(total / 60).toFixed(0)} run-hours, ${(total / 120).toFixed(0)} hours on two cores, over several sessions (a killed
+run resumes from its last checkpoint).
 `;
 }
 
@@ -308,7 +340,7 @@ export function confirmTable(records: Row[]): Row[] {
  * does not beat RLVR by at least its MDE. A comparison short of `seeds` paired seeds is `pending` (not tested, not
  * counted in its family's adjustment).
  */
-export function confirmClaims(records: Row[], seeds: { S: number; M: number }): Row[] {
+export function confirmClaims(records: Row[], seeds: (size: string, regime: string) => number): Row[] {
   const out: Row[] = [];
   const families = [...new Set(records.map((r) => `${r.size}|${r.cell}|${r.horizon}|${r.endpoint}`))]
     .filter((k) => PRIMARY_ENDPOINTS.includes(k.split('|')[3]));
@@ -318,7 +350,7 @@ export function confirmClaims(records: Row[], seeds: { S: number; M: number }): 
     const methods = [...new Set(at.map((r) => String(r.method)))];
     const pairs: [string, string][] = methods.filter((m) => m !== 'rlvr' && methods.includes('rlvr')).map((m) => [m, 'rlvr']);
     if (methods.includes('rlcer') && methods.includes('rlcer_no_evolve')) pairs.push(['rlcer', 'rlcer_no_evolve']);
-    const sign = endpoint === 'trace_error' ? -1 : 1, need = size === 'M' ? seeds.M : seeds.S;
+    const sign = endpoint === 'trace_error' ? -1 : 1, need = seeds(size, regimeOf(cell));
     const rows = pairs.map(([a, b]) => {
       const val = (m: string) => new Map(at.filter((r) => r.method === m && r.value !== '').map((r) => [Number(r.seed), Number(r.value)]));
       const A = val(a), B = val(b), common = [...A.keys()].filter((x) => B.has(x)).sort((x, y) => x - y);
@@ -388,15 +420,19 @@ export function confirmPooled(records: Row[], claims: Row[]): Row[] {
   });
 }
 
-function loadSweep(file: string): SweepConfig {
-  return loadJsonConfig(file) as unknown as SweepConfig;
+let rootOverride: string | undefined;
+function loadSweep(file: string): CampaignSweep {
+  const c = loadJsonConfig(file) as unknown as CampaignSweep;
+  return rootOverride ? { ...c, root: rootOverride } : c;
 }
 
 runMain(async () => {
   if (process.argv[1] && !/sensitivity\.ts$/.test(process.argv[1])) return; // imported, not run
   const [cmd, ...rest] = process.argv.slice(2);
   const a = parseArgs(rest, { config: 'sweep config (default the pilot\'s)', out: 'output directory (default results/sensitivity)',
-    sweeps: 'where preregister writes the campaign\'s sweep configs (default sweeps)' });
+    sweeps: 'where preregister writes the campaign\'s sweep configs (default sweeps)',
+    root: 'run directory root instead of the sweeps\' (e.g. /nonexistent: read the committed archive only)' });
+  rootOverride = a.root;
   const out = a.out ?? 'results/sensitivity';
   if (cmd === 'preregister') {
     const rule = readCsv(path.join(out, 'power.csv')), spread = readCsv(path.join(out, 'committed_spread.csv'));
@@ -405,16 +441,18 @@ runMain(async () => {
     writeFileAtomic(path.join(out, 'preregistration.md'),
       preregistrationText({ criterion, rule, spread, seeds, costs, weight: PROCESS_WEIGHT }));
     for (const [f, c] of Object.entries(campaignSweeps(seeds, criterion))) writeFileAtomic(path.join(a.sweeps ?? 'sweeps', f), JSON.stringify(c, null, 1) + '\n');
-    console.log(`pre-registration -> ${out}/preregistration.md; seeds S ${seeds.S}, M ${seeds.M}`);
+    console.log(`pre-registration -> ${out}/preregistration.md; seeds ${JSON.stringify(seeds)}`);
     return;
   }
   if (cmd === 'confirm') {
-    const sweeps = ['sweeps/sensitivity.json', 'sweeps/sensitivity-M.json'].filter((f) => fs.existsSync(f));
-    if (sweeps.length === 0) throw new ConfigError('no campaign sweeps (sweeps/sensitivity.json): run make sensitivity-preregister first');
-    const records = sweeps.flatMap((f) => sensitivityRecords(loadSweep(f)));
-    const seeds = Object.fromEntries(sweeps.map((f) => { const c = loadSweep(f); return [c.sizes[0], c.seeds.length]; })) as { S: number; M: number };
+    const sweeps = CAMPAIGN_SWEEPS.filter((f) => fs.existsSync(f)).map(loadSweep);
+    if (sweeps.length === 0) throw new ConfigError('no campaign sweeps (sweeps/sensitivity-*.json): run make sensitivity-preregister first');
+    const records = sweeps.flatMap((c) => sensitivityRecords(c, KERNELS));
+    // a comparison is complete with the seeds its sweep was given (the least over a size's sweeps)
+    const need = (size: string, regime: string) =>
+      sweeps.find((c) => c.sizes.includes(size) && c.regime === regime)?.seeds.length ?? MAX_SEEDS;
     const dir = a.out ?? path.join('results/sensitivity', 'confirm');
-    const claims = confirmClaims(records, { S: seeds.S ?? MAX_SEEDS, M: seeds.M ?? MAX_SEEDS });
+    const claims = confirmClaims(records, need);
     writeCsv(path.join(dir, 'records.csv'), records, RECORD_COLUMNS);
     writeCsv(path.join(dir, 'table.csv'), confirmTable(records), CONFIRM_TABLE_COLUMNS);
     writeCsv(path.join(dir, 'claims.csv'), claims, CONFIRM_CLAIM_COLUMNS);

@@ -38,7 +38,7 @@ describe('sensitivity pilot', () => {
     assert.ok(Math.abs(Number(base.mde_trace_error) - mde(0.05, Number(base.seeds))) < 1e-12);
     assert.equal(sparse.seeds, 20);
     assert.equal(sparse.target_met, 'no');
-    assert.deepEqual(campaignSeeds([base, sparse], [{ size: 'M', seeds_rule: 3 }]), { S: 20, M: 8 });
+    assert.deepEqual(campaignSeeds([base, sparse], [{ size: 'M', seeds_rule: 3 }]), { S: { baseline: Number(base.seeds) < 8 ? 8 : Number(base.seeds), sparse: 20 }, M: 8 });
   });
 });
 
@@ -49,7 +49,7 @@ describe('sensitivity campaign verdicts', () => {
     noise.map((e, s) => rec(m, s, 0.5 + shift + (m === 'rlvr' ? 0 : e * 0.5), o));
   it('helps / hurts by Holm-adjusted p, a null inside +-MDE, and uninformative only where the control fails', () => {
     const records = [...arm('rlvr', 0), ...arm('process_oracle', 0.1), ...arm('rlcer', 0.001), ...arm('fixed_teacher', -0.1)];
-    const claims = confirmClaims(records, { S: 8, M: 8 });
+    const claims = confirmClaims(records, () => 8);
     const v = (c: string) => claims.find((r) => r.claim === c)!;
     assert.equal(v('process_oracle_minus_rlvr').verdict, 'helps');
     assert.equal(v('fixed_teacher_minus_rlvr').verdict, 'hurts');
@@ -63,7 +63,7 @@ describe('sensitivity campaign verdicts', () => {
     assert.ok(Math.abs(Number(v('rlcer_minus_rlvr').p) - tTestP(m / (sd / Math.sqrt(8)), 7)) < 1e-12);
     // the same with a positive control that does nothing: the rubric arm's null is uninformative, its hurt stays
     const flat = confirmClaims([...arm('rlvr', 0), ...arm('process_oracle', 0.001), ...arm('rlcer', 0.001),
-      ...arm('fixed_teacher', -0.1)], { S: 8, M: 8 });
+      ...arm('fixed_teacher', -0.1)], () => 8);
     assert.equal(flat.find((r) => r.claim === 'rlcer_minus_rlvr')!.verdict, 'uninformative');
     assert.equal(flat.find((r) => r.claim === 'fixed_teacher_minus_rlvr')!.verdict, 'hurts');
     assert.equal(flat.find((r) => r.claim === 'rlcer_minus_rlvr')!.positive_control, 'does not beat RLVR');
@@ -71,29 +71,29 @@ describe('sensitivity campaign verdicts', () => {
   it('tests the Holm-adjusted p, not the raw one; a null must lie inside +-MDE on both sides', () => {
     // rlcer +0.007: raw p about 0.03, fourth of five in its family, so Holm doubles it past 0.05
     const claims = confirmClaims([...arm('rlvr', 0), ...arm('process_oracle', 0.1), ...arm('fixed_teacher', -0.1),
-      ...arm('rlcer', 0.007), ...arm('rlcer_no_evolve', 0)], { S: 8, M: 8 });
+      ...arm('rlcer', 0.007), ...arm('rlcer_no_evolve', 0)], () => 8);
     const r = claims.find((c) => c.claim === 'rlcer_minus_rlvr')!;
     assert.ok(Number(r.p) < 0.05 && Number(r.p_holm) >= 0.05, `p ${r.p}, Holm ${r.p_holm}`);
     assert.equal(r.verdict, 'inconclusive');
     // -0.006: not significant, its interval reaches below -MDE: inconclusive, not a null
-    const low = confirmClaims([...arm('rlvr', 0), ...arm('process_oracle', 0.1), ...arm('rlcer', -0.006)], { S: 8, M: 8 })
+    const low = confirmClaims([...arm('rlvr', 0), ...arm('process_oracle', 0.1), ...arm('rlcer', -0.006)], () => 8)
       .find((c) => c.claim === 'rlcer_minus_rlvr')!;
     assert.ok(Number(low.p_holm) >= 0.05 && Number(low.ci_low) < -Number(low.mde) && Number(low.ci_high) < Number(low.mde));
     assert.equal(low.verdict, 'inconclusive');
   });
   it('reads trace error with the sign flipped, and leaves comparisons short of their seeds pending', () => {
     const te = { endpoint: 'trace_error' };
-    const claims = confirmClaims([...arm('rlvr', 0, te), ...arm('process_oracle', -0.1, te)], { S: 8, M: 8 });
+    const claims = confirmClaims([...arm('rlvr', 0, te), ...arm('process_oracle', -0.1, te)], () => 8);
     assert.equal(claims[0].verdict, 'helps');
     assert.equal(claims[0].expected_sign, -1);
-    const short = confirmClaims([...arm('rlvr', 0), ...arm('process_oracle', 0.1).slice(0, 5)], { S: 8, M: 8 });
+    const short = confirmClaims([...arm('rlvr', 0), ...arm('process_oracle', 0.1).slice(0, 5)], () => 8);
     assert.equal(short[0].verdict, 'pending');
     assert.equal(short[0].p, '');
   });
   it('pools a claim across the cells of its size', () => {
     const cells = ['baseline', 'regime=sparse'];
     const records = cells.flatMap((cell) => [...arm('rlvr', 0, { cell }), ...arm('process_oracle', 0.1, { cell })]);
-    const pooled = confirmPooled(records, confirmClaims(records, { S: 8, M: 8 }));
+    const pooled = confirmPooled(records, confirmClaims(records, () => 8));
     assert.equal(pooled.length, 1);
     assert.equal(pooled[0].cells, 2);
     assert.equal(pooled[0].positive, 2);
