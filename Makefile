@@ -56,6 +56,13 @@ help:
 	@echo "make test-slurm the Slurm executor for real: single-node cluster, a tiny array sweep, one failure resubmitted"
 	@echo "make regime-map the pre-registered regime map (sweeps/regimes.json, 189 runs; EXECUTOR=local|slurm) -> results/regimes/"
 	@echo "make mutation   StrykerJS over the reward and evaluation code -> results/mutation/ (incremental; FORCE=1 all: ~35 min, busy 2 cores)"
+	@echo "make sparse-regime  the sparse-outcome regime's criterion on the cold start alone -> results/sensitivity/regime_criterion.csv"
+	@echo "make sensitivity-pilot  RLVR and process_oracle, 3 seeds, both regimes, 60 and 300 steps -> results/sensitivity/pilot.csv, power.csv"
+	@echo "make sensitivity-preregister  the pre-registration and the campaign's sweeps from the pilot's SDs (docs/sensitivity.md)"
+	@echo "make reproduce-sensitivity  the pre-registered confirmatory campaign (resumable) -> results/sensitivity/confirm/"
+	@echo "make evolm-oracle  EvoLM's exact-judge rows (judge-only teacher rubrics, EvoLM) at Table 2's full profile, S"
+	@echo "make example-trl  TRL's GRPOTrainer trains a tiny model through the reward service (RLCER); docs/reward-service.md"
+	@echo "make settings-doc  every environment variable the code reads -> docs/settings.md"
 	@echo "make clean-runs delete runs/ (raw run directories; results/ is kept)"
 
 setup:
@@ -307,3 +314,15 @@ reproduce-sensitivity:
 # EvoLM's exact-judge rows at Table 2's full profile, S, 3 seeds, on kernel generation 1 (the committed EvoLM rows')
 evolm-oracle:
 	WORKBENCH_KERNELS=1 $(TSX) src/cli/table2.ts --profile full --methods evolm-oracle --sizes S $(EXECUTOR_FLAGS)
+
+# TRL's GRPOTrainer trains a tiny random model through the reward service (RLCER, groups of num_generations):
+# python/examples/trl_grpo.py in the Python clients' environment (.venv-clients, made by make setup);
+# EXAMPLE_ARGS='--url http://127.0.0.1:5057' uses a running service. docs/reward-service.md
+.PHONY: example-trl settings-doc
+example-trl:
+	bash bin/setup-python-clients
+	TRL_EXPERIMENTAL_SILENCE=1 .venv-clients/bin/python python/examples/trl_grpo.py $(EXAMPLE_ARGS)
+
+# every environment variable the code reads, in one table (analysis/settings.ts -> docs/settings.md)
+settings-doc:
+	$(TSX) analysis/settings.ts
