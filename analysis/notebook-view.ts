@@ -1,0 +1,269 @@
+// What a notebook shows a researcher, from the same code as the reports and the gallery (a notebook re-implements
+// nothing):
+//   tables   a tidy CSV (or rows) -> a danfojs DataFrame (frame), then views of it rendered as HTML tables: filtered,
+//            sorted, a few columns, an interval beside its estimate, one block per group (viewHtml / show); per-seed
+//            rows grouped and summarised by danfojs (summarise); a long table spread to one row per key (wide)
+//   charts   a figure spec (analysis/figures.ts `Figure`) -> an interactive plotly chart inline (chartHtml / chart).
+//            figure(name) builds a results/figures/ figure with the builders `make figures` draws its PNG and SVG
+//            with (analysis/figure-themes.ts), so the chart and the export are one spec; the first chart of a
+//            notebook inlines the installed plotly.js-dist-min bundle once (no network), every later one reuses it
+// Every *Html function is pure (tested in test/notebook-view.test.ts); show and chart hand it to tslab.display.html.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import * as dfd from 'danfojs-node';
+import * as tslab from 'tslab';
+import { readCsv, type Cell, type Row } from '../src/io/table.js';
+import { escapeHtml, plotlyJs, readFigureScript, specOf, type Figure } from './figures.js';
+import { figureThemes, themeOf } from './figure-themes.js';
+
+export type Frame = dfd.DataFrame;
+
+/** A column whose filled cells are all numbers reads '' as NaN (danfojs' missing value): means skip it. */
+function numericBlanks(rows: Row[]): Row[] {
+  const cols = rows.length ? Object.keys(rows[0]) : [];
+  const numeric = cols.filter((c) => rows.some((r) => typeof r[c] === 'number') &&
+    rows.every((r) => typeof r[c] === 'number' || r[c] === ''));
+  if (numeric.length === 0) return rows;
+  return rows.map((r) => {
+    const out: Row = { ...r };
+    for (const c of numeric) if (out[c] === '') out[c] = NaN;
+    return out;
+  });
+}
+
+/**
+ * A tidy table as a DataFrame: a CSV (read by the project's reader, src/io/table.ts) or rows; `where` keeps the rows
+ * whose columns equal the given values (a list: any of them). A missing file or no rows give an empty frame.
+ */
+export function frame(source: string | Row[], where: Where = {}): Frame {
+  const rows = typeof source === 'string' ? (fs.existsSync(source) ? readCsv(source) : []) : source;
+  const kept = numericBlanks(filterRows(rows, where));
+  return kept.length ? new dfd.DataFrame(kept) : new dfd.DataFrame([]);
+}
+
+/** A frame's rows as plain objects (the order of its columns kept). */
+export function rowsOf(df: Frame | Row[]): Row[] {
+  if (Array.isArray(df)) return df;
+  if (df.shape[0] === 0) return [];
+  return dfd.toJSON(df) as Row[];
+}
+
+/** Rows kept by a view: column -> value (or a list of values), or a predicate. */
+export type Where = Record<string, Cell | Cell[]> | ((r: Row) => boolean);
+
+export function filterRows(rows: Row[], where: Where = {}): Row[] {
+  if (typeof where === 'function') return rows.filter(where);
+  const tests = Object.entries(where);
+  return rows.filter((r) => tests.every(([c, v]) => (Array.isArray(v) ? v.some((x) => same(r[c], x)) : same(r[c], v))));
+}
+
+const same = (a: Cell | undefined, b: Cell) => a === b || (a !== undefined && a !== '' && String(a) === String(b));
+
+/** A stable sort on several columns (numbers as numbers, blanks last); a leading '-' sorts that column descending. */
+export function sortRows(rows: Row[], by: string | string[]): Row[] {
+  const keys = (Array.isArray(by) ? by : [by])
+    .map((k) => (k.startsWith('-') ? { c: k.slice(1), d: -1 } : { c: k, d: 1 }));
+  const blank = (v: Cell | undefined) => v === undefined || v === '' || (typeof v === 'number' && Number.isNaN(v));
+  return rows.map((r, i) => ({ r, i })).sort((x, y) => {
+    for (const { c, d } of keys) {
+      const a = x.r[c], b = y.r[c];
+      if (blank(a) || blank(b)) { if (blank(a) !== blank(b)) return blank(a) ? 1 : -1; continue; }
+      const cmp = typeof a === 'number' && typeof b === 'number' ? a - b
+        : String(a).localeCompare(String(b), 'en', { numeric: true });
+      if (cmp !== 0) return d * cmp;
+    }
+    return x.i - y.i;
+  }).map((x) => x.r);
+}
+
+export interface View {
+  /** the columns shown, in order (default: all) */
+  columns?: string[];
+  where?: Where;
+  /** sort keys; '-col' descending */
+  sort?: string | string[];
+  /** one block per value of this column, in order of first appearance after sorting, each headed by its value */
+  groupBy?: string;
+  /** estimate column(s) shown as "est [lo, hi]" from ci_low and ci_high (which are then not shown on their own) */
+  ci?: string | string[];
+  /** decimals of non-integer numbers (default 3) */
+  digits?: number;
+  /** at most this many rows (default 200); the caption says how many were left out */
+  limit?: number;
+  caption?: string;
+}
+
+/** A cell as text: numbers to `digits` decimals (integers as they are), blanks and NaN empty. */
+export function formatValue(v: Cell | undefined | null, digits = 3): string {
+  if (v === undefined || v === null || v === '') return '';
+  if (typeof v === 'number') {
+    if (Number.isNaN(v)) return '';
+    return Number.isInteger(v) ? String(v) : v.toFixed(digits);
+  }
+  return String(v);
+}
+
+/** The rows a view shows, as text cells (filtered, sorted, intervals merged, columns picked), and the columns. */
+export function viewCells(df: Frame | Row[], v: View = {}):
+  { columns: string[]; rows: Record<string, string>[]; total: number } {
+  let rows = filterRows(rowsOf(df), v.where ?? {});
+  if (v.sort) rows = sortRows(rows, v.sort);
+  const all = rows.length ? Object.keys(rows[0]) : v.columns ?? [];
+  const cis = v.ci === undefined ? [] : Array.isArray(v.ci) ? v.ci : [v.ci];
+  for (const c of [...cis, ...(v.columns ?? []), ...(v.groupBy ? [v.groupBy] : [])]) {
+    if (rows.length && !all.includes(c)) throw new Error(`no column "${c}" (columns: ${all.join(', ')})`);
+  }
+  const hidden = cis.length ? ['ci_low', 'ci_high'] : [];
+  const columns = (v.columns ?? all.filter((c) => !hidden.includes(c))).filter((c) => c !== v.groupBy || v.columns);
+  const digits = v.digits ?? 3;
+  const text = (r: Row, c: string) => {
+    if (!cis.includes(c)) return formatValue(r[c], digits);
+    const [lo, hi] = [formatValue(r.ci_low, digits), formatValue(r.ci_high, digits)];
+    return lo === '' && hi === '' ? formatValue(r[c], digits) : `${formatValue(r[c], digits)} [${lo}, ${hi}]`;
+  };
+  const limit = v.limit ?? 200;
+  const shown = rows.slice(0, limit).map((r) => Object.fromEntries([...columns, ...(v.groupBy ? [v.groupBy] : [])]
+    .map((c) => [c, text(r, c)])));
+  return { columns, rows: shown, total: rows.length };
+}
+
+/** A view of a table as one HTML table (a caption, a header row; with groupBy a heading row per group). */
+export function viewHtml(df: Frame | Row[], v: View = {}): string {
+  const { columns, rows, total } = viewCells(df, v);
+  const cap = [v.caption, total > rows.length ? `first ${rows.length} of ${total} rows` : `${total} rows`]
+    .filter(Boolean).join(' · ');
+  const head = `<tr>${columns.map((c) => `<th>${escapeHtml(c)}${(Array.isArray(v.ci) ? v.ci : [v.ci]).includes(c)
+    ? ' [95% CI]' : ''}</th>`).join('')}</tr>`;
+  const tr = (r: Record<string, string>) => `<tr>${columns.map((c) => `<td>${escapeHtml(r[c])}</td>`).join('')}</tr>`;
+  let body: string;
+  if (v.groupBy) {
+    const groups = [...new Set(rows.map((r) => r[v.groupBy!]))];
+    body = groups.map((g) => {
+      const mine = rows.filter((r) => r[v.groupBy!] === g);
+      return `<tbody><tr class="wb-group"><th colspan="${columns.length}" style="text-align:left">` +
+        `${escapeHtml(v.groupBy!)}: ${escapeHtml(g)} (${mine.length})</th></tr>${mine.map(tr).join('')}</tbody>`;
+    }).join('');
+  } else {
+    body = `<tbody>${rows.map(tr).join('')}</tbody>`;
+  }
+  return `<table class="wb-table"><caption style="caption-side:top;text-align:left">${escapeHtml(cap)}</caption>` +
+    `<thead>${head}</thead>${body}</table>`;
+}
+
+/** Per-group statistics of value columns by danfojs (<col>_mean, <col>_std, <col>_count, ...), sorted by `by`. */
+export function summarise(df: Frame | Row[], by: string[], values: string[],
+  stats: ('mean' | 'std' | 'count' | 'min' | 'max' | 'median' | 'sum')[] = ['mean', 'std', 'count']): Frame {
+  const rows = rowsOf(df);
+  if (rows.length === 0) return new dfd.DataFrame([]);
+  const d = Array.isArray(df) ? frame(df) : df;
+  const g = d.loc({ columns: [...by, ...values] }).groupby(by).agg(Object.fromEntries(values.map((v) => [v, stats])));
+  return new dfd.DataFrame(sortRows(rowsOf(g), by));
+}
+
+/**
+ * A long table spread to one row per `index` key and one column per value of `column` (e.g. Table 2's rows by
+ * method, one column per accuracy column), each cell `value` (with "[ci_low, ci_high]" when `ci`).
+ */
+export function wide(df: Frame | Row[],
+  o: { index: string[]; column: string; value: string; ci?: boolean; digits?: number }): Frame {
+  const rows = rowsOf(df);
+  const cols = [...new Set(rows.map((r) => String(r[o.column])))];
+  const keyOf = (r: Row) => JSON.stringify(o.index.map((c) => r[c]));
+  const out = new Map<string, Row>();
+  for (const r of rows) {
+    const k = keyOf(r);
+    if (!out.has(k)) {
+      out.set(k, { ...Object.fromEntries(o.index.map((c) => [c, r[c]])),
+        ...Object.fromEntries(cols.map((c) => [c, ''])) });
+    }
+    const fmt = (c: Cell | undefined) => formatValue(c, o.digits ?? 3);
+    const cell = fmt(r[o.value]);
+    const ci = o.ci && fmt(r.ci_low) !== '' ? ` [${fmt(r.ci_low)}, ${fmt(r.ci_high)}]` : '';
+    out.get(k)![String(r[o.column])] = `${cell}${ci}`;
+  }
+  return out.size ? new dfd.DataFrame([...out.values()]) : new dfd.DataFrame([]);
+}
+
+// ---- charts
+
+/** The figure `name` of results/figures/, built now from the committed tables by the builders make-figures uses. */
+export function figure(name: string, results = 'results'): Figure {
+  const theme = themeOf(name);
+  const built = figureThemes(results)[theme]();
+  const f = built.find((g) => g.name === name);
+  if (!f) {
+    throw new Error(`theme ${theme} draws no figure "${name}" now (it draws: ${built.map((g) => g.name).join(', ')})`);
+  }
+  return f;
+}
+
+/** Whether a figure's spec equals its committed export's (results/figures/<name>.js): the chart is the PNG's chart. */
+export function sameAsCommitted(f: Figure, dir = 'results/figures'): boolean {
+  const file = path.join(dir, `${f.name}.js`);
+  return fs.existsSync(file) && isDeepStrictEqual(JSON.parse(JSON.stringify(specOf(f))), readFigureScript(file));
+}
+
+/** The class of a chart's div: the browser test counts them. */
+export const CHART_CLASS = 'wb-chart';
+
+/**
+ * The installed plotly bundle inlined as one script (once per notebook). It registers window.Plotly whatever module
+ * loader the page has (plotly.js-dist-min 4's wrapper sets it itself); the closing-tag escape keeps the script whole.
+ */
+export function plotlyLoaderHtml(source = plotlyJs()): string {
+  return `<script type="text/javascript">${source.replace(/<\/script/gi, '<\\/script')}</script>`;
+}
+
+/**
+ * One chart: a div and the script that draws the spec into it (the div found beside its own script, so a rerun cell
+ * whose id repeats an old one draws in the right place; by id where the page runs scripts without currentScript).
+ * The spec is specOf(f): the same JSON as results/figures/<name>.js.
+ */
+export function chartHtml(f: Figure, id: string): string {
+  const spec = JSON.stringify(specOf(f)).replace(/</g, '\\u003c');
+  return `<div class="${CHART_CLASS}" id="${escapeHtml(id)}" data-name="${escapeHtml(f.name)}"></div>` +
+    `<script type="text/javascript">(function () {\n` +
+    `  var me = document.currentScript, div = me && me.previousElementSibling;\n` +
+    `  if (!div || div.className !== '${CHART_CLASS}') div = document.getElementById(${JSON.stringify(id)});\n` +
+    `  var f = ${spec};\n` +
+    `  var draw = function (n) {\n` +
+    `    if (window.Plotly) return window.Plotly.newPlot(div, f.data, f.layout, {responsive: true});\n` +
+    `    if (n > 200) return console.error('no plotly on this page: run the notebook\\'s first chart cell');\n` +
+    `    setTimeout(function () { draw(n + 1); }, 50);\n` +
+    `  };\n` +
+    `  draw(0);\n` +
+    `})();</script>`;
+}
+
+/** A caption under a chart: the figure's own caption, and the reading the notebook gives beside it. */
+export function readingHtml(f: Figure, reading?: string): string {
+  const parts = [f.caption ? `<p style="max-width:900px;color:#444">${escapeHtml(f.caption)}${f.table
+    ? ` Drawn from <code>${escapeHtml(f.table)}</code>.` : ''}</p>` : '',
+  reading ? `<p style="max-width:900px"><b>Reading.</b> ${escapeHtml(reading)}</p>` : ''];
+  return parts.join('');
+}
+
+let charts = 0;
+
+/** The HTML of the next chart of this notebook: with the plotly bundle in front of the first one. */
+export function nextChartHtml(f: Figure, reading?: string): string {
+  const first = charts === 0;
+  charts++;
+  const id = `${CHART_CLASS}-${charts}-${f.name}`;
+  return `${first ? plotlyLoaderHtml() : ''}${chartHtml(f, id)}${readingHtml(f, reading)}`;
+}
+
+
+/** Show a view of a table in the notebook. */
+export function show(df: Frame | Row[] | string, v: View = {}): void {
+  tslab.display.html(viewHtml(typeof df === 'string' ? frame(df) : df, v));
+}
+
+/**
+ * Draw a figure inline as an interactive chart, with its caption and a reading; a name is a results/figures/ figure
+ * built by figure(name).
+ */
+export function chart(f: Figure | string, reading?: string): void {
+  tslab.display.html(nextChartHtml(typeof f === 'string' ? figure(f) : f, reading));
+}
