@@ -76,7 +76,12 @@ export function pairedDifference(scores: Map<string, Map<string, Scores>>, a: st
  * A paper's claim read as run `a` minus run `b` on `measure` (paired by seed), expected to have sign `sign`;
  * `measureB` compares two measures instead (`a`'s measure minus `b`'s measureB, a and b possibly the same run).
  */
-export interface Claim { claim: string; a: string; b: string; measure: string; measureB?: string; sign: 1 | -1 }
+export interface Claim {
+  claim: string; a: string; b: string; measure: string; measureB?: string; sign: 1 | -1;
+  /** the sizes and profiles the claim is tested at (default all): rows run at one size or profile only */
+  sizes?: string[];
+  profiles?: string[];
+}
 
 /**
  * `reproduced` when the 95% interval of the difference lies on the claimed side of 0, `contradicted` when it lies

@@ -93,6 +93,12 @@ export const TABLE2_CLAIMS: Claim[] = [
   { claim: 'EvoLM beats judge-only training on the teacher\'s rubrics (average accuracy)', a: 'evolm', b: 'judge_teacher', measure: 'average', sign: 1 },
   { claim: 'EvoLM beats judge-only training on the untrained rubricator\'s rubrics (average accuracy)', a: 'evolm', b: 'judge_untrained', measure: 'average', sign: 1 },
   { claim: 'EvoLM beats the static scalar RM (average accuracy)', a: 'evolm', b: 'scalar_rm', measure: 'average', sign: 1 },
+  // the exact judge in place of the learned one (docs/sensitivity.md): does the label-free rows' collapse measure the
+  // judge? Run at S only (make evolm-oracle), on the committed rows' kernel generation
+  { claim: 'the exact judge keeps judge-only training on the teacher\'s rubrics from collapsing (average accuracy)',
+    a: 'judge_teacher_oracle', b: 'judge_teacher', measure: 'average', sign: 1, sizes: ['S'], profiles: ['full'] },
+  { claim: 'EvoLM with the exact judge beats EvoLM with the learned judge (average accuracy)', a: 'evolm_oracle_judge',
+    b: 'evolm', measure: 'average', sign: 1, sizes: ['S'], profiles: ['full'] },
   { claim: 'the static scalar RM ranks pairs better than EvoLM\'s rubrics (rubric quality)', a: 'scalar_rm', b: 'evolm', measure: 'rubric_quality', sign: 1 },
   { claim: 'co-evolved rubrics rank pairs better than the untrained rubricator\'s (rubric quality)', a: 'evolm', b: 'judge_untrained', measure: 'rubric_quality', sign: 1 },
   // RLCER's claims about training dynamics and hints, on the per-seed measures of `dynamicsMeasures`
@@ -161,7 +167,9 @@ export function aggregateTable2(profile: string, root = 'runs/table2', out = pro
   writeTable(path.join(out, 'table2.csv'), table.filter((r) => TABLE2_ROWS.includes(String(r.method))), columns);
   writeTable(path.join(out, 'ablations.csv'), table.filter((r) => !TABLE2_ROWS.includes(String(r.method))), columns);
   const scores = runScores(finals, runs);
-  const sized = (size: string) => TABLE2_CLAIMS.map((c) => ({ ...c, a: `${size}|${c.a}`, b: `${size}|${c.b}` }));
+  const claimsHere = TABLE2_CLAIMS.filter((c) => !c.profiles || c.profiles.includes(profile));
+  const sized = (size: string) => claimsHere.filter((c) => !c.sizes || c.sizes.includes(size))
+    .map((c) => ({ ...c, a: `${size}|${c.a}`, b: `${size}|${c.b}` }));
   writeTable(path.join(out, 'table2_claims.csv'), sizes.flatMap((size) => claimRows(scores, sized(size), profile)),
     CLAIM_COLUMNS);
   // beside it, each claim's power: the same per-seed differences, sized against a true difference of 0.03
@@ -195,7 +203,7 @@ export function aggregateTable2(profile: string, root = 'runs/table2', out = pro
   const parity = updateParity(runs.map((r) => ({ ...r, metrics: readMetrics(r.dir) })));
   writeTable(path.join(curveDir, 'update_parity.csv'), parity, PARITY_COLUMNS);
   // and each claim's two rows against each other: did A and B take the same size of step?
-  writeTable(path.join(curveDir, 'claim_parity.csv'), claimParity(parity, TABLE2_CLAIMS), CLAIM_PARITY_COLUMNS);
+  writeTable(path.join(curveDir, 'claim_parity.csv'), claimParity(parity, claimsHere), CLAIM_PARITY_COLUMNS);
   console.log(`Table 2 (${profile}): ${runs.length} runs (sizes ${sizes.join(', ')}) -> ${path.join(out, 'table2.csv')}; curves -> ${curveDir}`);
   printTable(readCsv(path.join(out, 'table2.csv')));
 }
