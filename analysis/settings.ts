@@ -81,8 +81,17 @@ export const SETTINGS: SettingGroup[] = [
       { name: 'CI', default: 'unset', does: 'any value: plain progress lines, no redrawn status line',
         readers: ['src/io/progress.ts'] },
       { name: 'SLURM_JOB_ID', default: 'unset (set by Slurm)',
-        does: 'an array task of a sweep: recorded in its status file; the task takes its run without the lock',
+        does: 'an array task of a sweep: recorded in its status file and in the run lock it takes (with its host and ' +
+          'pid), so that another task asks Slurm whether the holder still runs; the same job id in a lock is the ' +
+          'task\'s own earlier attempt (requeued)', readers: ['src/io/sweep.ts'] },
+      { name: 'SLURM_ARRAY_JOB_ID', default: 'unset (set by Slurm)',
+        does: 'with SLURM_ARRAY_TASK_ID, the task\'s `<array job>_<index>`, recorded in its run lock',
         readers: ['src/io/sweep.ts'] },
+      { name: 'SLURM_ARRAY_TASK_ID', default: 'unset (set by Slurm)',
+        does: 'the sweep index an array task runs (its script passes it to `sweep.ts run --index`); in its run lock',
+        readers: ['src/io/sweep.ts'] },
+      { name: 'SLURM_RESTART_COUNT', default: '0 (set by Slurm on a requeue)',
+        does: 'how often Slurm requeued the task, recorded in its run lock', readers: ['src/io/sweep.ts'] },
     ],
   },
   {
@@ -149,6 +158,9 @@ export const SETTINGS: SettingGroup[] = [
         readers: ['test/fuzz.test.ts'] },
       { name: 'FAKE_SLEEP_MS', default: '0', does: 'the sweep tests\' fake run waits this long before its record',
         readers: ['test/fixtures/sweep-fake-run.ts'] },
+      { name: 'PATH', default: '(the shell\'s)',
+        does: 'where the Slurm executor finds sbatch, squeue and sacct; the Slurm executor\'s tests put fake ' +
+          'clients first on it', readers: ['test/slurm-executor.test.ts'] },
       { name: 'FORCE', default: 'unset', does: 'any value: `make mutation` tests every mutant again (no incremental)',
         readers: ['stryker/static-pass.mjs'] },
     ],

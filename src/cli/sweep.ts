@@ -2,17 +2,22 @@
 // Usage: tsx src/cli/sweep.ts <list|run|status|submit|table> [options]
 //   list    --config F [--root DIR]                      the runs, one line each: index, state, label
 //   run     --config F --index i | --sweep DIR --index i one entry (what each array task runs); skipped when finished
-//   status  --config F [--root DIR] [--executor local|slurm]   counts per state, and the failed runs
+//                                                         or locked by a live process or Slurm task
+//   status  --config F [--root DIR] [--executor local|slurm]   counts per state, and the failed runs (with sacct's
+//                                                         final state where sacct exists)
 //   submit  --config F [--root DIR] --executor local|slurm [--jobs 2] [--concurrency K] [--sbatch-args "..."]
-//           [--wait yes]                                  runs (local) or submits (slurm) only what is unfinished
+//           [--wait yes] [--poll-seconds 30] [--squeue-patience 600]
+//                                                         runs (local) or submits (slurm) only what is unfinished
 //   table   --config F [--root DIR] --out DIR             table.csv, claims.csv, power.csv and pooled.csv from the
 //                                                         run records (the last three with comparisons)
+// The executor options are src/cli/executor.ts's (the same in every campaign CLI).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { intArg, parseArgs, runMain } from './args.js';
 import { ConfigError, RunFailure } from '../io/validate.js';
 import { loadJsonConfig } from '../io/run.js';
 import { writeCsv } from '../io/table.js';
+import { EXECUTOR_HELP, slurmOptions } from './executor.js';
 import {
   aggregateSweep,
   CLAIM_COLUMNS,
@@ -34,11 +39,9 @@ const HELP = {
   root: "run directory root (default: the config's)",
   sweep: "a submitted sweep's directory (<root>/sweep)",
   index: 'entry to run',
-  executor: 'local (default) or slurm',
+  ...EXECUTOR_HELP,
   jobs: 'local: parallel processes (default 2)',
-  concurrency: 'slurm: most tasks at once (%K)',
-  'sbatch-args': 'slurm: flags passed to sbatch, space-separated',
-  wait: '"yes": wait until nothing is queued or running',
+  wait: '"yes" (slurm): wait until nothing is queued or running',
   out: 'table: output directory',
 };
 
@@ -49,11 +52,7 @@ function loadSweep(a: Record<string, string>): SweepConfig {
 }
 
 function executorFor(name: string, a: Record<string, string>): Executor {
-  return makeExecutor(name, {
-    jobs: intArg('jobs', a.jobs ?? '2', 1),
-    concurrency: a.concurrency ? intArg('concurrency', a.concurrency, 1) : undefined,
-    sbatchArgs: (a['sbatch-args'] ?? '').split(/\s+/).filter(Boolean),
-  });
+  return makeExecutor(name, { jobs: intArg('jobs', a.jobs ?? '2', 1), ...(name === 'slurm' ? slurmOptions(a) : {}) });
 }
 
 runMain(async () => {
@@ -79,22 +78,31 @@ runMain(async () => {
     console.log(`${specs.length} runs`);
   } else if (cmd === 'status') {
     const ex = executorFor(a.executor ?? 'local', a),
-      st = ex.status(c.root, specs);
+      st = ex.status(c.root, specs),
+      final = ex.finalStates?.(c.root) ?? null;
     const counts = Object.entries(st.reduce<Record<string, number>>((m, s) => ({ ...m, [s]: (m[s] ?? 0) + 1 }), {}));
     console.log(`[sweep ${c.name}] ${specs.length} runs: ${counts.map(([k, v]) => `${v} ${k}`).join(', ')}`);
     for (const s of specs)
-      if (st[s.index] === 'failed')
-        console.log(
-          `  failed ${s.index}: ${s.label} (log: ${fs.existsSync(path.join(s.dir, 'log.txt')) ? path.join(s.dir, 'log.txt') : path.join(sweepDir(c.root), 'logs')})`,
-        );
+      if (st[s.index] === 'failed') {
+        const log = fs.existsSync(path.join(s.dir, 'log.txt'))
+          ? path.join(s.dir, 'log.txt')
+          : path.join(sweepDir(c.root), 'logs');
+        const slurm = final?.get(s.index);
+        console.log(`  failed ${s.index}: ${s.label} (${slurm ? `sacct: ${slurm}; ` : ''}log: ${log})`);
+      }
+    if (st.includes('unknown'))
+      console.log('  unknown: squeue gave no answer; these runs may still be queued or running (ask again later)');
   } else if (cmd === 'submit') {
     const ex = executorFor(a.executor ?? 'local', a);
     await ex.submit(c.root, specs);
     if (a.wait === 'yes' || ex.name === 'local') {
       await ex.wait(c.root);
-      const failed = ex.status(c.root, specs).filter((s) => s !== 'done').length;
+      const st = ex.status(c.root, specs),
+        failed = st.filter((s) => s !== 'done').length,
+        unknown = st.filter((s) => s === 'unknown').length;
+      const why = unknown ? ` (${unknown} unknown: squeue gave no answer, they are not resubmitted)` : '';
       if (failed)
-        throw new RunFailure(`${failed} of ${specs.length} runs unfinished; submit again to retry only those`);
+        throw new RunFailure(`${failed} of ${specs.length} runs unfinished${why}; submit again to retry only those`);
       console.log(`[sweep ${c.name}] all ${specs.length} runs finished`);
     }
   } else if (cmd === 'table') {

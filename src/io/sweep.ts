@@ -1,16 +1,18 @@
 // Sweeps: an indexed list of run specs expanded from one config (methods x seeds x sizes x knob levels, one knob at
 // a time around a baseline), and the executors that run it behind one interface: local processes (the job pool of
-// src/io/jobs.ts) and Slurm job arrays (sbatch --array=LIST%K, one log per task, status from squeue and the tasks'
-// markers, resubmission of only the missing or failed indices). A run whose record exists (<dir>/done.json) is
-// finished and skipped, so a resubmitted sweep runs only what is missing; aggregation reads the records afterwards,
-// so it does not matter which executor ran them. The frozen list lives in <root>/sweep/specs.json, which every
-// array task reads (on a cluster: a shared filesystem).
+// src/io/jobs.ts) and Slurm job arrays (sbatch --array=LIST%K, one log per task, status from squeue, sacct where it
+// exists and the tasks' markers, resubmission of only the missing or failed indices). A run whose record exists
+// (<dir>/done.json, or its archive's) is finished and skipped, so a resubmitted sweep runs only what is missing, and
+// an array task takes the run's lock before it starts (a requeued or resubmitted task never runs an index twice); a
+// failed squeue is "unknown", retried with backoff, never "nothing queued". Aggregation reads the records afterwards,
+// so it does not matter which executor ran them. The frozen list lives in <root>/sweep/specs.json, which every array
+// task reads (on a cluster: a shared filesystem). docs/sweeps.md describes both executors.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { execFileSync, spawn } from 'node:child_process';
-import { ConfigError } from './validate.js';
-import { archiveRun, claimJob, processAlive, runJobs } from './jobs.js';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { ConfigError, RunFailure } from './validate.js';
+import { archiveRun, processAlive, runJobs } from './jobs.js';
 import { readCsv, writeFileAtomic, type Row } from './table.js';
 import { meanInterval } from '../util/stats.js';
 import { POOLED_COLUMNS, pooledCells, POWER_COLUMNS, powerCells } from '../util/power.js';
@@ -155,7 +157,10 @@ export function expandSweep(c: SweepConfig): RunSpec[] {
   return out;
 }
 
-/** Where a table cell's runs are: the knob's own cell, or the baseline (its default level, or a method it does not reach). */
+/**
+ * Where a table cell's runs are: the knob's own cell, or the baseline (its default level, or a method it does not
+ * reach).
+ */
 export function cellOf(c: SweepConfig, knob: Knob, level: string, method: string): string {
   return level === knob.default || !reaches(knob, method) ? BASELINE : cellId(knob.name, level);
 }
@@ -190,23 +195,347 @@ export function readTaskStatus(dir: string, index: number): { exit: number } | n
   }
 }
 
+// ---- Slurm's clients: squeue (a failure is "unknown", retried), sacct (final states, where it exists) ----
+
+/** The Slurm executor's defaults, defined once (the CLIs' --help shows them: src/cli/executor.ts). */
+export const SLURM_DEFAULTS = {
+  /** seconds between squeue polls while waiting */
+  pollSeconds: 30,
+  /** seconds squeue may keep failing, retried with backoff, before a wait stops with an error */
+  squeuePatienceSeconds: 600,
+  /** the same for an array task asking whether a run lock's holder still runs (then it skips the run) */
+  lockPatienceSeconds: 120,
+  /** the first wait after a failed squeue, doubled after each failure up to maxBackoffSeconds */
+  backoffSeconds: 2,
+  maxBackoffSeconds: 60,
+  /** one squeue or sacct call's time limit */
+  callSeconds: 60,
+};
+
+/** How a Slurm client is retried: for how long, the waits between tries, one call's limit (all in seconds). */
+export interface Retry {
+  patienceSeconds: number;
+  backoffSeconds: number;
+  maxBackoffSeconds: number;
+  callSeconds: number;
+}
+
+/** A client's output, or why there is none (`fatal`: not worth retrying, e.g. the command does not exist). */
+export type SlurmAnswer = { ok: true; out: string } | { ok: false; error: string; fatal?: boolean };
+
+/** One call of a Slurm client with a time limit: its standard output, or its exit status and last error line. */
+export function slurmCall(
+  cmd: string,
+  args: string[],
+  seconds: number,
+  env: NodeJS.ProcessEnv = process.env,
+): SlurmAnswer {
+  const r = spawnSync(cmd, args, {
+    env,
+    encoding: 'utf8',
+    timeout: Math.max(1, Math.round(seconds * 1000)),
+    killSignal: 'SIGKILL',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 256 << 20,
+  });
+  const said = String(r.stderr ?? '').trim().split('\n').filter(Boolean).pop() ?? '';
+  if (r.error) {
+    const code = (r.error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { ok: false, error: `${cmd} not found on PATH`, fatal: true };
+    return { ok: false, error: code === 'ETIMEDOUT' ? `no answer within ${seconds} s` : r.error.message };
+  }
+  if (r.status !== 0) return { ok: false, error: `exit ${r.status ?? r.signal}${said ? `: ${said}` : ''}` };
+  return { ok: true, out: String(r.stdout) };
+}
+
 /**
- * Run one entry (a Slurm array task, or by hand): skipped when its record exists or another live process holds it;
- * else its command runs with this process's output (the task's log), its record is archived when it has an archive,
- * and <sweep>/status/<i>.json records the exit code. Resolves to the exit code.
+ * squeue's listing of these jobs' array tasks ("%i %T"). squeue asked about a single job id that the controller has
+ * already forgotten says "Invalid job id specified" and exits 1: that is an answer (nothing queued), not a failure.
  */
-export async function runIndex(dir: string, index: number, log: (s: string) => void = console.log): Promise<number> {
+export function squeueOnce(ids: string[], seconds: number, env: NodeJS.ProcessEnv = process.env): SlurmAnswer {
+  const a = slurmCall('squeue', ['-h', '-r', '-j', ids.join(','), '-o', '%i %T'], seconds, env);
+  return !a.ok && /Invalid job id/i.test(a.error) ? { ok: true, out: '' } : a;
+}
+
+/** Blocks this thread for `ms` (the retries of a synchronous status; a CLI process has nothing else to do). */
+export function sleepSync(ms: number): void {
+  if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Calls `once` until it answers: after each failure waits backoff, 2 backoff, 4 backoff, ... (at most
+ * maxBackoffSeconds, and never past the patience), and gives up once failures have lasted patienceSeconds, with one
+ * line saying how long it tried and the last error. A fatal failure is returned at once.
+ */
+export function retrying(
+  what: string,
+  once: () => SlurmAnswer,
+  r: Retry,
+  log: (s: string) => void = () => {},
+  sleep: (ms: number) => void = sleepSync,
+): SlurmAnswer {
+  const t0 = Date.now();
+  let delay = r.backoffSeconds;
+  for (let tries = 1; ; tries++) {
+    const a = once();
+    if (a.ok || a.fatal) return a;
+    const spent = (Date.now() - t0) / 1000;
+    if (spent >= r.patienceSeconds) {
+      const n = tries === 1 ? '1 try' : `${tries} tries`;
+      return { ok: false, error: `${what} failed for ${spent.toFixed(0)} s (${n}, the last: ${a.error})` };
+    }
+    const wait = Math.min(delay, r.maxBackoffSeconds, r.patienceSeconds - spent);
+    log(`[sweep] ${what} failed (${a.error}); trying again in ${wait.toFixed(1)} s (state unknown until it answers)`);
+    sleep(wait * 1000);
+    delay *= 2;
+  }
+}
+
+/** Slurm states of a task that is running or about to (squeue lists them; a run lock's holder in one is alive). */
+const RUNNING_STATES = /^(RUNNING|COMPLETING|CONFIGURING|SUSPENDED|STOPPED|RESIZING|SIGNALING|STAGE_OUT)$/;
+/** Slurm's final states (sacct; squeue shows them only for a while, with some options): the task ended. */
+export const FINAL_STATES = new Set([
+  'BOOT_FAIL',
+  'CANCELLED',
+  'COMPLETED',
+  'DEADLINE',
+  'FAILED',
+  'NODE_FAIL',
+  'OUT_OF_MEMORY',
+  'PREEMPTED',
+  'REVOKED',
+  'TIMEOUT',
+]);
+
+/**
+ * sacct -n -P -X -o JobID,State lines -> "<job>_<index>" (or "<job>" for a job that is no array) -> state, its first
+ * word ("CANCELLED by 1000" -> CANCELLED). A pending array not yet split ("12_[5-7%2]") is expanded.
+ */
+export function parseSacct(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const [id, st] = line.trim().split('|');
+    const state = (st ?? '').trim().split(/\s+/)[0]?.toUpperCase();
+    if (!id || !state) continue;
+    const m = /^(\d+)_(\d+|\[([^\]]*)\])$/.exec(id.trim());
+    if (!m) {
+      if (/^\d+$/.test(id.trim())) out.set(id.trim(), state);
+      continue;
+    }
+    if (m[3] === undefined) {
+      out.set(`${m[1]}_${m[2]}`, state);
+      continue;
+    }
+    for (const part of m[3].split('%')[0].split(',')) {
+      const [a, b] = part.split('-').map(Number);
+      for (let i = a; i <= (Number.isFinite(b) ? b : a); i++) out.set(`${m[1]}_${i}`, state);
+    }
+  }
+  return out;
+}
+
+/** sacct's states of these jobs' tasks (parseSacct), or null where sacct is missing or fails (no accounting). */
+export function sacctStates(
+  ids: string[],
+  seconds: number,
+  env: NodeJS.ProcessEnv = process.env,
+): Map<string, string> | null {
+  const a = slurmCall('sacct', ['-n', '-P', '-X', '-j', ids.join(','), '-o', 'JobID,State'], seconds, env);
+  return a.ok ? parseSacct(a.out) : null;
+}
+
+/**
+ * Whether a Slurm job (one array task's own job id) still runs: squeue (retried), then sacct where squeue gives no
+ * answer. A job that is pending again was requeued: the attempt that took a lock is gone. "unknown" when neither
+ * answers.
+ */
+export function slurmJobState(
+  jobId: string,
+  r: Retry,
+  env: NodeJS.ProcessEnv = process.env,
+  log?: (s: string) => void,
+): 'running' | 'ended' | 'unknown' {
+  const q = retrying('squeue', () => squeueOnce([jobId], r.callSeconds, env), r, log);
+  if (q.ok) {
+    const states = q.out.split('\n').map((l) => l.trim().split(/\s+/)[1]).filter(Boolean);
+    return states.some((s) => RUNNING_STATES.test(s)) ? 'running' : 'ended';
+  }
+  const acct = sacctStates([jobId], r.callSeconds, env);
+  const states = acct ? [...acct.values()] : [];
+  if (states.some((s) => RUNNING_STATES.test(s))) return 'running';
+  return states.length ? 'ended' : 'unknown';
+}
+
+// ---- the run lock: <run>/running.pid ----
+
+/**
+ * Who holds a run: the job pool and a run by hand write their pid alone (src/io/jobs.ts's claimJob reads it); an
+ * array task writes one JSON line with its host, pid and Slurm job (`job`: <array job>_<index>, `jobId`: the
+ * task's own job id, `restart`: SLURM_RESTART_COUNT), since its pid means nothing on another node.
+ */
+export interface RunLock {
+  pid: number;
+  host?: string;
+  job?: string;
+  jobId?: string;
+  restart?: string;
+  at?: string;
+}
+
+export const lockFile = (dir: string) => path.join(dir, 'running.pid');
+
+/** A lock's text: the pid alone for a process outside Slurm, else one JSON line. */
+export const lockText = (l: RunLock) => (l.jobId ? JSON.stringify(l) : String(l.pid));
+
+/** The holder a lock names, or null for text that names none (a torn or foreign file: taken as stale). */
+export function parseLock(text: string): RunLock | null {
+  const t = text.trim();
+  if (/^\d+$/.test(t)) return { pid: Number(t) };
+  try {
+    const l = JSON.parse(t) as RunLock;
+    return typeof l.pid === 'number' ? l : null;
+  } catch {
+    return null;
+  }
+}
+
+/** This process as a lock's holder: an array task names its node and job (SLURM_* variables of `env`). */
+export function lockHolder(env: NodeJS.ProcessEnv = process.env): RunLock {
+  if (!env.SLURM_JOB_ID) return { pid: process.pid };
+  const array = env.SLURM_ARRAY_JOB_ID && env.SLURM_ARRAY_TASK_ID;
+  return {
+    pid: process.pid,
+    host: os.hostname(),
+    job: array ? `${env.SLURM_ARRAY_JOB_ID}_${env.SLURM_ARRAY_TASK_ID}` : env.SLURM_JOB_ID,
+    jobId: env.SLURM_JOB_ID,
+    restart: env.SLURM_RESTART_COUNT ?? '0',
+    at: new Date().toISOString(),
+  };
+}
+
+function describeLock(l: RunLock): string {
+  const job = l.job ? `, Slurm job ${l.job}${l.jobId && l.jobId !== l.job ? ` (${l.jobId})` : ''}` : '';
+  return `pid ${l.pid}${l.host ? ` on ${l.host}` : ''}${job}`;
+}
+
+/**
+ * Whether a lock's holder still runs. The same Slurm job as `me`: an earlier attempt of this very task, requeued
+ * (gone). On this host: its pid (a dead or zombie process is gone). A Slurm job: what Slurm says of it (squeue, else
+ * sacct; alive while running). A pid on another host without a job cannot be checked from here: unknown.
+ */
+export function holderState(
+  l: RunLock,
+  me: RunLock,
+  jobState: (jobId: string) => 'running' | 'ended' | 'unknown',
+): 'alive' | 'gone' | 'unknown' {
+  if (me.jobId && l.jobId === me.jobId) return 'gone';
+  const here = !l.host || l.host === os.hostname();
+  if (here && !processAlive(l.pid)) return 'gone';
+  if (!l.jobId) return here ? 'alive' : 'unknown';
+  const s = jobState(l.jobId);
+  return s === 'running' ? 'alive' : s === 'ended' ? 'gone' : here ? 'alive' : 'unknown';
+}
+
+/**
+ * Take a run's lock for `me`, or say who holds it. The lock is created exclusively; a stale one (holderState: gone,
+ * or unreadable) is first moved aside under a name of this process's, and only a process that moved exactly the
+ * lock it judged stale goes on (another that took it meanwhile keeps it).
+ */
+export function takeRunLock(
+  dir: string,
+  me: RunLock,
+  jobState: (jobId: string) => 'running' | 'ended' | 'unknown',
+): { taken: true } | { taken: false; why: string } {
+  const file = lockFile(dir);
+  fs.mkdirSync(dir, { recursive: true });
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      fs.writeFileSync(file, lockText(me), { flag: 'wx' });
+      return { taken: true };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch {
+      continue; // released meanwhile
+    }
+    const l = parseLock(text);
+    if (l) {
+      const st = holderState(l, me, jobState);
+      if (st === 'alive') return { taken: false, why: `running elsewhere: ${describeLock(l)}` };
+      if (st === 'unknown') {
+        return {
+          taken: false,
+          why: `locked by ${describeLock(l)}, which cannot be checked from here; remove ${file} if it is gone`,
+        };
+      }
+    }
+    const aside = `${file}.stale-${os.hostname()}-${process.pid}`;
+    try {
+      fs.renameSync(file, aside);
+    } catch {
+      continue;
+    }
+    if (fs.readFileSync(aside, 'utf8') !== text) {
+      // another process replaced the stale lock between our read and our move: give its lock back
+      try {
+        fs.linkSync(aside, file);
+      } catch {
+        /* a third holder since: it keeps the run */
+      }
+      fs.rmSync(aside, { force: true });
+      return { taken: false, why: 'taken by another process meanwhile' };
+    }
+    fs.rmSync(aside, { force: true });
+  }
+  return { taken: false, why: 'the lock kept changing hands' };
+}
+
+/** Remove the run's lock if it is still `me`'s. */
+export function releaseRunLock(dir: string, me: RunLock): void {
+  try {
+    if (fs.readFileSync(lockFile(dir), 'utf8') === lockText(me)) fs.rmSync(lockFile(dir), { force: true });
+  } catch {
+    /* gone already */
+  }
+}
+
+export interface TaskOptions {
+  /** the task's environment: Slurm's variables, the PATH that finds squeue and sacct, its run's (default: ours) */
+  env?: NodeJS.ProcessEnv;
+  /** how squeue is retried when checking a lock's holder (default patience SLURM_DEFAULTS.lockPatienceSeconds) */
+  retry?: Partial<Retry>;
+}
+
+/**
+ * Run one entry (a Slurm array task, or by hand): skipped when its record exists (in its directory or its archive);
+ * else it takes the run's lock (takeRunLock: skipped while another live process or Slurm task holds it, or one
+ * whose state cannot be known); with the lock it checks the record again, then runs its command with this process's
+ * output (the task's log), archives its record when it has an archive, and writes <sweep>/status/<i>.json with the
+ * exit code. A requeued or resubmitted task therefore never runs an index a second time while the first runs or
+ * after it finished. Resolves to the exit code (0 when skipped).
+ */
+export async function runIndex(
+  dir: string,
+  index: number,
+  log: (s: string) => void = console.log,
+  o: TaskOptions = {},
+): Promise<number> {
+  const env = o.env ?? process.env;
   const specs = readSpecs(dir),
     spec = specs[index];
   if (!spec) throw new ConfigError(`index ${index} is outside the sweep (0..${specs.length - 1})`);
+  const statusFile = path.join(dir, 'status', `${index}.json`);
   const write = (exit: number) =>
     writeFileAtomic(
-      path.join(dir, 'status', `${index}.json`),
+      statusFile,
       JSON.stringify({
         index,
         exit,
         host: os.hostname(),
-        job: process.env.SLURM_JOB_ID ?? null,
+        job: env.SLURM_JOB_ID ?? null,
         at: new Date().toISOString(),
       }) + '\n',
     );
@@ -215,20 +544,33 @@ export async function runIndex(dir: string, index: number, log: (s: string) => v
     write(0);
     return 0;
   }
-  // under Slurm the array gives each index one task (a lock left by a killed task names a pid of another node)
-  if (process.env.SLURM_JOB_ID) {
-    fs.mkdirSync(spec.dir, { recursive: true });
-    fs.writeFileSync(path.join(spec.dir, 'running.pid'), String(process.pid));
-  } else if (!claimJob(spec.dir)) {
-    log(`[sweep] ${index} skipped: ${spec.label} (running elsewhere)`);
+  const retry: Retry = {
+    patienceSeconds: SLURM_DEFAULTS.lockPatienceSeconds,
+    backoffSeconds: SLURM_DEFAULTS.backoffSeconds,
+    maxBackoffSeconds: SLURM_DEFAULTS.maxBackoffSeconds,
+    callSeconds: SLURM_DEFAULTS.callSeconds,
+    ...o.retry,
+  };
+  const me = lockHolder(env);
+  const lock = takeRunLock(spec.dir, me, (job) => slurmJobState(job, retry, env, log));
+  if (!lock.taken) {
+    log(`[sweep] ${index} skipped: ${spec.label} (${lock.why})`);
     return 0;
   }
-  log(`[sweep] ${index} start: ${spec.label} on ${os.hostname()}`);
+  if (isFinished(spec)) {
+    // finished by the lock's previous holder just before it let go
+    releaseRunLock(spec.dir, me);
+    log(`[sweep] ${index} skipped: ${spec.label} (finished)`);
+    write(0);
+    return 0;
+  }
+  fs.rmSync(statusFile, { force: true }); // an earlier attempt's
+  log(`[sweep] ${index} start: ${spec.label} on ${os.hostname()}${me.job ? ` (Slurm job ${me.job})` : ''}`);
   const code = await new Promise<number>((resolve) => {
-    const child = spawn(TSX_BIN, spec.args, { stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(TSX_BIN, spec.args, { stdio: ['ignore', 'inherit', 'inherit'], env });
     child.on('close', (c) => resolve(c ?? 1));
   });
-  fs.rmSync(path.join(spec.dir, 'running.pid'), { force: true });
+  releaseRunLock(spec.dir, me);
   if (code === 0 && spec.archive) archiveRun(spec.dir, spec.archive);
   write(code);
   log(`[sweep] ${index} ${code === 0 ? 'done' : `FAILED (exit ${code})`}: ${spec.label}`);
@@ -239,7 +581,8 @@ const TSX_BIN = './node_modules/.bin/tsx';
 
 // ---- executors ----
 
-export type TaskState = 'done' | 'pending' | 'running' | 'failed' | 'missing';
+/** A run's state. "unknown": submitted to Slurm, not finished, and squeue gave no answer (never taken as ended). */
+export type TaskState = 'done' | 'pending' | 'running' | 'failed' | 'missing' | 'unknown';
 
 export interface Executor {
   readonly name: string;
@@ -249,13 +592,18 @@ export interface Executor {
   status(root: string, specs: RunSpec[]): TaskState[];
   /** resolves when nothing of the sweep is queued or running any more */
   wait(root: string): Promise<void>;
+  /** Slurm: each run's final state in sacct (its latest submission's), where sacct exists; else null */
+  finalStates?(root: string): Map<number, string> | null;
 }
 
-/** The indices to (re)submit: neither finished nor queued or running. */
+/** The indices to (re)submit: neither finished nor queued or running, nor in an unknown state. */
 export const toSubmit = (states: TaskState[], indices?: number[]) =>
   (indices ?? states.map((_, i) => i)).filter((i) => states[i] === 'failed' || states[i] === 'missing');
 
-/** Local processes: the job pool of src/io/jobs.ts (one run per process, `parallel` at a time, logs in <run>/log.txt). */
+/**
+ * Local processes: the job pool of src/io/jobs.ts (one run per process, `parallel` at a time, logs in
+ * <run>/log.txt).
+ */
 export function localExecutor(parallel = 2, log?: (s: string) => void): Executor {
   const alive = processAlive;
   return {
@@ -300,14 +648,15 @@ export function rangeList(indices: number[]): string {
 
 /**
  * squeue -h -r -o "%i %T" lines -> array task index -> state, for the given array job ids. A pending array not yet
- * split shows as "<job>_[3-5%2]"; its ranges are expanded.
+ * split shows as "<job>_[3-5%2]"; its ranges are expanded. A task in a final state (which squeue lists for a while
+ * under some options) is not queued.
  */
 export function parseSqueue(text: string, jobs: string[]): Map<number, 'pending' | 'running'> {
   const out = new Map<number, 'pending' | 'running'>();
   for (const line of text.split('\n')) {
     const m = /^(\d+)_(\d+|\[([^\]]*)\])\s+(\S+)/.exec(line.trim());
-    if (!m || !jobs.includes(m[1])) continue;
-    const state = /^(RUNNING|COMPLETING|CONFIGURING)$/.test(m[4]) ? 'running' : 'pending';
+    if (!m || !jobs.includes(m[1]) || FINAL_STATES.has(m[4])) continue;
+    const state = RUNNING_STATES.test(m[4]) ? 'running' : 'pending';
     if (m[3] === undefined) {
       out.set(Number(m[2]), state);
       continue;
@@ -325,8 +674,16 @@ export interface SlurmOptions {
   concurrency?: number;
   /** flags passed through to sbatch (partition, time, account, gres, ...) */
   sbatchArgs?: string[];
-  /** seconds between squeue polls while waiting */
+  /** seconds between squeue polls while waiting (default SLURM_DEFAULTS.pollSeconds) */
   pollSeconds?: number;
+  /** seconds squeue may keep failing, retried with backoff, before a wait stops with an error (default 600) */
+  squeuePatienceSeconds?: number;
+  /** the first wait after a failed squeue, doubled after each failure (default 2; at most 60) */
+  backoffSeconds?: number;
+  /** one squeue or sacct call's limit (default 60) */
+  callSeconds?: number;
+  /** the environment of sbatch, squeue and sacct (default this process's: its PATH finds them) */
+  env?: NodeJS.ProcessEnv;
   log?: (s: string) => void;
 }
 
@@ -338,7 +695,7 @@ export function arrayScript(dir: string, name: string, repo = process.cwd()): st
     `#SBATCH --job-name=sweep-${name}`,
     `#SBATCH --output=${abs}/logs/task-%a-job-%A.out`,
     '#SBATCH --cpus-per-task=1',
-    '# one sweep entry per array task; a finished run (its done.json) is skipped',
+    '# one sweep entry per array task; a finished run (its done.json) or one locked by a live task is skipped',
     'set -euo pipefail',
     `cd ${JSON.stringify(path.resolve(repo))}`,
     `exec ${TSX_BIN} src/cli/sweep.ts run --sweep ${JSON.stringify(abs)} --index "$SLURM_ARRAY_TASK_ID"`,
@@ -346,77 +703,145 @@ export function arrayScript(dir: string, name: string, repo = process.cwd()): st
   ].join('\n');
 }
 
-/** The sbatch command line of a submission (flags passed through before the script, so they override its #SBATCH lines). */
+/**
+ * The sbatch command line of a submission (flags passed through before the script, so they override its #SBATCH
+ * lines).
+ */
 export function sbatchCommand(script: string, indices: number[], o: SlurmOptions = {}): string[] {
   const k = o.concurrency ? `%${o.concurrency}` : '';
   return ['--parsable', `--array=${rangeList(indices)}${k}`, ...(o.sbatchArgs ?? []), script];
 }
 
-/** Slurm job arrays: each submission's job id is kept in <sweep>/slurm/jobs.jsonl, with the indices it covers. */
+/** The submissions of a sweep so far (<sweep>/slurm/jobs.jsonl), oldest first. */
+export function submissions(root: string): { job: string; indices: number[] }[] {
+  const f = path.join(sweepDir(root), 'slurm', 'jobs.jsonl');
+  if (!fs.existsSync(f)) return [];
+  return fs
+    .readFileSync(f, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { job: string | number; indices?: number[] })
+    .map((j) => ({ job: String(j.job), indices: j.indices ?? [] }));
+}
+
+/**
+ * Slurm job arrays: each submission's job id is kept in <sweep>/slurm/jobs.jsonl, with the indices it covers.
+ * squeue says what is queued or running; a failed squeue (non-zero exit, no answer in time, a busy controller) is
+ * retried with backoff and, until it answers, leaves every submitted unfinished run "unknown": never finished,
+ * failed or resubmitted. A wait stops with a one-line RunFailure once squeue has failed for the patience.
+ */
 export function slurmExecutor(o: SlurmOptions = {}): Executor {
   const log = o.log ?? console.log;
-  const jobsFile = (root: string) => path.join(sweepDir(root), 'slurm', 'jobs.jsonl');
-  const jobIds = (root: string) =>
-    fs.existsSync(jobsFile(root))
-      ? fs
-          .readFileSync(jobsFile(root), 'utf8')
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => String(JSON.parse(l).job))
-      : [];
-  const queued = (root: string) => {
+  const env = o.env ?? process.env;
+  const retry: Retry = {
+    patienceSeconds: o.squeuePatienceSeconds ?? SLURM_DEFAULTS.squeuePatienceSeconds,
+    backoffSeconds: o.backoffSeconds ?? SLURM_DEFAULTS.backoffSeconds,
+    maxBackoffSeconds: SLURM_DEFAULTS.maxBackoffSeconds,
+    callSeconds: o.callSeconds ?? SLURM_DEFAULTS.callSeconds,
+  };
+  const jobIds = (root: string) => submissions(root).map((s) => s.job);
+  /** the queued and running tasks, or the error once squeue has failed for the patience */
+  const queued = (root: string): Map<number, 'pending' | 'running'> | { error: string } => {
     const ids = jobIds(root);
-    if (!ids.length) return new Map<number, 'pending' | 'running'>();
-    let text = '';
-    try {
-      text = execFileSync('squeue', ['-h', '-r', '-j', ids.join(','), '-o', '%i %T'], {
-        stdio: ['ignore', 'pipe', 'ignore'],
-      }).toString();
-    } catch {
-      /* jobs gone from the queue */
+    if (!ids.length) return new Map();
+    const a = retrying('squeue', () => squeueOnce(ids, retry.callSeconds, env), retry, log);
+    if (!a.ok && a.fatal) throw new ConfigError(`the slurm executor needs Slurm's clients: ${a.error}`);
+    return a.ok ? parseSqueue(a.out, ids) : { error: a.error };
+  };
+  const unknownState = (error: string) =>
+    `${error}: the sweep's tasks are in an unknown state (none taken as finished or failed) and may still be ` +
+    'running; run the same command again later, or give squeue more time (--squeue-patience)';
+  /** per index, the sacct state of the latest submission that covered it */
+  const finalStates = (root: string): Map<number, string> | null => {
+    const subs = submissions(root);
+    if (!subs.length) return null;
+    const acct = sacctStates(
+      subs.map((s) => s.job),
+      retry.callSeconds,
+      env,
+    );
+    if (!acct) return null;
+    const latest = new Map<number, string>();
+    for (const s of subs) for (const i of s.indices) latest.set(i, s.job);
+    const out = new Map<number, string>();
+    for (const [i, job] of latest) {
+      const st = acct.get(`${job}_${i}`);
+      if (st) out.set(i, st);
     }
-    return parseSqueue(text, ids);
+    return out;
   };
   return {
     name: 'slurm',
     async submit(root, specs, indices) {
+      const dir = sweepDir(root),
+        specsFile = path.join(dir, 'specs.json');
+      // array tasks read their entry from specs.json by index: never swap the list under queued tasks
+      if (fs.existsSync(specsFile) && fs.readFileSync(specsFile, 'utf8') !== JSON.stringify(specs, null, 1) + '\n') {
+        const q = queued(root);
+        if (!(q instanceof Map)) throw new RunFailure(unknownState(q.error));
+        if (q.size)
+          throw new ConfigError(
+            `${dir} holds another run list whose array tasks are still queued or running (${q.size}): wait for ` +
+              'them, or submit this one to another root',
+          );
+        // the old list's submissions, exit markers and logs name its indices: set aside
+        const until = new Date().toISOString().replace(/[:.]/g, '-');
+        for (const [from, to] of [
+          [path.join(dir, 'slurm', 'jobs.jsonl'), path.join(dir, 'slurm', `jobs-until-${until}.jsonl`)],
+          [path.join(dir, 'logs'), path.join(dir, `logs-until-${until}`)],
+        ])
+          if (fs.existsSync(from)) fs.renameSync(from, to);
+        fs.rmSync(path.join(dir, 'status'), { recursive: true, force: true });
+      }
       writeSpecs(root, specs);
-      const todo = toSubmit(this.status(root, specs), indices);
+      const states = this.status(root, specs);
+      const unknown = states.filter((s) => s === 'unknown').length;
+      if (unknown) log(`[sweep] ${unknown} submitted runs are in an unknown state (squeue failed): not resubmitted`);
+      const todo = toSubmit(states, indices);
       if (!todo.length) {
-        log(`[sweep] nothing to submit: ${specs.length} runs finished or queued`);
+        log(`[sweep] nothing to submit: ${specs.length} runs finished, queued or unknown`);
         return { submitted: [] };
       }
-      const dir = sweepDir(root),
-        script = path.join(dir, 'slurm', 'array.sh');
+      const script = path.join(dir, 'slurm', 'array.sh');
       fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });
       for (const i of todo) fs.rmSync(path.join(dir, 'status', `${i}.json`), { force: true });
       writeFileAtomic(script, arrayScript(dir, path.basename(path.resolve(root))));
       fs.chmodSync(script, 0o755);
       const args = sbatchCommand(script, todo, o);
-      const job = execFileSync('sbatch', args, { stdio: ['ignore', 'pipe', 'inherit'] })
+      const job = execFileSync('sbatch', args, { stdio: ['ignore', 'pipe', 'inherit'], env })
         .toString()
         .trim()
         .split(';')[0];
       if (!/^\d+$/.test(job)) throw new Error(`sbatch printed no job id (got "${job}")`);
+      fs.mkdirSync(path.join(dir, 'slurm'), { recursive: true });
       fs.appendFileSync(
-        jobsFile(root),
+        path.join(dir, 'slurm', 'jobs.jsonl'),
         JSON.stringify({ job, indices: todo, at: new Date().toISOString(), sbatch: args }) + '\n',
       );
       log(
-        `[sweep] submitted array job ${job}: ${todo.length} of ${specs.length} runs (${rangeList(todo)}); logs in ${path.join(dir, 'logs')}`,
+        `[sweep] submitted array job ${job}: ${todo.length} of ${specs.length} runs (${rangeList(todo)}); ` +
+          `logs in ${path.join(dir, 'logs')}`,
       );
       return { submitted: todo, job };
     },
     status(root, specs) {
       const q = queued(root),
-        dir = sweepDir(root);
+        dir = sweepDir(root),
+        known = q instanceof Map;
+      if (!known) log(`[sweep] ${q.error}: submitted runs without a record are "unknown"`);
+      const subs = submissions(root),
+        submitted = new Set(subs.flatMap((s) => s.indices));
+      const acct = subs.length ? finalStates(root) : null;
+      const ended = (i: number) =>
+        // its exit marker, or a final state in sacct: the task ended (without a record)
+        readTaskStatus(dir, i) !== null || FINAL_STATES.has(acct?.get(i) ?? '');
       return specs.map((s, i) => {
         if (isFinished(s)) return 'done';
+        if (!known) return ended(i) ? 'failed' : submitted.has(i) ? 'unknown' : 'missing';
         const inQueue = q.get(i);
         if (inQueue) return inQueue;
         // ended without a record: a non-zero exit, or killed before writing one (time limit, node failure)
-        const st = readTaskStatus(dir, i);
-        if (st) return 'failed';
+        if (ended(i)) return 'failed';
         return fs.existsSync(path.join(dir, 'logs')) &&
           fs.readdirSync(path.join(dir, 'logs')).some((f) => f.startsWith(`task-${i}-`))
           ? 'failed'
@@ -424,8 +849,14 @@ export function slurmExecutor(o: SlurmOptions = {}): Executor {
       });
     },
     async wait(root) {
-      while (queued(root).size > 0) await new Promise((r) => setTimeout(r, (o.pollSeconds ?? 1) * 1000));
+      for (;;) {
+        const q = queued(root);
+        if (!(q instanceof Map)) throw new RunFailure(unknownState(q.error));
+        if (q.size === 0) return;
+        await new Promise((r) => setTimeout(r, (o.pollSeconds ?? SLURM_DEFAULTS.pollSeconds) * 1000));
+      }
     },
+    finalStates,
   };
 }
 

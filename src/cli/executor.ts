@@ -1,0 +1,83 @@
+// The executor options every campaign CLI takes, defined once: Table 2 (with it EvoLM's ablations and controls and the
+// long horizon), CO-RL, Rubicon, the cold starts and the sweeps (docs/sweeps.md). `--executor local` is the job pool
+// of src/io/jobs.ts exactly as each CLI ran it before; `--executor slurm` is one array job over the unfinished runs,
+// then a wait for the queue (makeExecutor and runToEnd of src/io/sweep.ts), its sweep files under runs/sweeps/<name>.
+import { intArg } from './args.js';
+import { ConfigError } from '../io/validate.js';
+import { runJobs, type Job } from '../io/jobs.js';
+import { makeExecutor, runToEnd, SLURM_DEFAULTS, type RunSpec, type SlurmOptions } from '../io/sweep.js';
+
+/** The options' --help lines (each CLI adds its own --jobs: the local pool's parallel processes). */
+export const EXECUTOR_HELP: Record<string, string> = {
+  executor: 'local (default: the job pool) or slurm (one array job over the unfinished runs, then wait for it)',
+  'sbatch-args': 'slurm: flags passed to sbatch, space-separated (partition, time, account, memory, ...)',
+  concurrency: 'slurm: most array tasks at once (%K)',
+  'poll-seconds': `slurm: seconds between squeue polls while waiting (default ${SLURM_DEFAULTS.pollSeconds})`,
+  'squeue-patience':
+    'slurm: seconds squeue may keep failing (retried with backoff) before the wait stops with an error ' +
+    `(default ${SLURM_DEFAULTS.squeuePatienceSeconds})`,
+};
+
+/** The executor named by --executor (default local); anything else is refused before any work. */
+export function executorName(a: Record<string, string>): 'local' | 'slurm' {
+  const name = a.executor ?? 'local';
+  if (name !== 'local' && name !== 'slurm') throw new ConfigError(`--executor must be local or slurm (got "${name}")`);
+  return name;
+}
+
+/** The Slurm executor's options from the parsed arguments. */
+export function slurmOptions(a: Record<string, string>): SlurmOptions {
+  return {
+    concurrency: a.concurrency ? intArg('concurrency', a.concurrency, 1) : undefined,
+    sbatchArgs: (a['sbatch-args'] ?? '').split(/\s+/).filter(Boolean),
+    pollSeconds: intArg('poll-seconds', a['poll-seconds'] ?? String(SLURM_DEFAULTS.pollSeconds), 1),
+    squeuePatienceSeconds: intArg(
+      'squeue-patience',
+      a['squeue-patience'] ?? String(SLURM_DEFAULTS.squeuePatienceSeconds),
+      0,
+    ),
+  };
+}
+
+/** Where a campaign's Slurm sweep files go: one directory per run list (its name and the arguments that select it). */
+export function campaignRoot(name: string, ...parts: (string | undefined)[]): string {
+  const id = [name, ...parts.filter((p) => p)].join('-').replace(/[^A-Za-z0-9_.=+-]/g, '+');
+  return `runs/sweeps/${id}`;
+}
+
+/** A campaign's run: the pool's job, with what a sweep spec records of it where the campaign has it. */
+export interface CampaignJob extends Job {
+  method?: string;
+  size?: string;
+  seed?: number;
+}
+
+/** A campaign's jobs as a sweep's run list (index order = the pool's order). */
+export function campaignSpecs(name: string, jobs: CampaignJob[]): RunSpec[] {
+  return jobs.map((j, index) => ({
+    index,
+    label: j.label,
+    dir: j.dir,
+    args: j.args,
+    method: j.method ?? name,
+    size: j.size ?? '',
+    seed: j.seed ?? 0,
+    cell: 'baseline',
+    ...(j.archive ? { archive: j.archive } : {}),
+  }));
+}
+
+/**
+ * Run a campaign's jobs with the executor of --executor: local, the job pool (`parallel` processes) exactly as
+ * before; slurm, one array job over the unfinished runs (sweep files under `root`), then a wait. Resolves to the
+ * number of runs that failed (local) or are unfinished (slurm).
+ */
+export async function runCampaign(
+  name: string,
+  jobs: CampaignJob[],
+  a: Record<string, string>,
+  o: { parallel: number; root: string },
+): Promise<number> {
+  if (executorName(a) === 'local') return runJobs(name, jobs, o.parallel);
+  return runToEnd(makeExecutor('slurm', slurmOptions(a)), o.root, campaignSpecs(name, jobs));
+}
