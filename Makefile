@@ -6,10 +6,16 @@ SEEDS ?= 0,1,2,3,4
 JUPYTER := JUPYTER_PATH="$(CURDIR)/.jupyter/share/jupyter" PYDEVD_DISABLE_FILE_VALIDATION=1 /usr/bin/jupyter
 
 PROFILE ?= quick
-# where runs execute: local (the job pool, one process per core) or slurm (one array job; docs/sweeps.md)
+# where runs execute: local (the job pool, one process per core) or slurm (one array job; docs/sweeps.md). Every
+# campaign target takes them: reproduce-table2, -long, -evolm, -evolm-controls, -corl, -rubicon, -sensitivity,
+# evolm-oracle, regime-map, sensitivity-pilot, coldstart, corl-agents. Slurm only: SBATCH_ARGS (flags to sbatch),
+# CONCURRENCY (most array tasks at once), POLL_SECONDS (between squeue polls, default 30), SQUEUE_PATIENCE (seconds a
+# failing squeue is retried before the wait stops with an error, default 600)
 EXECUTOR ?= local
 SBATCH_ARGS ?=
-EXECUTOR_FLAGS = --executor $(EXECUTOR) $(if $(SBATCH_ARGS),--sbatch-args "$(SBATCH_ARGS)")
+EXECUTOR_FLAGS = --executor $(EXECUTOR) $(if $(SBATCH_ARGS),--sbatch-args "$(SBATCH_ARGS)") \
+  $(if $(CONCURRENCY),--concurrency $(CONCURRENCY)) $(if $(POLL_SECONDS),--poll-seconds $(POLL_SECONDS)) \
+  $(if $(SQUEUE_PATIENCE),--squeue-patience $(SQUEUE_PATIENCE))
 
 .PHONY: verify-results reproduce-long corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon rubicon-preregister table2-report
 
@@ -28,6 +34,7 @@ help:
 	@echo "make coldstart-save-partial  keep unfinished cold starts' resumable state in data/checkpoints/partial/ (commit it; make coldstart resumes from it)"
 	@echo "make rlvr       RLVR from the transformer-S cold start, seeds $(RLVR_SEEDS) in parallel -> results/rlvr/"
 	@echo "make reproduce-table2  Table 2 (PROFILE=quick|full; quick -> results/quick/, full -> results/table2.csv) and RLCER figures (EXECUTOR=local|slurm)"
+	@echo "   EXECUTOR=slurm  a campaign target as one Slurm array job (SBATCH_ARGS, CONCURRENCY: docs/sweeps.md)"
 	@echo "make reproduce-long  RLVR vs RLCER over 300 steps, 3 seeds (PROFILE long) -> results/rlcer/long.csv, figure rlcer_long"
 	@echo "make table2-report  tables and figures of a Table 2 profile from its finished runs (quick: compared with results/quick)"
 	@echo "make verify-quick  recompute the committed quick tables from the committed run records (results/runs/table2/quick)"
@@ -134,14 +141,20 @@ notebooks:
 data:
 	$(TSX) src/cli/make-data.ts
 
-# both cores: one model per process; an interrupted target resumes each run from its last checkpoint
+# both cores: one model per process; an interrupted target resumes each run from its last checkpoint. EXECUTOR=slurm:
+# one array task per model (src/cli/coldstarts.ts), a finished run (done.json) skipped
 coldstart:
-	echo $(COLDSTART_MODELS) | tr ' ' '\n' | xargs -P 2 -I{} sh -c 'm={}; $(TSX) src/cli/coldstart.ts --arch $${m%-*} --size $${m##*-} --resume yes'
+	if [ "$(EXECUTOR)" = local ]; then \
+	  echo $(COLDSTART_MODELS) | tr ' ' '\n' | xargs -P 2 -I{} sh -c 'm={}; $(TSX) src/cli/coldstart.ts --arch $${m%-*} --size $${m##*-} --resume yes'; \
+	else $(TSX) src/cli/coldstarts.ts --models "$(COLDSTART_MODELS)" $(EXECUTOR_FLAGS); fi
 	$(MAKE) coldstart-report
 
 # the CO-RL partners of transformer-S: a GRU (different family) and a second transformer seed (same family), one per core
+# (EXECUTOR=slurm: one array task each, src/cli/coldstarts.ts --corl-agents yes)
 corl-agents:
-	printf '%s\n' "--arch gru --size S --out runs/coldstart/gru-S-seed0-v2 --resume yes" "--arch transformer --size S --seed 1 --checkpoint data/checkpoints/coldstart-transformer-S-seed1.json --out runs/coldstart/transformer-S-seed1 --resume yes" | xargs -P 2 -I{} sh -c '$(TSX) src/cli/coldstart.ts {}'
+	if [ "$(EXECUTOR)" = local ]; then \
+	  printf '%s\n' "--arch gru --size S --out runs/coldstart/gru-S-seed0-v2 --resume yes" "--arch transformer --size S --seed 1 --checkpoint data/checkpoints/coldstart-transformer-S-seed1.json --out runs/coldstart/transformer-S-seed1 --resume yes" | xargs -P 2 -I{} sh -c '$(TSX) src/cli/coldstart.ts {}'; \
+	else $(TSX) src/cli/coldstarts.ts --corl-agents yes $(EXECUTOR_FLAGS); fi
 
 # copy unfinished cold starts' resumable state to data/checkpoints/partial/ for committing (make coldstart resumes from it)
 coldstart-save-partial:
@@ -174,7 +187,7 @@ table2-report:
 # the long horizon: RLVR, RLCER, RLCER w/o evolving, fixed teacher rubrics, 300 steps x 3 seeds at S (one run per core;
 # finished runs are kept and archived) -> results/rlcer/long.csv and the rlcer_long figure
 reproduce-long:
-	$(TSX) src/cli/table2.ts --profile long
+	$(TSX) src/cli/table2.ts --profile long $(EXECUTOR_FLAGS)
 	$(TSX) analysis/long.ts runs/table2 results
 	$(TSX) analysis/make-figures.ts rlcer
 
@@ -229,24 +242,24 @@ verify-results: verify-quick
 
 # CO-RL's Table 1 analogue (needs make corl-agents first); same profiles and resumption as Table 2
 reproduce-corl:
-	$(TSX) src/cli/corl.ts --profile $(PROFILE) $(if $(AVAILABLE),--available yes)
+	$(TSX) src/cli/corl.ts --profile $(PROFILE) $(if $(AVAILABLE),--available yes) $(EXECUTOR_FLAGS)
 	$(TSX) src/cli/corl-ensemble.ts --profile $(PROFILE)
 	$(TSX) analysis/table1.ts $(PROFILE)
 	RESULTS=$(if $(filter full table8,$(PROFILE)),results,results/$(PROFILE)) FIGURES=$(if $(filter full table8,$(PROFILE)),results/figures,results/$(PROFILE)/figures) $(TSX) analysis/make-figures.ts corl
 
 # EvoLM's ablations (alternation period, no format reward, each pair source alone) beside the evolm row -> ablations.csv
 reproduce-evolm:
-	$(TSX) src/cli/table2.ts --profile $(PROFILE) --methods evolm-ablations
+	$(TSX) src/cli/table2.ts --profile $(PROFILE) --methods evolm-ablations $(EXECUTOR_FLAGS)
 	$(MAKE) table2-report
 
 # EvoLM's controls (judge-only rows with teacher or frozen cold-start rubrics, separate generator weights) -> ablations.csv
 reproduce-evolm-controls:
-	$(TSX) src/cli/table2.ts --profile $(PROFILE) --methods evolm-controls
+	$(TSX) src/cli/table2.ts --profile $(PROFILE) --methods evolm-controls $(EXECUTOR_FLAGS)
 	$(MAKE) table2-report
 
 # Rubicon: aggregators x schedules, the filter comparison, the hacking curves (same profiles and resumption)
 reproduce-rubicon:
-	$(TSX) src/cli/rubicon.ts --profile $(PROFILE)
+	$(TSX) src/cli/rubicon.ts --profile $(PROFILE) $(EXECUTOR_FLAGS)
 	$(TSX) analysis/rubicon.ts $(PROFILE)
 	RESULTS=$(if $(filter full,$(PROFILE)),results,results/$(PROFILE)) FIGURES=$(if $(filter full,$(PROFILE)),results/figures,results/$(PROFILE)/figures) $(TSX) analysis/make-figures.ts rubicon
 

@@ -3,7 +3,8 @@
 // keeps failing past the patience stops the wait with a one-line error (in process, and through the sweep CLI);
 // sacct's final states are read where it answers; an array task takes the run's lock, so a requeued or resubmitted
 // task never runs an index twice (a record exists, or a live holder on this host or another node: skipped; a holder
-// Slurm says is gone, or this task's own earlier attempt: taken). The real cluster: `make test-slurm`.
+// Slurm says is gone, or this task's own earlier attempt: taken). Every campaign CLI takes the executor options, and
+// the cold starts go to Slurm as one array job. The real cluster: `make test-slurm`.
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -25,6 +26,7 @@ import {
   type SweepConfig,
 } from '../src/io/sweep.js';
 import { RunFailure } from '../src/io/validate.js';
+import { campaignRoot, campaignSpecs, executorName } from '../src/cli/executor.js';
 
 // a fake client: each call answers the next line of <bin>/<name>.plan (the last line repeats); no plan: it fails as
 // sacct does without accounting. Lines: fail, hang, invalid (squeue's answer for a forgotten job id), empty, or
@@ -387,5 +389,60 @@ describe('a requeued or resubmitted task never runs an index twice', () => {
     assert.equal(await run(5, task('532', 5)), 0);
     assert.equal(starts(specs[5]), 1);
     assert.ok(fs.existsSync(path.join(specs[5].dir, 'done.json')));
+  });
+});
+
+describe('every campaign CLI takes the executor options', () => {
+  it('--help of sweep, table2 (EvoLM, the long horizon), corl, rubicon and coldstarts shows them', function () {
+    this.timeout(120_000);
+    for (const cli of ['sweep', 'table2', 'corl', 'rubicon', 'coldstarts']) {
+      const args = [`src/cli/${cli}.ts`, ...(cli === 'sweep' ? ['submit'] : []), '--help'];
+      const r = spawnSync('./node_modules/.bin/tsx', args, { encoding: 'utf8' });
+      for (const o of ['--executor', '--sbatch-args', '--concurrency', '--poll-seconds', '--squeue-patience'])
+        assert.match(r.stdout, new RegExp(`^  ${o} `, 'm'), `${cli}: ${o}`);
+      assert.match(r.stdout, /--poll-seconds .*\(default 30\)/, cli);
+    }
+  });
+  it('a campaign\'s jobs as a run list; its sweep files per run list; the executor named or refused', () => {
+    const jobs = [
+      { label: 'a', dir: 'runs/x/a', args: ['s.ts'], method: 'm', seed: 2 },
+      { label: 'b', dir: 'runs/x/b', args: ['t.ts'], archive: 'results/runs/x/b' },
+    ];
+    assert.deepEqual(campaignSpecs('corl', jobs), [
+      { index: 0, label: 'a', dir: 'runs/x/a', args: ['s.ts'], method: 'm', size: '', seed: 2, cell: 'baseline' },
+      { index: 1, label: 'b', dir: 'runs/x/b', args: ['t.ts'], method: 'corl', size: '', seed: 0, cell: 'baseline',
+        archive: 'results/runs/x/b' },
+    ]);
+    const root = campaignRoot('table2', 'full', 'evolm-oracle', undefined, 'sizes=S');
+    assert.equal(root, 'runs/sweeps/table2-full-evolm-oracle-sizes=S');
+    assert.equal(campaignRoot('table2', 'quick', 'rlvr,rlcer'), 'runs/sweeps/table2-quick-rlvr+rlcer');
+    assert.equal(executorName({}), 'local');
+    assert.throws(() => executorName({ executor: 'pbs' }), /--executor must be local or slurm/);
+  });
+  it('the cold starts on Slurm: one array job over the models, a wait, unfinished runs reported', function () {
+    this.timeout(60_000);
+    const fake = fakeSlurm(), cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstarts-slurm-'));
+    try {
+      fake.plan('sbatch', ['77']);
+      fake.plan('squeue', ['77_0 RUNNING;77_1 PENDING', '77_1 RUNNING', 'empty']);
+      const args = [path.resolve('src/cli/coldstarts.ts'), '--models', 'transformer-S gru-M', '--executor', 'slurm'];
+      args.push('--concurrency', '2', '--sbatch-args', '--partition=cpu', '--poll-seconds', '1');
+      const r = spawnSync(path.resolve('node_modules/.bin/tsx'), args, { cwd, env: fake.env, encoding: 'utf8' });
+      assert.equal(r.status, 1, r.stderr);
+      assert.match(r.stderr, /^error: 2 cold starts failed/m);
+      assert.equal(fake.calls('squeue'), 4); // three polls, then the final status
+      const root = 'runs/sweeps/coldstart-transformer-S+gru-M';
+      const specs = JSON.parse(fs.readFileSync(path.join(cwd, sweepDir(root), 'specs.json'), 'utf8')) as RunSpec[];
+      const cold = (arch: string, size: string) =>
+        ['src/cli/coldstart.ts', '--arch', arch, '--size', size, '--resume', 'yes', '--out'].concat(
+          `runs/coldstart/${arch}-${size}-seed0`,
+        );
+      assert.deepEqual(specs.map((s) => s.args), [cold('transformer', 'S'), cold('gru', 'M')]);
+      const sbatch = fs.readFileSync(path.join(fake.bin, 'sbatch.args'), 'utf8').trim();
+      assert.equal(sbatch, `--parsable --array=0-1%2 --partition=cpu ${sweepDir(root)}/slurm/array.sh`);
+    } finally {
+      fs.rmSync(fake.bin, { recursive: true, force: true });
+      fs.rmSync(cwd, { recursive: true, force: true });
+    }
   });
 });

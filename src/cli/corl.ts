@@ -4,11 +4,13 @@
 // to results/runs/corl/<profile>/<method>/<agents>/seed-<n> when it finishes, and counts a run whose record is there
 // as finished; --archive no runs everything afresh in runs/ and archives nothing.
 // Usage: tsx src/cli/corl.ts [--profile quick|full|table8] [--jobs 2] [--methods a,b] [--available yes] [--archive no]
+//   [--executor local|slurm] [--sbatch-args "..."] [--concurrency K] [--poll-seconds 30] [--squeue-patience 600]
+//   (the executor options: src/cli/executor.ts; local is the job pool as before)
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { intArg, parseArgs, runMain } from './args.js';
 import { ConfigError, RunFailure } from '../io/validate.js';
-import { runJobs } from '../io/jobs.js';
+import { campaignRoot, EXECUTOR_HELP, executorName, runCampaign } from './executor.js';
 import { agentCheckpoint, CORL_ARCHIVE, corlMethodSpec, corlProfile, profileGroups } from '../methods/table1.js';
 
 runMain(async () => {
@@ -16,7 +18,9 @@ runMain(async () => {
     profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids',
     available: '"yes": run the agent groups whose cold starts exist, skip the others',
     archive: '"no" to ignore and not write the committed run archive',
+    ...EXECUTOR_HELP,
   });
+  executorName(a);
   const name = a.profile ?? 'quick', profile = corlProfile(name), jobs = intArg('jobs', a.jobs ?? '2', 1);
   const own = profileGroups(name);
   const methods = a.methods ? a.methods.split(',') : Object.keys(own);
@@ -37,10 +41,14 @@ runMain(async () => {
   const queue = profile.seeds.flatMap((seed) => groups.map((g) => ({ ...g, seed,
     dir: path.join('runs/corl', name, rel(g, seed)),
     archive: archived ? path.join(CORL_ARCHIVE, name, rel(g, seed)) : undefined })));
-  const failed = await runJobs('corl', queue.map((j) => ({ label: `${j.method} ${j.agents.join('+')} seed ${j.seed}`, dir: j.dir,
-    archive: j.archive,
+  const root = campaignRoot('corl', name, a.methods, a.available === 'yes' ? 'available' : undefined,
+    a.archive === 'no' ? 'unarchived' : undefined);
+  const failed = await runCampaign('corl', queue.map((j) => ({
+    label: `${j.method} ${j.agents.join('+')} seed ${j.seed}`, dir: j.dir, archive: j.archive,
+    method: j.method, seed: j.seed,
     args: ['src/cli/corl-run.ts', '--method', j.method, '--agents', j.agents.join(','), '--seed', String(j.seed),
       '--steps', String(profile.steps), '--out', j.dir,
-      '--eval-problems', String(profile.evalPerCell), '--eval-samples', String(profile.evalSamples), '--theory-samples', String(profile.theorySamples)] })), jobs);
+      '--eval-problems', String(profile.evalPerCell), '--eval-samples', String(profile.evalSamples),
+      '--theory-samples', String(profile.theorySamples)] })), a, { parallel: jobs, root });
   if (failed) throw new RunFailure(`${failed} runs failed; rerun to retry them (finished runs are kept)`);
 });

@@ -3,11 +3,14 @@
 // run's record (config, metrics, tables; no weights, no log) to results/runs/rubicon/<profile>/..., the same
 // relative place as under runs/rubicon/<profile>/, and counts a run whose record is there as finished;
 // --archive no runs everything afresh in runs/ and archives nothing.
-// Usage: tsx src/cli/rubicon.ts [--profile quick|full] [--jobs 2] [--archive no]
+// Usage: tsx src/cli/rubicon.ts [--profile quick|full] [--jobs 2] [--archive no] [--executor local|slurm]
+//   [--sbatch-args "..."] [--concurrency K] [--poll-seconds 30] [--squeue-patience 600]
+//   (the executor options: src/cli/executor.ts; local is the job pool as before)
 import * as path from 'node:path';
 import { intArg, parseArgs, runMain } from './args.js';
 import { ConfigError, RunFailure } from '../io/validate.js';
-import { runJobs, type Job } from '../io/jobs.js';
+import { type Job } from '../io/jobs.js';
+import { campaignRoot, EXECUTOR_HELP, executorName, runCampaign } from './executor.js';
 import { RUBICON_ARCHIVE, RUBICON_PROFILES, RUBICON_RUNS, rubiconRunDir } from '../methods/rubicon-train.js';
 
 /** The jobs of a profile: per seed and task pair the untrained cold start (the `base` row), then every run. */
@@ -33,10 +36,12 @@ if (process.argv[1]?.endsWith('rubicon.ts') && process.argv[1].includes('cli')) 
   runMain(async () => {
     const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full',
       jobs: 'parallel processes (default 2)',
-      archive: '"no" to ignore and not write the committed run archive' });
+      archive: '"no" to ignore and not write the committed run archive', ...EXECUTOR_HELP });
+    executorName(a);
     const name = a.profile ?? 'quick', jobs = intArg('jobs', a.jobs ?? '2', 1);
     const archived = (RUBICON_PROFILES[name]?.archived ?? false) && a.archive !== 'no';
-    const failed = await runJobs('rubicon', rubiconJobs(name, archived), jobs);
+    const root = campaignRoot('rubicon', name, a.archive === 'no' ? 'unarchived' : undefined);
+    const failed = await runCampaign('rubicon', rubiconJobs(name, archived), a, { parallel: jobs, root });
     if (failed) throw new RunFailure(`${failed} runs failed; rerun to retry them (finished runs are kept)`);
   });
 }

@@ -2,19 +2,24 @@
 // core), skipping runs already finished (a run directory with done.json), then the tidy table and the figures.
 // An archived profile (full) also counts a run as finished when its committed record is in TABLE2_ARCHIVE, and
 // archives each run it finishes; --archive no runs everything afresh in runs/ and archives nothing.
-// Usage: tsx src/cli/table2.ts [--executor local|slurm] [--profile quick|full] [--jobs 2] [--methods a,b|evolm-ablations|evolm-controls|kl-matched|positive-controls|evolm-oracle] [--sizes S,M] [--seeds 0,1] [--archive no]
+// Usage: tsx src/cli/table2.ts [--profile quick|full|long] [--jobs 2]
+//   [--methods a,b|evolm-ablations|evolm-controls|kl-matched|positive-controls|evolm-oracle] [--sizes S,M]
+//   [--seeds 0,1] [--archive no] [--executor local|slurm] [--sbatch-args "..."] [--concurrency K] [--poll-seconds 30]
+//   [--squeue-patience 600]   (the executor options: src/cli/executor.ts; local is the job pool as before)
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { choiceListArg, intArg, intListArg, parseArgs, runMain } from './args.js';
 import { ConfigError, RunFailure } from '../io/validate.js';
 import { SIZE_NAMES } from '../models/policy.js';
-import { runJobs, runLogged } from '../io/jobs.js';
-import { makeExecutor, runToEnd, type RunSpec } from '../io/sweep.js';
+import { runLogged } from '../io/jobs.js';
+import { type RunSpec } from '../io/sweep.js';
+import { campaignRoot, EXECUTOR_HELP, executorName, runCampaign } from './executor.js';
 import { coldStartCheckpoint, EVOLM_ABLATIONS, EVOLM_CONTROLS, EVOLM_QUESTION, KL_MATCHED, POSITIVE_CONTROLS, TABLE2_ARCHIVE, methodSpec, profileSpec, scalarRmCheckpoint, VERIFIER_CHECKPOINT } from '../methods/table2.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids, or evolm-ablations, evolm-controls, evolm-question, kl-matched, positive-controls, evolm-oracle', sizes: 'comma-separated sizes', seeds: 'comma-separated seeds (default: the profile\'s)', archive: '"no" to ignore and not write the committed run archive',
-    executor: 'local (default: the job pool) or slurm (one array job, then wait)', 'sbatch-args': 'slurm: flags passed to sbatch', concurrency: 'slurm: most tasks at once' });
+    ...EXECUTOR_HELP });
+  executorName(a);
   const name = a.profile ?? 'quick', profile = profileSpec(name), jobs = intArg('jobs', a.jobs ?? '2', 1);
   const methods = a.methods === 'evolm-ablations' ? ['evolm', ...EVOLM_ABLATIONS]
     : a.methods === 'evolm-controls' ? ['evolm', ...EVOLM_CONTROLS]
@@ -50,10 +55,10 @@ runMain(async () => {
   const specs: RunSpec[] = queue.map((j, index) => ({ index, label: `${j.size} ${j.method} seed ${j.seed}`, dir: j.dir, archive: j.archive,
     method: j.method, size: j.size, seed: j.seed, cell: 'baseline',
     args: ['src/cli/table2-run.ts', '--method', j.method, '--size', j.size, '--seed', String(j.seed), '--profile', name, '--out', j.dir] }));
-  const executor = a.executor ?? 'local';
-  // local: the job pool exactly as before; slurm: one array job over the unfinished runs, then wait for the queue
-  const failed = executor === 'local' ? await runJobs('table2', specs, jobs)
-    : await runToEnd(makeExecutor(executor, { concurrency: a.concurrency ? intArg('concurrency', a.concurrency, 1) : undefined,
-      sbatchArgs: (a['sbatch-args'] ?? '').split(/\s+/).filter(Boolean) }), `runs/sweeps/table2-${name}`, specs);
+  // local: the job pool exactly as before; slurm: one array job over the unfinished runs, then wait for the queue (its
+  // sweep files in one directory per run list: the profile and what selects its runs)
+  const root = campaignRoot('table2', name, a.methods, a.sizes && `sizes=${a.sizes}`, a.seeds && `seeds=${a.seeds}`,
+    a.archive === 'no' ? 'unarchived' : undefined);
+  const failed = await runCampaign('table2', specs, a, { parallel: jobs, root });
   if (failed) throw new RunFailure(`${failed} runs failed; rerun to retry them (finished runs are kept)`);
 });
