@@ -36,7 +36,8 @@ export function interval(mean: number, ci95: unknown): { ci_low: number | ''; ci
 }
 
 /** Columns of a claims table (`claimRows`). */
-export const CLAIM_COLUMNS = ['profile', 'claim', 'run', 'against', 'measure', 'expected_sign', 'delta', 'ci_low', 'ci_high', 'seeds', 'verdict'];
+export const CLAIM_COLUMNS = ['profile', 'claim', 'run', 'against', 'measure', 'endpoint', 'expected_sign', 'delta', 'ci_low',
+  'ci_high', 'seeds', 'verdict'];
 
 /** Summary scores of one run at one seed, by measure. */
 export type Scores = Record<string, number>;
@@ -81,6 +82,41 @@ export interface Claim {
   /** the sizes and profiles the claim is tested at (default all): rows run at one size or profile only */
   sizes?: string[];
   profiles?: string[];
+  /** the endpoint the claim reads (docs/sensitivity.md): default its measure */
+  endpoint?: string;
+}
+
+/** The accuracy endpoints a claim on `average` is also read on: in distribution (add, sub, chain) and chain_ood. */
+export const ACCURACY_ENDPOINTS: { measure: string; text: string }[] = [
+  { measure: 'in_distribution', text: 'in-distribution accuracy' }, { measure: 'chain_ood', text: 'held-out composition, chain_ood' },
+];
+
+/**
+ * Every claim on average accuracy, then the same claim on each accuracy endpoint (its text's "average accuracy" named
+ * for the endpoint), so that the held-out family no longer hides inside the average (docs/sensitivity.md).
+ */
+export function withEndpoints(claims: Claim[]): Claim[] {
+  return claims.flatMap((c) => (c.measure !== 'average' || c.measureB ? [c] : [c, ...ACCURACY_ENDPOINTS.map((e) => ({
+    ...c, claim: c.claim.replace('average accuracy', e.text), measure: e.measure, endpoint: e.measure }))]));
+}
+
+/**
+ * Score rows (run, seed, measure, value) with, per (run, seed) that has add, sub and chain, an `in_distribution` row:
+ * their mean (the training families at the grid's difficulties, docs/sensitivity.md).
+ */
+export function withInDistribution<T extends { run: string; seed: unknown; measure: string; value: number }>(rows: T[]):
+  { run: string; seed: unknown; measure: string; value: number }[] {
+  const by = new Map<string, Record<string, number>>();
+  for (const r of rows) {
+    const k = `${r.run}\u0000${String(r.seed)}`;
+    by.set(k, { ...by.get(k), [r.measure]: r.value });
+  }
+  const extra = [...by].flatMap(([k, m]) => {
+    const [run, seed] = k.split('\u0000'), fam = ['add', 'sub', 'chain'].map((f) => m[f]);
+    return fam.every((v) => Number.isFinite(v)) && !('in_distribution' in m)
+      ? [{ run, seed, measure: 'in_distribution', value: (fam[0] + fam[1] + fam[2]) / 3 }] : [];
+  });
+  return [...rows, ...extra];
 }
 
 /**
@@ -101,14 +137,14 @@ const measureOf = (c: Claim) => (c.measureB && c.measureB !== c.measure ? `${c.m
 export function claimRows(scores: Map<string, Map<string, Scores>>, claims: Claim[], profile: string): Row[] {
   return claims.map((c) => {
     const d = pairedDifference(scores, c.a, c.b, c.measure, c.measureB);
-    return { profile, claim: c.claim, run: c.a, against: c.b, measure: measureOf(c),
+    return { profile, claim: c.claim, run: c.a, against: c.b, measure: measureOf(c), endpoint: c.endpoint ?? measureOf(c),
       expected_sign: c.sign > 0 ? '+' : '-', delta: d?.delta ?? '', ci_low: d?.ci_low ?? '', ci_high: d?.ci_high ?? '',
       seeds: d?.seeds ?? 0, verdict: verdict(d, c.sign) };
   });
 }
 
 /** Columns of a power file beside a claims table (`claimPowerRows`): the claim's key, its verdict, its power. */
-export const CLAIM_POWER_COLUMNS = ['profile', 'claim', 'run', 'against', 'measure', 'expected_sign', 'verdict',
+export const CLAIM_POWER_COLUMNS = ['profile', 'claim', 'run', 'against', 'measure', 'endpoint', 'expected_sign', 'verdict',
   ...POWER_COLUMNS];
 
 /**
@@ -120,7 +156,7 @@ export const CLAIM_POWER_COLUMNS = ['profile', 'claim', 'run', 'against', 'measu
 export function claimPowerRows(scores: Map<string, Map<string, Scores>>, claims: Claim[], profile: string): Row[] {
   return claims.map((c) => {
     const d = pairedDifference(scores, c.a, c.b, c.measure, c.measureB);
-    return { profile, claim: c.claim, run: c.a, against: c.b, measure: measureOf(c),
+    return { profile, claim: c.claim, run: c.a, against: c.b, measure: measureOf(c), endpoint: c.endpoint ?? measureOf(c),
       expected_sign: c.sign > 0 ? '+' : '-', verdict: verdict(d, c.sign),
       ...powerCells(pairedDiffs(scores, c.a, c.b, c.measure, c.measureB)) };
   });

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { runMain } from '../src/cli/args.js';
-import { CLAIM_COLUMNS, CLAIM_POWER_COLUMNS, claimPowerRows, claimRows, interval, meanCi } from './aggregate.js';
+import { CLAIM_COLUMNS, CLAIM_POWER_COLUMNS, claimPowerRows, claimRows, interval, meanCi, withEndpoints } from './aggregate.js';
 import { LONG_ROWS, METHODS, TABLE2_ARCHIVE } from '../src/methods/table2.js';
 import { mean } from '../src/util/stats.js';
 import { checkSameInputs, FINAL_COLUMNS, finalTable, runScores, runsWithArchive, TABLE2_CLAIMS } from './table2.js';
@@ -66,8 +66,8 @@ export function longFigure(table: Row[], source = 'results/rlcer/long.csv', fina
 /** Table 2's claims between the long profile's rows (RLCER against RLVR and without evolving, the dynamics). */
 export const LONG_CLAIMS = [...TABLE2_CLAIMS.filter((c) => LONG_ROWS.includes(c.a) && LONG_ROWS.includes(c.b)),
   // a control, as in the regime map: the rubric reward from a fixed, good rubric source against the outcome alone
-  { claim: 'fixed teacher rubrics beat RLVR (average accuracy; a control, no paper claim)', a: 'fixed_teacher', b: 'rlvr',
-    measure: 'average', sign: 1 as const },
+  ...withEndpoints([{ claim: 'fixed teacher rubrics beat RLVR (average accuracy; a control, no paper claim)', a: 'fixed_teacher',
+    b: 'rlvr', measure: 'average', sign: 1 as const }]),
 ].map((c) => ({ ...c, claim: `${c.claim}, after 300 steps`, a: `S|${c.a}`, b: `S|${c.b}` }));
 
 /**

@@ -14,7 +14,8 @@ import * as path from 'node:path';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { findFinishedRuns, readMetrics } from '../src/io/run.js';
 import {
-  CLAIM_COLUMNS, CLAIM_POWER_COLUMNS, claimPowerRows, claimRows, interval, meanCi, scoresBySeed, type Claim,
+  CLAIM_COLUMNS, CLAIM_POWER_COLUMNS, claimPowerRows, claimRows, interval, meanCi, scoresBySeed, type Claim, withEndpoints,
+  withInDistribution,
 } from './aggregate.js';
 import { runMain } from '../src/cli/args.js';
 import {
@@ -95,8 +96,8 @@ export function table8Claims(): Claim[] {
 
 /** A profile's claims and the paper's reported averages its rows stand beside (Table 8 for table8, else Table 1). */
 const paperTable = (profile: string) => (profile === 'table8'
-  ? { claims: table8Claims(), reported: CORL_REPORTED_TABLE8, file: 'table8_reported.csv' }
-  : { claims: corlClaims(), reported: CORL_REPORTED, file: 'table1_reported.csv' });
+  ? { claims: withEndpoints(table8Claims()), reported: CORL_REPORTED_TABLE8, file: 'table8_reported.csv' }
+  : { claims: withEndpoints(corlClaims()), reported: CORL_REPORTED, file: 'table1_reported.csv' });
 
 /** The same claims for the cross-family pair matched in cold-start strength (transformer-S-seed1 with gru-M). */
 export function matchedClaims(): Claim[] {
@@ -208,8 +209,9 @@ export function aggregateTable1(profile: string, root = 'runs/corl', out = corlO
     const withAverage = [...ensemble, ...meanCi(ensemble, ['ensemble', 'seed'], ['value']).map((r) => ({ ensemble: r.ensemble, seed: r.seed, family: 'average', value: r.value_mean }))];
     writeCsv(path.join(out, 'matched_budget.csv'), meanCi(withAverage, ['ensemble', 'family'], ['value']).map((r) => ({ profile, ensemble: r.ensemble, family: r.family, maj_accuracy: r.value_mean, ...interval(Number(r.value_mean), r.value_ci95), seeds: r.n })));
   }
-  const scores = scoresBySeed([...finals.map((r) => ({ run: `${r.agent}|${r.method}`, seed: r.seed, measure: String(r.column), value: Number(r.value) })),
-    ...ensemble.map((r) => ({ run: `ensemble|${r.ensemble}`, seed: r.seed, measure: String(r.family), value: Number(r.value) })),
+  const scores = scoresBySeed([...withInDistribution([
+    ...finals.map((r) => ({ run: `${r.agent}|${r.method}`, seed: r.seed, measure: String(r.column), value: Number(r.value) })),
+    ...ensemble.map((r) => ({ run: `ensemble|${r.ensemble}`, seed: r.seed, measure: String(r.family), value: Number(r.value) }))]),
     ...meanCi(ensemble, ['ensemble', 'seed'], ['value']).map((r) => ({ run: `ensemble|${r.ensemble}`, seed: r.seed, measure: 'average', value: Number(r.value_mean) }))]);
   const paper = paperTable(profile);
   writeCsv(path.join(out, 'claims.csv'), claimRows(scores, paper.claims, profile), CLAIM_COLUMNS);

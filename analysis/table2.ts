@@ -10,7 +10,8 @@ import * as path from 'node:path';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { findFinishedRuns, readMetrics } from '../src/io/run.js';
 import {
-  CLAIM_COLUMNS, CLAIM_POWER_COLUMNS, claimPowerRows, claimRows, interval, meanCi, scoresBySeed, type Claim,
+  CLAIM_COLUMNS, CLAIM_POWER_COLUMNS, claimPowerRows, claimRows, interval, meanCi, scoresBySeed, type Claim, withEndpoints,
+  withInDistribution,
   type Scores,
 } from './aggregate.js';
 import { runMain } from '../src/cli/args.js';
@@ -79,7 +80,7 @@ export const CURVE_METRICS = ['probe_accuracy', 'accuracy', 'reward/outcome', 'r
  * The papers' claims that Table 2 tests (papers.md sections 1 and 3), each read as a paired difference over seeds
  * between two rows on one column (`claimRows`: a verdict from the side of 0 the 95% interval lies on).
  */
-export const TABLE2_CLAIMS: Claim[] = [
+export const TABLE2_CLAIMS: Claim[] = withEndpoints([
   { claim: 'RLCER beats RLVR (average accuracy)', a: 'rlcer', b: 'rlvr', measure: 'average', sign: 1 },
   // the KL-matched control (results/rlcer/kl_match_rule.md): the reasoner's step held to RLVR's size
   { claim: 'RLCER beats RLVR, its reasoner\'s rate KL-adapted to RLVR\'s update size (average accuracy)', a: 'rlcer_kl_matched', b: 'rlvr', measure: 'average', sign: 1 },
@@ -106,7 +107,7 @@ export const TABLE2_CLAIMS: Claim[] = [
   { claim: 'the mean correlation rises more with self-evolution than without', a: 'rlcer', b: 'rlcer_no_evolve', measure: 'corr_proposed_rise', sign: 1 },
   { claim: 'the CoT reward falls from its peak with self-evolution more than without (it saturates without)', a: 'rlcer', b: 'rlcer_no_evolve', measure: 'cot_reward_fall', sign: 1 },
   { claim: 'the reasoner\'s own rubrics as in-prompt hints help at inference (RLCER, average accuracy)', a: 'rlcer', b: 'rlcer', measure: 'hinted_average', measureB: 'plain_average', sign: 1 },
-];
+]);
 
 /** Steps over which the claims about training dynamics average the start, the best stretch and the end of a curve. */
 export const DYNAMICS_WINDOW = 10;
@@ -139,7 +140,8 @@ export function dynamicsMeasures(dir: string): { measure: string; value: number 
 
 /** final.csv rows and the runs' dynamics measures -> scores keyed "size|method", then seed, then measure. */
 export function runScores(finals: Row[], runs: ReturnType<typeof finishedRuns> = []): Map<string, Map<string, Scores>> {
-  return scoresBySeed([...finals.map((r) => ({ run: `${r.size}|${r.method}`, seed: r.seed, measure: String(r.column), value: Number(r.value) })),
+  return scoresBySeed([...withInDistribution(finals.map((r) => ({ run: `${r.size}|${r.method}`, seed: r.seed, measure: String(r.column),
+    value: Number(r.value) }))),
     ...runs.flatMap((r) => dynamicsMeasures(r.dir).map((d) => ({ run: `${r.size}|${r.method}`, seed: r.seed, ...d })))]);
 }
 

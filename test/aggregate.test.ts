@@ -1,7 +1,8 @@
 // analysis/aggregate.ts against hand-computed values: t quantiles, mean and 95% CI over seeds, paired differences
 // by seed and the claims table built from them.
 import { strict as assert } from 'node:assert';
-import { CLAIM_COLUMNS, claimRows, interval, meanCi, pairedDifference, scoresBySeed, tQuantile95, verdict }
+import { CLAIM_COLUMNS, claimRows, interval, meanCi, pairedDifference, scoresBySeed, tQuantile95, verdict, withEndpoints,
+  withInDistribution }
   from '../analysis/aggregate.js';
 
 const close = (a: unknown, b: number, tol = 1e-9, what = '') =>
@@ -78,7 +79,7 @@ describe('aggregation over seeds (hand-computed)', () => {
       { claim: 'absent', a: 'x', b: 'z', measure: 'acc', sign: 1 },
     ], 'quick');
     assert.deepEqual({ ...r1, delta: 0, ci_low: 0, ci_high: 0 }, {
-      profile: 'quick', claim: 'x beats y', run: 'x', against: 'y', measure: 'acc', expected_sign: '+',
+      profile: 'quick', claim: 'x beats y', run: 'x', against: 'y', measure: 'acc', endpoint: 'acc', expected_sign: '+',
       delta: 0, ci_low: 0, ci_high: 0, seeds: 3, verdict: 'inconclusive' });
     close(r1.delta, 0.4 / 3, 1e-12, 'delta');
     const h = 4.303 * Math.sqrt(1 / 300) / Math.sqrt(3);
@@ -87,7 +88,7 @@ describe('aggregation over seeds (hand-computed)', () => {
     assert.equal(r2.measure, 'acc - base'); assert.equal(r2.expected_sign, '-'); close(r2.delta, 0.1, 1e-12);
     assert.equal(r2.verdict, 'inconclusive');
     assert.deepEqual(r3, {
-      profile: 'quick', claim: 'absent', run: 'x', against: 'z', measure: 'acc', expected_sign: '+',
+      profile: 'quick', claim: 'absent', run: 'x', against: 'z', measure: 'acc', endpoint: 'acc', expected_sign: '+',
       delta: '', ci_low: '', ci_high: '', seeds: 0, verdict: 'inconclusive' });
     // a clear difference gets its verdict: y - x on acc is below 0 everywhere only with a tighter spread
     const t = scoresBySeed([0, 1, 2].flatMap((seed) => [{ run: 'p', seed, measure: 'm', value: 1 + seed / 100 },
@@ -97,6 +98,23 @@ describe('aggregation over seeds (hand-computed)', () => {
     assert.equal(up.verdict, 'reproduced'); assert.equal(down.verdict, 'contradicted');
     assert.equal(up.measure, 'm');
     assert.equal(verdict({ ci_low: -0.3, ci_high: -0.1 }, 1), 'contradicted', 'below 0 against a claimed +');
+  });
+  it('an average-accuracy claim is read on each accuracy endpoint too; in-distribution is the mean of add, sub, chain', () => {
+    const claims = withEndpoints([{ claim: 'x beats y (average accuracy)', a: 'x', b: 'y', measure: 'average', sign: 1 },
+      { claim: 'x ranks better (rubric quality)', a: 'x', b: 'y', measure: 'rubric_quality', sign: 1 }]);
+    assert.deepEqual(claims.map((c) => [c.claim, c.measure, c.endpoint]), [
+      ['x beats y (average accuracy)', 'average', undefined],
+      ['x beats y (in-distribution accuracy)', 'in_distribution', 'in_distribution'],
+      ['x beats y (held-out composition, chain_ood)', 'chain_ood', 'chain_ood'],
+      ['x ranks better (rubric quality)', 'rubric_quality', undefined]]);
+    const rows = withInDistribution([{ run: 'x', seed: 0, measure: 'add', value: 0.3 }, { run: 'x', seed: 0, measure: 'sub', value: 0.6 },
+      { run: 'x', seed: 0, measure: 'chain', value: 0.9 }, { run: 'y', seed: 0, measure: 'add', value: 0.3 }]);
+    assert.deepEqual(rows.slice(4), [{ run: 'x', seed: '0', measure: 'in_distribution', value: (0.3 + 0.6 + 0.9) / 3 }]);
+    const [r] = claimRows(scoresBySeed(withInDistribution([0, 1].flatMap((seed) => ['add', 'sub', 'chain'].flatMap((f) => [
+      { run: 'x', seed, measure: f, value: 0.5 + seed / 10 }, { run: 'y', seed, measure: f, value: 0.4 }])))),
+    [claims[1]], 'full');
+    assert.equal(r.endpoint, 'in_distribution');
+    assert.ok(Math.abs(Number(r.delta) - 0.15) < 1e-12);
   });
   it('verdicts at an interval ending or starting exactly at 0 are inconclusive', () => {
     // [0, 0.5] does not lie above 0 (a claimed +) nor below it; [-0.5, 0] likewise, for either sign
@@ -115,8 +133,8 @@ describe('aggregation over seeds (hand-computed)', () => {
     // x - y = [0.25, 0.25]: mean 0.25, s = 0, half-width 0 -> [0.25, 0.25], above 0
     assert.equal(r.measure, 'acc');
     assert.equal(r.delta, 0.25); assert.equal(r.ci_low, 0.25); assert.equal(r.verdict, 'reproduced');
-    assert.deepEqual(CLAIM_COLUMNS, ['profile', 'claim', 'run', 'against', 'measure', 'expected_sign', 'delta', 'ci_low',
-      'ci_high', 'seeds', 'verdict']);
+    assert.deepEqual(CLAIM_COLUMNS, ['profile', 'claim', 'run', 'against', 'measure', 'endpoint', 'expected_sign', 'delta',
+      'ci_low', 'ci_high', 'seeds', 'verdict']);
     assert.deepEqual(Object.keys(r), CLAIM_COLUMNS);
   });
 });

@@ -294,16 +294,18 @@ describe('Table 2 runs end to end (smoke profile)', function () {
 
 describe('Long-horizon table and figure (hand-computed)', () => {
   it('the long claims are Table 2\'s claims between its four rows, at size S', () => {
-    assert.deepEqual(LONG_CLAIMS.slice(0, 3).map((c) => [c.a, c.b, c.measure]), [['S|rlcer', 'S|rlvr', 'average'],
-      ['S|rlcer', 'S|rlcer_no_evolve', 'average'], ['S|rlcer', 'S|rlcer_no_evolve', 'rubric_quality']]);
+    // each accuracy claim on average, then in distribution and on chain_ood (docs/sensitivity.md)
+    assert.deepEqual(LONG_CLAIMS.slice(0, 5).map((c) => [c.a, c.b, c.measure]), [['S|rlcer', 'S|rlvr', 'average'],
+      ['S|rlcer', 'S|rlvr', 'in_distribution'], ['S|rlcer', 'S|rlvr', 'chain_ood'], ['S|rlcer', 'S|rlcer_no_evolve', 'average'],
+      ['S|rlcer', 'S|rlcer_no_evolve', 'in_distribution']]);
     for (const c of LONG_CLAIMS) {
       assert.ok(['rlvr', 'rlcer', 'rlcer_no_evolve', 'fixed_teacher'].includes(c.b.slice(2)), c.b);
       assert.match(c.claim, /after 300 steps$/);
     }
     assert.ok(!LONG_CLAIMS.some((c) => /evolm|rubric_only/.test(c.a + c.b)));
     // the control: fixed teacher rubrics against RLVR, last
-    assert.deepEqual([LONG_CLAIMS.at(-1)!.a, LONG_CLAIMS.at(-1)!.b], ['S|fixed_teacher', 'S|rlvr']);
-    assert.equal(LONG_CLAIMS.length, 8);
+    assert.deepEqual([LONG_CLAIMS.at(-1)!.a, LONG_CLAIMS.at(-1)!.b, LONG_CLAIMS.at(-1)!.measure], ['S|fixed_teacher', 'S|rlvr', 'chain_ood']);
+    assert.equal(LONG_CLAIMS.length, 14);
   });
   it('averages the families per seed and step, then takes mean and t interval over seeds', () => {
     // rlvr seed 0: step 0 add 0.2 sub 0.4 (average 0.3), step 20 add 0.6 sub 0.8 (0.7); seed 1: step 0 0.4/0.6 (0.5),
