@@ -9,10 +9,11 @@ import { rlcerFigures } from './rlcer-figures.js';
 import { corlFigures } from './corl-figures.js';
 import { rubiconFigures } from './rubicon-figures.js';
 import { regimeFigures } from './regimes-figures.js';
+import { sensitivityFigures } from './sensitivity-figures.js';
 
 /**
  * Theme -> the figures it draws from the tables under `results` (make-figures' argument names: theory, rlvr, rlcer,
- * corl, rubicon, regimes); the theory and RLVR figures always read results/.
+ * corl, rubicon, regimes, sensitivity); the theory and RLVR figures always read results/.
  */
 export function figureThemes(results = 'results'): Record<string, () => Figure[]> {
   return {
@@ -22,6 +23,7 @@ export function figureThemes(results = 'results'): Record<string, () => Figure[]
     corl: () => corlFigures(path.join(results, 'corl')),
     rubicon: () => rubiconFigures(path.join(results, 'rubicon')),
     regimes: () => regimeFigures(path.join(results, 'regimes')),
+    sensitivity: () => sensitivityFigures(results),
   };
 }
 
@@ -29,7 +31,7 @@ export function figureThemes(results = 'results'): Record<string, () => Figure[]
 export function themeOf(name: string): string {
   const prefix = name.split('_')[0];
   const byPrefix: Record<string, string> = { theory: 'theory', rlvr: 'rlvr', rlcer: 'rlcer', table2: 'rlcer',
-    evolm: 'rlcer', corl: 'corl', rubicon: 'rubicon', regime: 'regimes' };
+    evolm: 'rlcer', corl: 'corl', rubicon: 'rubicon', regime: 'regimes', sensitivity: 'sensitivity' };
   const theme = byPrefix[prefix];
   if (!theme) throw new Error(`no figure theme draws "${name}" (prefixes: ${Object.keys(byPrefix).join(', ')})`);
   return theme;

@@ -17,6 +17,7 @@ export const GROUPS: { title: string; prefixes: string[] }[] = [
   { title: 'CO-RL: theory', prefixes: ['theory_'] },
   { title: 'Rubicon', prefixes: ['rubicon_'] },
   { title: 'Regime map (where rubric rewards help)', prefixes: ['regime_'] },
+  { title: 'Sensitivity (the positive control and the pilot)', prefixes: ['sensitivity_'] },
   { title: 'Other', prefixes: [''] },
 ];
 

@@ -1,5 +1,6 @@
 // `make figures`: regenerate every figure from the committed tables in results/, without rerunning anything.
-// Usage: tsx analysis/make-figures.ts [theme ...]   (themes: theory, rlvr, rlcer, corl, rubicon, regimes; default all)
+// Usage: tsx analysis/make-figures.ts [theme ...]   (themes: theory, rlvr, rlcer, corl, rubicon, regimes,
+//   sensitivity; default all)
 import { writeFigures } from './figures.js';
 import { writeGallery } from './gallery.js';
 import { figureThemes } from './figure-themes.js';
