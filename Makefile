@@ -237,6 +237,9 @@ verify-results: verify-quick
 	$(TSX) analysis/sensitivity.ts preregister --root /nonexistent --out runs/verify/sensitivity --sweeps runs/verify/sensitivity/sweeps > /dev/null
 	$(TSX) analysis/compare-results.ts runs/verify/sensitivity results/sensitivity --only pilot_records.csv,pilot.csv,power.csv,committed_spread.csv,preregistration.md
 	$(TSX) analysis/compare-results.ts runs/verify/sensitivity/sweeps sweeps --only sensitivity-S-baseline.json,sensitivity-S-sparse.json,sensitivity-M-baseline.json
+	$(if $(wildcard results/sensitivity/amendment-1.md),cp results/sensitivity/regime_criterion_wide.csv runs/verify/sensitivity/ && $(TSX) analysis/sensitivity.ts amend --root /nonexistent --out runs/verify/sensitivity --sweeps runs/verify/sensitivity/sweeps > /dev/null)
+	$(if $(wildcard results/sensitivity/amendment-1.md),$(TSX) analysis/compare-results.ts runs/verify/sensitivity results/sensitivity --only amendment-1.md)
+	$(if $(wildcard results/sensitivity/amendment-1.md),$(TSX) analysis/compare-results.ts runs/verify/sensitivity/sweeps sweeps --only sensitivity-S-sparse-wide.json)
 	$(if $(wildcard results/sensitivity/confirm),rm -rf runs/verify/confirm && $(TSX) analysis/sensitivity.ts confirm --root /nonexistent --out runs/verify/confirm > /dev/null)
 	$(if $(wildcard results/sensitivity/confirm),$(TSX) analysis/compare-results.ts runs/verify/confirm results/sensitivity/confirm --only records.csv,table.csv,claims.csv,power.csv,pooled.csv)
 
@@ -305,7 +308,7 @@ clean-runs:
 	rm -rf runs
 
 # ---- the sensitivity pilot and campaign (docs/sensitivity.md; results/sensitivity/preregistration.md) ----
-.PHONY: sparse-regime sensitivity-pilot sensitivity-preregister reproduce-sensitivity evolm-oracle
+.PHONY: coldstart-wide sparse-regime-wide sensitivity-amend sparse-regime sensitivity-pilot sensitivity-preregister reproduce-sensitivity evolm-oracle
 # the sparse-outcome regime's criterion on the cold start alone -> results/sensitivity/regime_criterion.csv
 sparse-regime:
 	$(TSX) src/cli/sparse-regime.ts
@@ -316,14 +319,27 @@ sensitivity-pilot:
 # the pre-registration and the campaign's sweeps, from the pilot's SDs (committed before the campaign's first run)
 sensitivity-preregister:
 	$(TSX) analysis/sensitivity.ts preregister
+# amendment 1 (results/sensitivity/amendment-1.md): the sparse regime's criterion read off the wide cold start, then
+# the amendment and the amended sparse sweep
+sparse-regime-wide:
+	$(TSX) src/cli/sparse-regime.ts --rule amended --checkpoint data/checkpoints/coldstart-transformer-S-wide.json \
+	  --out results/sensitivity/regime_criterion_wide.csv
+sensitivity-amend:
+	$(TSX) analysis/sensitivity.ts amend
 # the confirmatory campaign as pre-registered: S (both regimes), then M; resumable, records archived as they finish
 # (the two S regimes side by side, one run each at a time; then M two at a time), then the analysis -> results/sensitivity/confirm
+# (amendment 1: the sparse sweep is sensitivity-S-sparse-wide.json, from the wide cold start; kernels pinned to 2)
 reproduce-sensitivity:
-	$(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-S-baseline.json $(EXECUTOR_FLAGS) --jobs 1 --wait yes & \
-	  $(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-S-sparse.json $(EXECUTOR_FLAGS) --jobs 1 --wait yes; \
+	WORKBENCH_KERNELS=2 $(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-S-baseline.json $(EXECUTOR_FLAGS) --jobs 1 --wait yes & \
+	  WORKBENCH_KERNELS=2 $(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-S-sparse-wide.json $(EXECUTOR_FLAGS) --jobs 1 --wait yes; \
 	  wait $$!
-	$(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-M-baseline.json $(EXECUTOR_FLAGS) --wait yes
+	WORKBENCH_KERNELS=2 $(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-M-baseline.json $(EXECUTOR_FLAGS) --wait yes
 	$(TSX) analysis/sensitivity.ts confirm
+# the sparse regime's cold start (results/sensitivity/amendment-1.md): transformer-S, the committed cold start's SFT
+# budget (4,500 steps, batch 64) on a mixture whose difficulties reach every column the sparse candidates need
+coldstart-wide:
+	$(TSX) src/cli/coldstart.ts --arch transformer --size S --seed 0 --resume yes --out runs/coldstart/transformer-S-wide \
+	  --checkpoint data/checkpoints/coldstart-transformer-S-wide.json --config data/configs/coldstart-wide.json
 # EvoLM's exact-judge rows at Table 2's full profile, S, 3 seeds, on kernel generation 1 (the committed EvoLM rows')
 evolm-oracle:
 	WORKBENCH_KERNELS=1 $(TSX) src/cli/table2.ts --profile full --methods evolm-oracle --sizes S $(EXECUTOR_FLAGS)

@@ -83,18 +83,33 @@ describe('sensitivity campaign verdicts', () => {
   });
   it('reads trace error with the sign flipped, and leaves comparisons short of their seeds pending', () => {
     const te = { endpoint: 'trace_error' };
-    const claims = confirmClaims([...arm('rlvr', 0, te), ...arm('process_oracle', -0.1, te)], () => 8);
+    const runs = [...arm('rlvr', 0), ...arm('process_oracle', 0.1)]; // the runs' in-distribution records: all finished
+    const claims = confirmClaims([...runs, ...arm('rlvr', 0, te), ...arm('process_oracle', -0.1, te)], () => 8)
+      .filter((c) => c.endpoint === 'trace_error');
     assert.equal(claims[0].verdict, 'helps');
     assert.equal(claims[0].expected_sign, -1);
     const short = confirmClaims([...arm('rlvr', 0), ...arm('process_oracle', 0.1).slice(0, 5)], () => 8);
     assert.equal(short[0].verdict, 'pending');
     assert.equal(short[0].p, '');
   });
-  it('pools a claim across the cells of its size', () => {
+  it('reads a family only when every arm in it is finished; a trace error with under two valued seeds is not testable', () => {
+    // the rubric arm finished, the positive control not: its null waits (pending), it is not "no effect"
+    const partial = confirmClaims([...arm('rlvr', 0), ...arm('rlcer', 0.001), ...arm('process_oracle', 0.001).slice(0, 5)], () => 8);
+    assert.deepEqual(partial.map((c) => c.verdict), ['pending', 'pending']);
+    assert.equal(partial.find((c) => c.a === 'rlcer')!.positive_control, 'pending');
+    // trace error: RLVR has right answers in one seed only
+    const te = (m: string, o: number[]) => noise.map((_, s) => rec(m, s, o.includes(s) ? 0.5 : '', { endpoint: 'trace_error' }));
+    const claims = confirmClaims([...arm('rlvr', 0), ...arm('process_oracle', 0.1), ...te('rlvr', [3]),
+      ...te('process_oracle', [0, 1, 2, 3, 4, 5, 6, 7])], () => 8).filter((c) => c.endpoint === 'trace_error');
+    assert.equal(claims[0].verdict, 'not testable');
+    assert.equal(claims[0].seeds, 1);
+  });
+  it('pools a claim across the regimes of its size, one horizon at a time', () => {
     const cells = ['baseline', 'regime=sparse'];
     const records = cells.flatMap((cell) => [...arm('rlvr', 0, { cell }), ...arm('process_oracle', 0.1, { cell })]);
     const pooled = confirmPooled(records, confirmClaims(records, () => 8));
     assert.equal(pooled.length, 1);
+    assert.equal(pooled[0].horizon, 60);
     assert.equal(pooled[0].cells, 2);
     assert.equal(pooled[0].positive, 2);
     assert.ok(Math.abs(Number(pooled[0].mean) - 0.1) < 1e-9);

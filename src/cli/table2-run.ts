@@ -74,6 +74,7 @@ runMain(async () => {
     'checkpoint-every': 'steps between resumable checkpoints (default 10)',
     overrides: 'inline JSON overriding the method\'s RL config, over --config (a sweep\'s knob levels)',
     horizons: 'comma-separated steps before the last after which the full final evaluation is also written (default: the profile\'s)',
+    coldstart: 'the cold start variant to start from (data/checkpoints/coldstart-transformer-<size>-<variant>.json; default the row\'s)',
   });
   const method = a.method ?? 'rlcer', spec = methodSpec(method), profile = profileSpec(a.profile ?? 'quick');
   const size = choiceArg('size', a.size ?? 'S', SIZE_NAMES), seed = intArg('seed', a.seed ?? '0', 0);
@@ -88,7 +89,8 @@ runMain(async () => {
     ...(spec.kind === 'rlcer' ? user : {}), steps });
   const evolmCfg = mergeConfig(defaultEvolmConfig, { ...spec.evolm, ...(klMatch ? { policyKlTarget: klMatch.target } : {}),
     ...(spec.kind === 'evolm' ? user : {}), steps });
-  const ckpt = coldStartCheckpoint(size, spec.coldstart);
+  // --coldstart: another cold start of the size for this run (the sparse regime's wide cold start, amendment 1)
+  const ckpt = coldStartCheckpoint(size, a.coldstart ?? spec.coldstart);
   // the config of the method's kind and every checkpoint the run reads, checked before its directory is made
   if (spec.kind === 'rlvr' || spec.kind === 'scalar_rm') checkRlvrConfig(rlvrCfg);
   if (spec.kind === 'rlcer') checkRlcerConfig(rlcerCfg);

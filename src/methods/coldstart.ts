@@ -30,6 +30,12 @@ export interface ColdStartData {
   rubricQuestionShare: number;
   /** share of rubric-as-hint examples (role <hint>) */
   hintShare: number;
+  /**
+   * operand digits per family in the SFT mixture; null or absent (the committed cold starts) = the evaluation grid.
+   * The sparse regime's cold start (docs/sensitivity.md, amendment 1) widens it so every column the regime needs
+   * has been seen
+   */
+  digits?: Partial<Record<Family, number[]>> | null;
 }
 
 export const defaultColdStartData: ColdStartData = {
@@ -40,6 +46,7 @@ export const defaultColdStartData: ColdStartData = {
   rubricShare: 0.15,
   rubricQuestionShare: 0,
   hintShare: 0.05,
+  digits: null,
 };
 
 export function checkColdStartData(c: ColdStartData): void {
@@ -50,6 +57,10 @@ export function checkColdStartData(c: ColdStartData): void {
   requireProbability('rubricQuestionShare', c.rubricQuestionShare);
   requireProbability('hintShare', c.hintShare);
   if (c.families.includes('chain_ood')) throw new ConfigError('chain_ood is the held-out family and cannot be in the cold-start mixture');
+  for (const [f, ds] of Object.entries(c.digits ?? {})) {
+    if (!Array.isArray(ds) || ds.length === 0) throw new ConfigError(`digits.${f} must be a non-empty list`);
+    ds.forEach((d) => requireInteger(`digits.${f}`, d, 1, 7));
+  }
 }
 
 export interface Example { prompt: number[]; completion: number[]; kind: 'reason' | 'rubric' | 'hint'; style?: Style }
@@ -57,7 +68,8 @@ export interface Example { prompt: number[]; completion: number[]; kind: 'reason
 /** One SFT example drawn from the mixture. */
 export function sampleExample(c: ColdStartData, rng: Rng): Example {
   const family = c.families[rng.int(c.families.length)];
-  const digits = EVAL_GRID[family][rng.int(EVAL_GRID[family].length)];
+  const grid = c.digits?.[family] ?? EVAL_GRID[family];
+  const digits = grid[rng.int(grid.length)];
   const p = sampleProblem(family, digits, rng, c.problems);
   const u = rng.next();
   const styles = Object.keys(c.styleMix) as Style[];
