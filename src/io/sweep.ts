@@ -880,9 +880,10 @@ export async function runToEnd(ex: Executor, root: string, specs: RunSpec[]): Pr
 // ---- aggregation: from the run records, whichever executor ran them ----
 
 export const TABLE_COLUMNS = ['knob', 'level', 'method', 'column', 'mean', 'ci_low', 'ci_high', 'seeds'];
-export const CLAIM_COLUMNS = ['knob', 'level', 'claim', 'delta', 'ci_low', 'ci_high', 'seeds', 'verdict'];
+/** A claim's endpoint is the column it compares (docs/sensitivity.md: every claims table names its endpoint). */
+export const CLAIM_COLUMNS = ['knob', 'level', 'claim', 'endpoint', 'delta', 'ci_low', 'ci_high', 'seeds', 'verdict'];
 /** Columns of power.csv: each claim row's key and verdict, then the power of its paired comparison. */
-export const POWER_COLUMNS_SWEEP = ['knob', 'level', 'claim', 'verdict', ...POWER_COLUMNS];
+export const POWER_COLUMNS_SWEEP = ['knob', 'level', 'claim', 'endpoint', 'verdict', ...POWER_COLUMNS];
 /** Columns of pooled.csv: one row per comparison pooled across its distinct cells (`pooledCells`). */
 export const POOLED_COLUMNS_SWEEP = ['claim', ...POOLED_COLUMNS];
 
@@ -975,13 +976,14 @@ export function aggregateSweep(
           claims.push({
             ...head,
             claim: cmp.claim,
+            endpoint: cmp.column,
             delta: d.n ? d.mean : '',
             ci_low: num(d.ci_low),
             ci_high: num(d.ci_high),
             seeds: d.n,
             verdict,
           });
-          power.push({ ...head, claim: cmp.claim, verdict, ...powerCells(diffs) });
+          power.push({ ...head, claim: cmp.claim, endpoint: cmp.column, verdict, ...powerCells(diffs) });
           const key = `${size}|${cmp.claim}`;
           if (!cells.has(key)) cells.set(key, { size, claim: cmp.claim, diffs: new Map() });
           const cell = `${cellOf(c, knob, level, cmp.a)}|${cellOf(c, knob, level, cmp.b)}`,
