@@ -14,8 +14,10 @@ import { isDeepStrictEqual } from 'node:util';
 import * as dfd from 'danfojs-node';
 import * as tslab from 'tslab';
 import { readCsv, type Cell, type Row } from '../src/io/table.js';
+import { findFinishedRuns } from '../src/io/run.js';
 import { escapeHtml, plotlyJs, readFigureScript, specOf, type Figure } from './figures.js';
 import { figureThemes, themeOf } from './figure-themes.js';
+import { paperOf } from './docs.js';
 
 export type Frame = dfd.DataFrame;
 
@@ -183,6 +185,32 @@ export function wide(df: Frame | Row[],
     out.get(k)![String(r[o.column])] = `${cell}${ci}`;
   }
   return out.size ? new dfd.DataFrame([...out.values()]) : new dfd.DataFrame([]);
+}
+
+/**
+ * A claims table (profile, claim, run, against, ..., verdict) as a DataFrame with two columns in front: `paper`, the
+ * paper the claim tests (as the reports split them, analysis/docs.ts paperOf), and `setting`, the run's setting
+ * (`S|rlcer` -> S); `where` filters as in frame().
+ */
+export function claims(file: string, where: Where = {}): Frame {
+  const rows = fs.existsSync(file) ? readCsv(file) : [];
+  return frame(rows.map((r) => ({ paper: paperOf(file, r), setting: String(r.run).split('|')[0], ...r })), where);
+}
+
+/**
+ * The finished runs under `root` (a directory with done.json; its checksums verified) as a DataFrame: one row per run,
+ * its path below `root` split into the named columns (e.g. ['size', 'method', 'cell', 'seed'] for a sweep's archive;
+ * a seed-<n> part reads as n), and `dir`. Group it to see which cells have all their seeds.
+ */
+export function runs(root: string, parts: string[]): Frame {
+  return frame(findFinishedRuns(root).map((dir) => {
+    const names = path.relative(root, dir).split(path.sep);
+    const row: Row = Object.fromEntries(parts.map((p, i) => {
+      const v = names[i] ?? '';
+      return [p, /^seed-\d+$/.test(v) ? Number(v.slice(5)) : v];
+    }));
+    return { ...row, dir };
+  }));
 }
 
 // ---- charts

@@ -8,7 +8,7 @@ import { plotlyJs, readFigureScript, specOf, type Figure } from '../analysis/fig
 import { figureSpecs } from '../analysis/gallery.js';
 import { figureThemes, themeOf } from '../analysis/figure-themes.js';
 import {
-  CHART_CLASS, chartHtml, figure, filterRows, formatValue, frame, nextChartHtml, plotlyLoaderHtml, rowsOf,
+  CHART_CLASS, chartHtml, claims, figure, filterRows, formatValue, frame, nextChartHtml, plotlyLoaderHtml, rowsOf, runs,
   sameAsCommitted, sortRows, summarise, viewCells, viewHtml, wide,
 } from '../analysis/notebook-view.js';
 
@@ -67,6 +67,27 @@ describe('notebook views of tidy tables (analysis/notebook-view.ts)', () => {
     assert.deepEqual(s.map((r) => [r.m, r.v_mean, r.v_count]), [['a', 4, 3], ['b', 2, 2]]);
     assert.ok(Math.abs(Number(s[0].v_std) - 2) < 1e-12);
     assert.deepEqual(summarise([], ['m'], ['v']).shape, [0, 0]);
+  });
+  it('reads a claims table with the paper and setting of each claim in front', () => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-nbv-'));
+    fs.writeFileSync(path.join(d, 'c.csv'), 'profile,claim,run,against,measure,expected_sign,delta,ci_low,ci_high,seeds,' +
+      'verdict\nfull,a,S|rlcer,S|rlvr,average,+,0.1,0.05,0.15,3,reproduced\nfull,b,M|evolm,M|judge_teacher,average,+,0,' +
+      '-1,1,3,inconclusive\nquick,c,S|rlcer,S|rlvr,average,+,0,-1,1,2,inconclusive\n');
+    const rows = rowsOf(claims(path.join(d, 'c.csv'), { profile: 'full' }));
+    assert.deepEqual(rows.map((r) => [r.paper, r.setting, r.claim]), [['RLCER', 'S', 'a'], ['EvoLM', 'M', 'b']]);
+    assert.deepEqual(Object.keys(rows[0]).slice(0, 3), ['paper', 'setting', 'profile']);
+  });
+  it('lists finished runs with the parts of their paths as columns', () => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-nbv-'));
+    for (const r of ['S/rlvr/baseline/seed-0', 'S/rlvr/baseline/seed-1', 'S/rlcer/k=1/seed-0']) {
+      fs.mkdirSync(path.join(d, r), { recursive: true });
+      fs.writeFileSync(path.join(d, r, 'done.json'), '{}');
+    }
+    fs.mkdirSync(path.join(d, 'S/rlcer/k=1/seed-1'), { recursive: true }); // started, not finished
+    const rows = rowsOf(runs(d, ['size', 'method', 'cell', 'seed']));
+    assert.deepEqual(rows.map((r) => [r.method, r.cell, r.seed]), [['rlcer', 'k=1', 0], ['rlvr', 'baseline', 0],
+      ['rlvr', 'baseline', 1]]);
+    assert.equal(rows[0].dir, path.join(d, 'S/rlcer/k=1/seed-0'));
   });
   it('spreads a long table to one row per key, with intervals', () => {
     const long = [{ method: 'rlvr', column: 'add', mean: 0.5, ci_low: 0.4, ci_high: 0.6 },
