@@ -20,7 +20,7 @@ EXECUTOR_FLAGS = --executor $(EXECUTOR) $(if $(SBATCH_ARGS),--sbatch-args "$(SBA
 .PHONY: verify-results reproduce-long corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon rubicon-preregister table2-report
 
 .PHONY: coldstart-q coldstart-q-report
-.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks docs clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick mutation coldstart-save-partial coldstart-report rlvr world-criteria bench verifier serve-rewards serve-llm bench-rewards test-slurm regime-map
+.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks lab docs clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick mutation coldstart-save-partial coldstart-report rlvr world-criteria bench verifier serve-rewards serve-llm bench-rewards test-slurm regime-map
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
 RLVR_SEEDS ?= 0 1
 
@@ -57,6 +57,7 @@ help:
 	@echo "make bench-rewards  bounded loopback load test of the reward service: throughput, latency percentiles"
 	@echo "make figures    regenerate every figure from the committed tables in results/, and the gallery results/figures/index.html"
 	@echo "make notebooks  execute notebooks/*.ipynb headless into results/notebooks/"
+	@echo "make lab        the notebooks, tslab kernel, 127.0.0.1:$(LAB_PORT) (JupyterLab, else the classic notebook)"
 	@echo "make docs       the tables of README.md and docs/*.md, rendered from the committed CSVs (analysis/docs.ts)"
 	@echo "make typecheck  tsc --noEmit over src/, analysis/ and test/"
 	@echo "make test       typecheck, then the test suite (ends with 'N passed, N failed')"
@@ -137,6 +138,21 @@ docs:
 notebooks:
 	$(JUPYTER) nbconvert --to notebook --execute --output-dir results/notebooks notebooks/*.ipynb
 	$(TSX) analysis/notebook.ts number results/notebooks/*.ipynb
+
+# the notebooks in a browser with the tslab kernel, served on 127.0.0.1 only (token-protected; docs/notebooks.md).
+# JupyterLab where `jupyter lab` exists; it is not a Debian package and PyPI is out of reach offline, so otherwise the
+# classic Jupyter Notebook (Debian's python3-notebook, from make setup) serves them with the same kernel
+LAB_PORT ?= 8888
+lab:
+	if $(JUPYTER) lab --version >/dev/null 2>&1; then \
+	  $(JUPYTER) lab --ip=127.0.0.1 --port=$(LAB_PORT) --no-browser $(if $(filter 0,$(shell id -u)),--allow-root) \
+	    --ServerApp.root_dir=notebooks; \
+	else \
+	  echo "make lab: JupyterLab is not installed here (not packaged by Debian, no PyPI offline): the classic notebook"; \
+	  JUPYTER_PATH="$(CURDIR)/.jupyter/share/jupyter" PYDEVD_DISABLE_FILE_VALIDATION=1 /usr/bin/python3 -m notebook \
+	    --ip=127.0.0.1 --port=$(LAB_PORT) --no-browser $(if $(filter 0,$(shell id -u)),--allow-root) \
+	    --notebook-dir=notebooks; \
+	fi
 
 data:
 	$(TSX) src/cli/make-data.ts
