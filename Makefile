@@ -255,7 +255,7 @@ verify-results: verify-quick
 	$(TSX) analysis/compare-results.ts runs/verify/sensitivity/sweeps sweeps --only sensitivity-S-baseline.json,sensitivity-S-sparse.json,sensitivity-M-baseline.json
 	$(if $(wildcard results/sensitivity/amendment-1.md),cp results/sensitivity/regime_criterion_wide.csv runs/verify/sensitivity/ && $(TSX) analysis/sensitivity.ts amend --root /nonexistent --out runs/verify/sensitivity --sweeps runs/verify/sensitivity/sweeps > /dev/null)
 	$(if $(wildcard results/sensitivity/amendment-1.md),$(TSX) analysis/compare-results.ts runs/verify/sensitivity results/sensitivity --only amendment-1.md)
-	$(if $(wildcard results/sensitivity/amendment-1.md),$(TSX) analysis/compare-results.ts runs/verify/sensitivity/sweeps sweeps --only sensitivity-S-sparse-wide.json)
+	$(if $(wildcard results/sensitivity/amendment-1.md),$(TSX) analysis/compare-results.ts runs/verify/sensitivity/sweeps sweeps --only sensitivity-S-sparse-amended.json)
 	$(if $(wildcard results/sensitivity/confirm),rm -rf runs/verify/confirm && $(TSX) analysis/sensitivity.ts confirm --root /nonexistent --out runs/verify/confirm > /dev/null)
 	$(if $(wildcard results/sensitivity/confirm),$(TSX) analysis/compare-results.ts runs/verify/confirm results/sensitivity/confirm --only records.csv,table.csv,claims.csv,power.csv,pooled.csv)
 
@@ -344,10 +344,10 @@ sensitivity-amend:
 	$(TSX) analysis/sensitivity.ts amend
 # the confirmatory campaign as pre-registered: S (both regimes), then M; resumable, records archived as they finish
 # (the two S regimes side by side, one run each at a time; then M two at a time), then the analysis -> results/sensitivity/confirm
-# (amendment 1: the sparse sweep is sensitivity-S-sparse-wide.json, from the wide cold start; kernels pinned to 2)
+# (amendment 1: the sparse sweep is sensitivity-S-sparse-amended.json, with the cold start as a reference; kernels pinned to 2)
 reproduce-sensitivity:
 	WORKBENCH_KERNELS=2 $(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-S-baseline.json $(EXECUTOR_FLAGS) --jobs 1 --wait yes & \
-	  WORKBENCH_KERNELS=2 $(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-S-sparse-wide.json $(EXECUTOR_FLAGS) --jobs 1 --wait yes; \
+	  WORKBENCH_KERNELS=2 $(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-S-sparse-amended.json $(EXECUTOR_FLAGS) --jobs 1 --wait yes; \
 	  wait $$!
 	WORKBENCH_KERNELS=2 $(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-M-baseline.json $(EXECUTOR_FLAGS) --wait yes
 	$(TSX) analysis/sensitivity.ts confirm

@@ -170,73 +170,70 @@ export function campaignSweeps(seeds: CampaignSeeds, sparseCells: Row[]): Record
 
 /**
  * The campaign's sweep configs, in the order the campaign runs them: amendment 1 replaced the sparse sweep of the
- * pre-registration (sensitivity-S-sparse.json, kept as written and not read) with sensitivity-S-sparse-wide.json.
+ * pre-registration (sensitivity-S-sparse.json, kept as written) with sensitivity-S-sparse-amended.json: the same runs
+ * and record paths, and the cold start as a reference row.
  */
-export const CAMPAIGN_SWEEPS = ['sweeps/sensitivity-S-baseline.json', 'sweeps/sensitivity-S-sparse-wide.json',
+export const CAMPAIGN_SWEEPS = ['sweeps/sensitivity-S-baseline.json', 'sweeps/sensitivity-S-sparse-amended.json',
   'sweeps/sensitivity-M-baseline.json'];
-/** The sparse regime's cold start since amendment 1 (data/checkpoints/coldstart-transformer-S-wide.json). */
-export const SPARSE_COLDSTART = 'wide';
 /** Reference rows: read in the tables, compared with nothing (the cold start itself, amendment 1). */
 export const REFERENCE_ARMS = ['sft'];
+/** Endpoints not tested in a regime, by construction (amendment 1: the sparse cells need a column never seen). */
+export const UNTESTED: { regime: string; endpoint: string; why: string }[] = [
+  { regime: 'sparse', endpoint: 'trace_error', why: 'not testable (column 5 unseen: trace error 1 by construction)' },
+];
 
-/**
- * Amendment 1's sparse sweep: the pre-registered arms and seeds (as many as the pre-registered sparse sweep), from the
- * wide cold start, on the cells its criterion chose, with the cold start itself as a reference row.
- */
-export function amendedSparseSweep(original: CampaignSweep, criterion: Row[]): CampaignSweep {
-  const trainCells = criterion.filter((r) => r.chosen === 'yes').map((r) => ({ family: String(r.family), digits: Number(r.digits) }));
-  const name = 'sensitivity-S-sparse-wide';
-  return { ...original, name, root: `runs/sweeps/${name}`, archive: 'results/runs/sensitivity/S-sparse-wide',
-    methods: [...REFERENCE_ARMS, ...CAMPAIGN_ARMS],
-    command: ['src/cli/table2-run.ts', '--method', '{method}', '--size', '{size}', '--seed', '{seed}', '--profile', 'confirm',
-      '--coldstart', SPARSE_COLDSTART, '--overrides', JSON.stringify({ world: { trainCells } }), '--out', '{dir}'] };
+/** Amendment 1's sparse sweep: the pre-registered sweep (same runs, same record paths) and the cold start as a reference. */
+export function amendedSparseSweep(original: CampaignSweep): CampaignSweep {
+  return { ...original, methods: [...REFERENCE_ARMS, ...original.methods] };
 }
 
-/** Amendment 1, written from the committed wide criterion (results/sensitivity/regime_criterion_wide.csv). */
-export function amendmentText(criterion: Row[], seeds: number): string {
-  const chosen = criterion.filter((r) => r.chosen === 'yes').map((r) => `${r.family}-${r.digits}`);
-  const families = [...new Set(criterion.map((r) => String(r.family)))];
-  const missing = families.filter((f) => !criterion.some((r) => r.family === f && r.chosen === 'yes'));
+/** Amendment 1, written from the committed criteria (regime_criterion.csv and regime_criterion_wide.csv). */
+export function amendmentText(wide: Row[]): string {
+  const lowest = [...new Set(wide.map((r) => String(r.family)))].map((f) => {
+    const rs = wide.filter((r) => r.family === f), min = rs.reduce((m, r) => (Number(r.pass_rate) < Number(m.pass_rate) ? r : m));
+    return `${f}-${min.digits} ${Number(min.pass_rate).toFixed(3)}`;
+  });
+  const chosen = wide.filter((r) => r.chosen === 'yes').map((r) => `${r.family}-${r.digits}`);
   return `# Amendment 1 to the sensitivity pre-registration
 
-Written by \`make sensitivity-amend\` (analysis/sensitivity.ts) and committed before any run of the amended sparse
-regime and before any comparison of the campaign was read (the campaign had finished RLVR and RLCER at seed 10 in the
-baseline regime and RLVR at seed 10 in the pre-registered sparse regime; no claims table held a verdict). Everything
-in results/sensitivity/preregistration.md not named here stands.
+Written by \`make sensitivity-amend\` (analysis/sensitivity.ts) and committed before any comparison of the campaign
+was read (the campaign had finished RLVR and RLCER at seed 10 in the baseline regime and RLVR at seed 10 in the sparse
+regime; no claims table held a verdict). Everything in results/sensitivity/preregistration.md not named here stands.
 
 ## Why
 
 A read-only audit of the campaign's code found that the pre-registered sparse regime (add-6, sub-6, chain-5) needs a
 column step \`C5\` that the committed cold start never saw in SFT (its mixture is the evaluation grid: at most five
 columns, \`C0\`-\`C4\`). Its criterion checked that traces end well formed, not that the cold start could write the
-regime's true steps at all: its share of perfect traces was 0 in every chosen cell. So in that regime trace error is
-1 by construction (every right answer writes column 5 under the label \`C4\`, as the pilot's rollout logs show), the
-process score can never reach 1, and the positive control's reward cannot be fully satisfied. The issue asks, exactly
-for this case, for a cold start trained for the regime with the same SFT budget. A second finding: where every group
-is all wrong, RLVR's PPO update is whitened noise that collapses the policy (the pilot's sparse RLVR ends with no
-well-formed trace), so the sparse cells gain the cold start itself as a reference row.
+regime's true steps: its share of perfect traces was 0 in every chosen cell (results/sensitivity/regime_criterion.csv).
+In that regime trace error is 1 by construction (every right answer writes column 5 under the label \`C4\`, as the
+pilot's rollout logs show) and the positive control's process score can never reach 1. A second finding: where every
+group is all wrong, RLVR's PPO update is whitened noise that collapses the policy (the pilot's sparse RLVR ends with no
+well-formed trace).
+
+The issue asks, for this case, for a cold start trained for the regime with the same SFT budget. It was trained
+(\`make coldstart-wide\`: the committed cold start's budget and settings, transformer-S, seed 0, 4,500 steps, batch 64,
+its mixture over add 2-7, sub 2-7 and chain 2-6 operand digits, data/configs/coldstart-wide.json,
+data/checkpoints/coldstart-transformer-S-wide.json) and read with the same criterion plus a perfect trace required
+(\`make sparse-regime-wide\`; results/sensitivity/regime_criterion_wide.csv). Having seen every column, it passes well
+above 0.05 at every difficulty the world allows (lowest per family: ${lowest.join(', ')}); the criterion chooses
+${chosen.length ? chosen.join(', ') : 'no cell'}. With a cold start that has seen every column, this world has no
+sparse-outcome regime at S: the sparse outcome of the pre-registered cells comes from a column the model never saw.
 
 ## What changes
 
-1. **The sparse regime's cold start**: \`coldstart-transformer-S-wide\` (\`make coldstart-wide\`): the committed cold
-   start's SFT budget and settings (transformer-S, seed 0, 4,500 steps, batch 64, the same style mix and teacher),
-   its mixture over add 2-7, sub 2-7 and chain 2-6 operand digits (data/configs/coldstart-wide.json), so every
-   column a candidate cell needs has been seen. Every arm of the sparse regime starts from it; the baseline regime
-   keeps the committed cold start.
-2. **The criterion** (\`make sparse-regime-wide\`, src/cli/sparse-regime.ts \`--rule amended\`; read off the wide cold
-   start alone): per family, the smallest difficulty of its SFT mixture at which the per-sample pass rate is <= 0.05,
-   at least half the traces are well formed, and at least one of the 512 sampled traces is perfect (process score 1).
-   Chosen: ${chosen.join(', ') || 'none'}${missing.length ? `; no cell qualifies for ${missing.join(', ')}, which the regime leaves out` : ''}
-   (results/sensitivity/regime_criterion_wide.csv).
-3. **The sparse sweep**: sweeps/sensitivity-S-sparse-wide.json replaces sweeps/sensitivity-S-sparse.json (kept as
-   written; its one finished record, results/runs/sensitivity/S-sparse, is not read): the same seven arms, the same
-   ${seeds} seeds (10 onwards; the pilot's rule gave the cap in every sparse cell, so no new pilot is run), plus the
-   cold start (\`sft\`) as a reference row, compared with nothing.
-4. **The analysis**: a family (size, regime, horizon, endpoint) is read only when every arm in it has all its runs,
-   so Holm's family is whole and a rubric arm's null waits for the positive control; a comparison with fewer than two
-   seeds where both sides have a value (trace error without right answers) is \`not testable\`; the pooled reading
-   pools the regimes of a size one horizon at a time (a run's step-60 and step-300 readings are the same seeds), and
-   with two regimes its sign test cannot reach 0.05: the random-effects interval is the reading, with that caveat.
+1. **The sparse regime stays as pre-registered** (add-6, sub-6, chain-5 from the committed cold start): it is the
+   only sparse-outcome regime the world gives, and on accuracy it reads what it was meant to (does a reward lift a
+   regime where the outcome is almost always wrong). Read it as what it is: generalisation to a column never seen.
+2. **Its trace error is not tested**: \`not testable\` by construction; the table still reports it.
+3. **The cold start itself is a reference row** in the sparse sweep (\`sft\`, compared with nothing):
+   sweeps/sensitivity-S-sparse-amended.json is the pre-registered sweep (the same runs and record paths) with that
+   row added; sweeps/sensitivity-S-sparse.json stays as written.
+4. **The analysis**: a family (size, regime, horizon, endpoint) is read only when every arm in it has all its runs, so
+   Holm's family is whole and a rubric arm's null waits for the positive control; a comparison with fewer than two
+   seeds where both sides have a value is \`not testable\`; the pooled reading pools the regimes of a size one
+   horizon at a time (a run's step-60 and step-300 readings are the same seeds; with two regimes the sign test cannot
+   reach 0.05, so the random-effects interval is the reading, with that caveat).
 5. **The kernel generation** is pinned in \`make reproduce-sensitivity\` (WORKBENCH_KERNELS=2); a record on another
    generation is skipped with a warning instead of stopping the analysis.
 `;
@@ -446,7 +443,9 @@ export function confirmClaims(records: Row[], seeds: (size: string, regime: stri
     });
     const tested = rows.filter((r) => r.testable), adj = holm(tested.map((r) => Number(r.p)));
     const pHolm = new Map(tested.map((r, i) => [r.claim, adj[i]]));
+    const untested = UNTESTED.find((u) => u.regime === regimeOf(cell) && u.endpoint === endpoint);
     const verdictOf = (r: typeof rows[number]) => {
+      if (untested) return untested.why;
       if (!familyComplete) return 'pending';
       if (!r.testable) return 'not testable'; // fewer than two seeds where both sides have a value (trace error)
       const ph = pHolm.get(r.claim)!;
@@ -459,7 +458,8 @@ export function confirmClaims(records: Row[], seeds: (size: string, regime: stri
     const pcBeats = pc !== undefined && pcVerdict === 'helps' && Math.abs(Number(pc.delta)) >= Number(pc.mde);
     for (const r of rows) {
       let v = verdictOf(r);
-      if (RUBRIC_ARMS.includes(r.a) && r.b === 'rlvr' && !['helps', 'hurts', 'pending'].includes(v) && pc && !pcBeats) {
+      if (RUBRIC_ARMS.includes(r.a) && r.b === 'rlvr' && !['helps', 'hurts', 'pending'].includes(v) && !v.startsWith('not testable')
+        && pc && !pcBeats) {
         v = 'uninformative';
       }
       const { testable: _t, ...rest } = r;
@@ -492,7 +492,7 @@ export const CONFIRM_POOLED_COLUMNS = ['size', 'horizon', 'endpoint', 'claim', .
  * readings are the same seeds, so the horizons are not independent cells); only read families count.
  */
 export function confirmPooled(records: Row[], claims: Row[]): Row[] {
-  const read = claims.filter((c) => c.verdict !== 'pending');
+  const read = claims.filter((c) => c.verdict !== 'pending' && !String(c.verdict).startsWith('not testable'));
   const keys = [...new Set(read.map((c) => `${c.size}|${c.horizon}|${c.endpoint}|${c.claim}`))];
   return keys.map((k) => {
     const [size, horizon, endpoint, claim] = k.split('|');
@@ -550,11 +550,11 @@ runMain(async () => {
     return;
   }
   if (cmd === 'amend') {
-    const criterion = readCsv(path.join(out, 'regime_criterion_wide.csv'));
-    const sweepsDir = a.sweeps ?? 'sweeps', original = loadSweep(path.join(sweepsDir, 'sensitivity-S-sparse.json'));
-    writeFileAtomic(path.join(sweepsDir, 'sensitivity-S-sparse-wide.json'), JSON.stringify(amendedSparseSweep(original, criterion), null, 1) + '\n');
-    writeFileAtomic(path.join(out, 'amendment-1.md'), amendmentText(criterion, original.seeds.length));
-    console.log(`amendment 1 -> ${out}/amendment-1.md, ${sweepsDir}/sensitivity-S-sparse-wide.json`);
+    const wide = readCsv(path.join(out, 'regime_criterion_wide.csv'));
+    const sweepsDir = a.sweeps ?? 'sweeps', original = loadJsonConfig(path.join(sweepsDir, 'sensitivity-S-sparse.json')) as unknown as CampaignSweep;
+    writeFileAtomic(path.join(sweepsDir, 'sensitivity-S-sparse-amended.json'), JSON.stringify(amendedSparseSweep(original), null, 1) + '\n');
+    writeFileAtomic(path.join(out, 'amendment-1.md'), amendmentText(wide));
+    console.log(`amendment 1 -> ${out}/amendment-1.md, ${sweepsDir}/sensitivity-S-sparse-amended.json`);
     return;
   }
   if (cmd !== 'pilot') throw new ConfigError(`usage: tsx analysis/sensitivity.ts pilot|preregister|amend|confirm [--config F] [--out DIR] (got "${cmd ?? ''}")`);

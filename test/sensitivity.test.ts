@@ -104,6 +104,13 @@ describe('sensitivity campaign verdicts', () => {
     assert.equal(claims[0].verdict, 'not testable');
     assert.equal(claims[0].seeds, 1);
   });
+  it('leaves the sparse regime\'s trace error untested by construction (amendment 1), never uninformative', () => {
+    const sp = { cell: 'regime=sparse' }, te = { cell: 'regime=sparse', endpoint: 'trace_error' };
+    const claims = confirmClaims([...arm('rlvr', 0, sp), ...arm('process_oracle', 0.001, sp), ...arm('rlcer', 0.001, sp),
+      ...arm('rlvr', 0, te), ...arm('process_oracle', -0.1, te), ...arm('rlcer', 0.001, te)], () => 8)
+      .filter((c) => c.endpoint === 'trace_error');
+    assert.ok(claims.length === 2 && claims.every((c) => String(c.verdict).startsWith('not testable')));
+  });
   it('pools a claim across the regimes of its size, one horizon at a time', () => {
     const cells = ['baseline', 'regime=sparse'];
     const records = cells.flatMap((cell) => [...arm('rlvr', 0, { cell }), ...arm('process_oracle', 0.1, { cell })]);
