@@ -222,6 +222,13 @@ export interface Retry {
 
 /** A client's output, or why there is none (`fatal`: not worth retrying, e.g. the command does not exist). */
 export type SlurmAnswer = { ok: true; out: string } | { ok: false; error: string; fatal?: boolean };
+/**
+ * A failed answer's error ('' for a success). An `in` check, not `!a.ok`: the notebooks' kernel (tslab) compiles this
+ * file without strictNullChecks, where a boolean discriminant does not narrow the union.
+ */
+const errorOf = (a: SlurmAnswer): string => ('error' in a ? a.error : '');
+const outOf = (a: SlurmAnswer): string => ('out' in a ? a.out : '');
+const fatalOf = (a: SlurmAnswer): boolean => ('fatal' in a ? a.fatal === true : false);
 
 /** One call of a Slurm client with a time limit: its standard output, or its exit status and last error line. */
 export function slurmCall(
@@ -254,7 +261,7 @@ export function slurmCall(
  */
 export function squeueOnce(ids: string[], seconds: number, env: NodeJS.ProcessEnv = process.env): SlurmAnswer {
   const a = slurmCall('squeue', ['-h', '-r', '-j', ids.join(','), '-o', '%i %T'], seconds, env);
-  return !a.ok && /Invalid job id/i.test(a.error) ? { ok: true, out: '' } : a;
+  return !a.ok && /Invalid job id/i.test(errorOf(a)) ? { ok: true, out: '' } : a;
 }
 
 /** Blocks this thread for `ms` (the retries of a synchronous status; a CLI process has nothing else to do). */
@@ -278,14 +285,14 @@ export function retrying(
   let delay = r.backoffSeconds;
   for (let tries = 1; ; tries++) {
     const a = once();
-    if (a.ok || a.fatal) return a;
+    if (a.ok || fatalOf(a)) return a;
     const spent = (Date.now() - t0) / 1000;
     if (spent >= r.patienceSeconds) {
       const n = tries === 1 ? '1 try' : `${tries} tries`;
-      return { ok: false, error: `${what} failed for ${spent.toFixed(0)} s (${n}, the last: ${a.error})` };
+      return { ok: false, error: `${what} failed for ${spent.toFixed(0)} s (${n}, the last: ${errorOf(a)})` };
     }
     const wait = Math.min(delay, r.maxBackoffSeconds, r.patienceSeconds - spent);
-    log(`[sweep] ${what} failed (${a.error}); trying again in ${wait.toFixed(1)} s (state unknown until it answers)`);
+    log(`[sweep] ${what} failed (${errorOf(a)}); trying again in ${wait.toFixed(1)} s (state unknown until it answers)`);
     sleep(wait * 1000);
     delay *= 2;
   }
@@ -341,7 +348,7 @@ export function sacctStates(
   env: NodeJS.ProcessEnv = process.env,
 ): Map<string, string> | null {
   const a = slurmCall('sacct', ['-n', '-P', '-X', '-j', ids.join(','), '-o', 'JobID,State'], seconds, env);
-  return a.ok ? parseSacct(a.out) : null;
+  return a.ok ? parseSacct(outOf(a)) : null;
 }
 
 /**
@@ -554,7 +561,7 @@ export async function runIndex(
   const me = lockHolder(env);
   const lock = takeRunLock(spec.dir, me, (job) => slurmJobState(job, retry, env, log));
   if (!lock.taken) {
-    log(`[sweep] ${index} skipped: ${spec.label} (${lock.why})`);
+    log(`[sweep] ${index} skipped: ${spec.label} (${'why' in lock ? lock.why : ''})`);
     return 0;
   }
   if (isFinished(spec)) {
@@ -745,8 +752,8 @@ export function slurmExecutor(o: SlurmOptions = {}): Executor {
     const ids = jobIds(root);
     if (!ids.length) return new Map();
     const a = retrying('squeue', () => squeueOnce(ids, retry.callSeconds, env), retry, log);
-    if (!a.ok && a.fatal) throw new ConfigError(`the slurm executor needs Slurm's clients: ${a.error}`);
-    return a.ok ? parseSqueue(a.out, ids) : { error: a.error };
+    if (!a.ok && fatalOf(a)) throw new ConfigError(`the slurm executor needs Slurm's clients: ${errorOf(a)}`);
+    return a.ok ? parseSqueue(outOf(a), ids) : { error: errorOf(a) };
   };
   const unknownState = (error: string) =>
     `${error}: the sweep's tasks are in an unknown state (none taken as finished or failed) and may still be ` +
