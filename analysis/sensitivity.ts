@@ -175,6 +175,9 @@ export function campaignSweeps(seeds: CampaignSeeds, sparseCells: Row[]): Record
  */
 export const CAMPAIGN_SWEEPS = ['sweeps/sensitivity-S-baseline.json', 'sweeps/sensitivity-S-sparse-amended.json',
   'sweeps/sensitivity-M-baseline.json'];
+/** The sweeps as the pre-registration named them (its text is fixed: make verify-results rewrites it byte for byte). */
+export const PREREGISTERED_SWEEPS = ['sweeps/sensitivity-S-baseline.json', 'sweeps/sensitivity-S-sparse.json',
+  'sweeps/sensitivity-M-baseline.json'];
 /** Reference rows: read in the tables, compared with nothing (the cold start itself, amendment 1). */
 export const REFERENCE_ARMS = ['sft'];
 /** Endpoints not tested in a regime, by construction (amendment 1: the sparse cells need a column never seen). */
@@ -378,7 +381,7 @@ read.
 Measured on the pilot (two-core machine, two runs at a time, 300 steps incl. evaluations): ${costLine}. RLCER-type
 arms cost about 2-3x RLVR's step (docs/engine.md). ${CAMPAIGN_ARMS.length * (o.seeds.S.baseline + o.seeds.S.sparse) + CAMPAIGN_ARMS_M.length * o.seeds.M} runs
 (${CAMPAIGN_ARMS.length * (o.seeds.S.baseline + o.seeds.S.sparse)} at S, ${CAMPAIGN_ARMS_M.length * o.seeds.M} at M), two at a time (the two S regimes side by side, seeds outermost in
-each), then M; records committed as they land. Sweeps: ${CAMPAIGN_SWEEPS.join(', ')}. Estimated from the pilot's mean
+each), then M; records committed as they land. Sweeps: ${PREREGISTERED_SWEEPS.join(', ')}. Estimated from the pilot's mean
 run (${base.toFixed(1)} min with two at a time), RLCER-type arms at ${RLCER_COST_RATIO}x, a 60-step run at 0.3x a 300-step
 one and an M run at 0.6x: about ${(total / 60).toFixed(0)} run-hours, ${(total / 120).toFixed(0)} hours on two cores, over several sessions (a killed
 run resumes from its last checkpoint).
