@@ -225,6 +225,7 @@ verify-quick:
 # is checked with it. CI runs it.
 T2_TABLES := table2.csv,ablations.csv,table2_claims.csv,table2_power.csv,table2_reported.csv,rlcer/curves.csv,rlcer/eval_curves.csv,rlcer/hints.csv,rlcer/update_parity.csv,rlcer/claim_parity.csv,evolm/rubric_evolution.csv
 LONG_TABLES = long.csv,long_final.csv,long_claims.csv,long_power.csv,long_parity.csv
+CONFIRM_TABLES = records.csv,table.csv,claims.csv,power.csv,pooled.csv
 CORL_T8_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,claims.csv,power.csv,curves.csv,table8_reported.csv
 CORL_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,theory_rules.csv,phase.csv,matched_budget.csv,claims.csv,power.csv,curves.csv,table1_reported.csv
 verify-results: verify-quick
@@ -257,7 +258,7 @@ verify-results: verify-quick
 	$(if $(wildcard results/sensitivity/amendment-1.md),$(TSX) analysis/compare-results.ts runs/verify/sensitivity results/sensitivity --only amendment-1.md)
 	$(if $(wildcard results/sensitivity/amendment-1.md),$(TSX) analysis/compare-results.ts runs/verify/sensitivity/sweeps sweeps --only sensitivity-S-sparse-amended.json)
 	$(if $(wildcard results/sensitivity/confirm),rm -rf runs/verify/confirm && $(TSX) analysis/sensitivity.ts confirm --root /nonexistent --out runs/verify/confirm > /dev/null)
-	$(if $(wildcard results/sensitivity/confirm),$(TSX) analysis/compare-results.ts runs/verify/confirm results/sensitivity/confirm --only records.csv,table.csv,claims.csv,power.csv,pooled.csv)
+	$(if $(wildcard results/sensitivity/confirm),$(TSX) analysis/compare-results.ts runs/verify/confirm results/sensitivity/confirm --only $(CONFIRM_TABLES))
 
 # CO-RL's Table 1 analogue (needs make corl-agents first); same profiles and resumption as Table 2
 reproduce-corl:
