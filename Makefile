@@ -225,7 +225,7 @@ verify-quick:
 # is checked with it. CI runs it.
 T2_TABLES := table2.csv,ablations.csv,table2_claims.csv,table2_power.csv,table2_reported.csv,rlcer/curves.csv,rlcer/eval_curves.csv,rlcer/hints.csv,rlcer/update_parity.csv,rlcer/claim_parity.csv,evolm/rubric_evolution.csv
 LONG_TABLES = long.csv,long_final.csv,long_claims.csv,long_power.csv,long_parity.csv
-CONFIRM_TABLES = records.csv,table.csv,claims.csv,power.csv,pooled.csv
+CONFIRM_TABLES = records.csv,table.csv,claims.csv,power.csv,pooled.csv,parity.csv
 CORL_T8_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,claims.csv,power.csv,curves.csv,table8_reported.csv
 CORL_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,theory_rules.csv,phase.csv,matched_budget.csv,claims.csv,power.csv,curves.csv,table1_reported.csv
 verify-results: verify-quick
@@ -252,7 +252,7 @@ verify-results: verify-quick
 	cp results/sensitivity/regime_criterion.csv runs/verify/sensitivity/
 	$(TSX) analysis/sensitivity.ts pilot --root /nonexistent --out runs/verify/sensitivity > /dev/null
 	$(TSX) analysis/sensitivity.ts preregister --root /nonexistent --out runs/verify/sensitivity --sweeps runs/verify/sensitivity/sweeps > /dev/null
-	$(TSX) analysis/compare-results.ts runs/verify/sensitivity results/sensitivity --only pilot_records.csv,pilot.csv,power.csv,committed_spread.csv,preregistration.md
+	$(TSX) analysis/compare-results.ts runs/verify/sensitivity results/sensitivity --only pilot_records.csv,pilot.csv,power.csv,pilot_parity.csv,committed_spread.csv,preregistration.md
 	$(TSX) analysis/compare-results.ts runs/verify/sensitivity/sweeps sweeps --only sensitivity-S-baseline.json,sensitivity-S-sparse.json,sensitivity-M-baseline.json
 	$(if $(wildcard results/sensitivity/amendment-1.md),cp results/sensitivity/regime_criterion_wide.csv runs/verify/sensitivity/ && $(TSX) analysis/sensitivity.ts amend --root /nonexistent --out runs/verify/sensitivity --sweeps runs/verify/sensitivity/sweeps > /dev/null)
 	$(if $(wildcard results/sensitivity/amendment-1.md),$(TSX) analysis/compare-results.ts runs/verify/sensitivity results/sensitivity --only amendment-1.md)

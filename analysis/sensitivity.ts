@@ -15,6 +15,8 @@ import { ConfigError } from '../src/io/validate.js';
 import { mean, meanInterval } from '../src/util/stats.js';
 import { halfWidth, holm, mde, POOLED_COLUMNS, pooledCells, POWER_COLUMNS, powerCells, sampleSd, seedsFor, tTestP } from '../src/util/power.js';
 import { CAMPAIGN_ARMS, CAMPAIGN_ARMS_M } from '../src/methods/table2.js';
+import { PARITY_COLUMNS, updateParity } from './parity.js';
+import { readMetrics } from '../src/io/run.js';
 
 /** The pre-registered primary endpoints, and the secondary ones written beside them. */
 export const PRIMARY_ENDPOINTS = ['in_distribution', 'chain_ood', 'trace_error'];
@@ -511,6 +513,20 @@ export function confirmPooled(records: Row[], claims: Row[]): Row[] {
   });
 }
 
+/**
+ * Each run's update size against RLVR's at the same size, regime and seed (analysis/parity.ts: the mean approx. KL per
+ * update per role and its ratio to RLVR's), the budget check every comparison carries: one table per campaign.
+ */
+export function sensitivityParity(sweeps: CampaignSweep[]): Row[] {
+  const runs = sweeps.flatMap((c) => expandSweep(c).flatMap((s) => {
+    const dir = [s.archive, s.dir].find((d) => d && fs.existsSync(path.join(d, 'done.json')));
+    const regime = c.regime ?? (s.cell === 'baseline' ? 'baseline' : s.cell.replace(/^regime=/, ''));
+    return dir ? [{ regime, size: s.size, method: s.method, seed: s.seed, metrics: readMetrics(dir) }] : [];
+  }));
+  return [...new Set(runs.map((r) => r.regime))].sort().flatMap((regime) =>
+    updateParity(runs.filter((r) => r.regime === regime)).map((r) => ({ regime, ...r })));
+}
+
 let rootOverride: string | undefined;
 function loadSweep(file: string): CampaignSweep {
   const c = loadJsonConfig(file) as unknown as CampaignSweep;
@@ -549,6 +565,7 @@ runMain(async () => {
     writeCsv(path.join(dir, 'claims.csv'), claims, CONFIRM_CLAIM_COLUMNS);
     writeCsv(path.join(dir, 'power.csv'), confirmPower(records, claims), CONFIRM_POWER_COLUMNS);
     writeCsv(path.join(dir, 'pooled.csv'), confirmPooled(records, claims), CONFIRM_POOLED_COLUMNS);
+    writeCsv(path.join(dir, 'parity.csv'), sensitivityParity(sweeps), ['regime', ...PARITY_COLUMNS]);
     console.log(`sensitivity campaign: ${records.length} endpoint values, ${claims.filter((c) => c.verdict !== 'pending').length}/${claims.length} claims complete -> ${dir}`);
     return;
   }
@@ -566,6 +583,8 @@ runMain(async () => {
   writeCsv(path.join(out, 'pilot_records.csv'), records, RECORD_COLUMNS);
   writeCsv(path.join(out, 'pilot.csv'), paired, PAIRED_COLUMNS);
   writeCsv(path.join(out, 'power.csv'), seedRule(paired), SEED_RULE_COLUMNS);
+  writeCsv(path.join(out, 'pilot_parity.csv'), sensitivityParity([loadSweep(a.config ?? 'sweeps/sensitivity-pilot.json')]),
+    ['regime', ...PARITY_COLUMNS]);
   // where no pilot ran (M), the committed full profile's RLCER - RLVR spread; S beside it as a check
   writeCsv(path.join(out, 'committed_spread.csv'), [...committedSpread('S'), ...committedSpread('M')], SPREAD_COLUMNS);
   console.log(`sensitivity pilot: ${records.length} endpoint values from ${new Set(records.map((r) => `${r.method}${r.cell}${r.seed}`)).size} runs -> ${out}`);
