@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { writeFileAtomic } from '../src/io/table.js';
 
 export interface Figure {
@@ -92,6 +93,29 @@ export async function launchChromium() {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
       '--disable-sync', '--no-first-run', '--disable-quic', '--allow-file-access-from-files'],
   });
+}
+
+/** A page of Chromium that records every console error, uncaught page error and failed request, in order. */
+export type CheckedPage = Awaited<ReturnType<Awaited<ReturnType<typeof launchChromium>>['newPage']>>;
+
+/**
+ * Open a local file in headless Chromium at `viewport`, collecting its errors, run `check` on the page and close the
+ * browser whatever happens (the gallery's check and the notebooks' browser test).
+ */
+export async function withFilePage<T>(file: string, viewport: { width: number; height: number },
+  goto: { waitUntil?: 'load'; timeout?: number }, check: (page: CheckedPage, errors: string[]) => Promise<T>): Promise<T> {
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage({ viewport });
+    const errors: string[] = [];
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+    page.on('pageerror', (e) => errors.push(`page: ${e.message}`));
+    page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
+    await page.goto(pathToFileURL(path.resolve(file)).href, goto);
+    return await check(page, errors);
+  } finally {
+    await browser.close();
+  }
 }
 
 export function chromiumPath(): string {

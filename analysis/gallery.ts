@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeFileAtomic } from '../src/io/table.js';
-import { bundleFrom, escapeHtml, launchChromium, readFigureScript, type FigureSpec } from './figures.js';
+import { bundleFrom, escapeHtml, readFigureScript, withFilePage, type FigureSpec } from './figures.js';
 
 /** Gallery sections, in order: a figure belongs to the first whose prefix its name starts with. */
 export const GROUPS: { title: string; prefixes: string[] }[] = [
@@ -87,23 +87,14 @@ export interface GalleryCheck {
 
 /** Open a gallery in Chromium from file:// and report what went wrong; optionally screenshot its top. */
 export async function checkGallery(index: string, screenshot?: string): Promise<GalleryCheck> {
-  const browser = await launchChromium();
-  try {
-    const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
-    const errors: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
-    page.on('pageerror', (e) => errors.push(`page: ${e.message}`));
-    page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
-    await page.goto(pathToFileURL(path.resolve(index)).href);
+  return withFilePage(index, { width: 1000, height: 800 }, {}, async (page, errors) => {
     await page.waitForFunction('window.galleryDone === true', undefined, { timeout: 120000 });
     const plots = await page.evaluate(`[...document.querySelectorAll('div.plot')].map((d) => ({ name: d.dataset.name,
       traces: (d.data || []).length, drawn: d.querySelectorAll('svg.main-svg').length > 0 }))`) as GalleryCheck['plots'];
     // the top of the page (the section list and the first figures): a whole-page PNG of every figure is ~4 MB
     if (screenshot) await page.screenshot({ path: screenshot, fullPage: true, clip: { x: 0, y: 0, width: 1000, height: 2400 } });
     return { errors, plots };
-  } finally {
-    await browser.close();
-  }
+  });
 }
 
 /** Problems of a check, one line each: errors, and plots with no trace or no drawing. */

@@ -8,8 +8,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { launchChromium } from './figures.js';
+import { withFilePage } from './figures.js';
 import { CHART_CLASS } from './notebook-view.js';
 
 interface Output { output_type: string; data?: Record<string, string | string[]> }
@@ -73,14 +72,8 @@ const POINT = `(k) => {
 
 /** Open an exported notebook page in Chromium, wait for its charts, hover one, and report. */
 export async function checkNotebookPage(html: string, screenshot?: string): Promise<NotebookPageCheck> {
-  const browser = await launchChromium();
-  try {
-    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    const errors: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
-    page.on('pageerror', (e) => errors.push(`page: ${e.message}`));
-    page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
-    await page.goto(pathToFileURL(path.resolve(html)).href, { waitUntil: 'load', timeout: 120000 });
+  const goto = { waitUntil: 'load' as const, timeout: 120000 };
+  return withFilePage(html, { width: 1200, height: 900 }, goto, async (page, errors) => {
     // every chart drawn (or 30 s gone: then the count below says which were not)
     await page.waitForFunction(`[...document.querySelectorAll('div.${CHART_CLASS}')].every((d) =>
       d.querySelector('svg.main-svg'))`, undefined, { timeout: 30000 }).catch(() => undefined);
@@ -102,9 +95,7 @@ export async function checkNotebookPage(html: string, screenshot?: string): Prom
       if (tip && screenshot) await page.screenshot({ path: screenshot });
     }
     return { errors, charts, hovered };
-  } finally {
-    await browser.close();
-  }
+  });
 }
 
 /**
