@@ -478,16 +478,19 @@ export function confirmClaims(records: Row[], seeds: (size: string, regime: stri
 
 export const CONFIRM_POWER_COLUMNS = ['size', 'regime', 'horizon', 'endpoint', 'claim', ...POWER_COLUMNS];
 
+/** A claim row's per-seed paired differences (its arm minus its reference, over the seeds both have a value for). */
+function claimDiffs(records: Row[], c: Row): number[] {
+  const at = (m: string) => new Map(records.filter((r) => r.size === c.size && regimeOf(String(r.cell)) === c.regime
+    && Number(r.horizon) === Number(c.horizon) && r.endpoint === c.endpoint && r.method === m && r.value !== '')
+    .map((r) => [Number(r.seed), Number(r.value)]));
+  const A = at(String(c.a)), B = at(String(c.b));
+  return [...A.keys()].filter((x) => B.has(x)).sort((x, y) => x - y).map((x) => A.get(x)! - B.get(x)!);
+}
+
 /** Every claim's power from its paired differences (src/util/power.ts). */
 export function confirmPower(records: Row[], claims: Row[]): Row[] {
-  return claims.map((c) => {
-    const at = (m: string) => new Map(records.filter((r) => r.size === c.size && regimeOf(String(r.cell)) === c.regime
-      && Number(r.horizon) === Number(c.horizon) && r.endpoint === c.endpoint && r.method === m && r.value !== '')
-      .map((r) => [Number(r.seed), Number(r.value)]));
-    const A = at(String(c.a)), B = at(String(c.b));
-    const d = [...A.keys()].filter((x) => B.has(x)).sort((x, y) => x - y).map((x) => A.get(x)! - B.get(x)!);
-    return { size: c.size, regime: c.regime, horizon: c.horizon, endpoint: c.endpoint, claim: c.claim, ...powerCells(d) };
-  });
+  return claims.map((c) => ({ size: c.size, regime: c.regime, horizon: c.horizon, endpoint: c.endpoint, claim: c.claim,
+    ...powerCells(claimDiffs(records, c)) }));
 }
 
 export const CONFIRM_POOLED_COLUMNS = ['size', 'horizon', 'endpoint', 'claim', ...POOLED_COLUMNS];
@@ -502,13 +505,7 @@ export function confirmPooled(records: Row[], claims: Row[]): Row[] {
   return keys.map((k) => {
     const [size, horizon, endpoint, claim] = k.split('|');
     const cells = read.filter((c) => `${c.size}|${c.horizon}|${c.endpoint}|${c.claim}` === k);
-    const diffs = cells.map((c) => {
-      const at = (m: string) => new Map(records.filter((r) => r.size === size && regimeOf(String(r.cell)) === c.regime
-        && Number(r.horizon) === Number(horizon) && r.endpoint === endpoint && r.method === m && r.value !== '')
-        .map((r) => [Number(r.seed), Number(r.value)]));
-      const A = at(String(c.a)), B = at(String(c.b));
-      return [...A.keys()].filter((x) => B.has(x)).map((x) => A.get(x)! - B.get(x)!);
-    });
+    const diffs = cells.map((c) => claimDiffs(records, c));
     return { size, horizon: Number(horizon), endpoint, claim, ...pooledCells(diffs) };
   });
 }

@@ -23,8 +23,8 @@ export function processOracleRewardFn(weight = PROCESS_WEIGHT): RewardFn {
 /** Outcome (+-1) on the last token; weight * each credited step's share of the process score on that step's last token. */
 export function denseProcessOracleRewardFn(weight = PROCESS_WEIGHT): RewardFn {
   return (rs) => rs.map((r) => {
-    const o = outcomeReward({ correct: r.label });
-    const dense = denseProcessRewards(r.problem, r.trace, r.completion.length).map((v) => weight * v);
-    return { reward: o, components: { outcome: o, process: processScore(r.problem, r.trace).score }, tokenRewards: dense };
+    const o = outcomeReward({ correct: r.label }), s = processScore(r.problem, r.trace);
+    const dense = denseProcessRewards(r.problem, r.trace, r.completion.length, s).map((v) => weight * v);
+    return { reward: o, components: { outcome: o, process: s.score }, tokenRewards: dense };
   });
 }

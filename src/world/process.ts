@@ -64,8 +64,9 @@ export function stepEndPositions(t: Pick<ParsedTrace, 'passes'>): number[] {
  * Dense process rewards over a completion of `length` tokens: each credited step earns 1 / (total + extra) on its
  * last token, so the rewards sum to the process score and the credit of a wrong step is missing at that step.
  */
-export function denseProcessRewards(p: Problem, t: Pick<ParsedTrace, 'passes'>, length: number): number[] {
-  const s = processScore(p, t), ends = stepEndPositions(t), out = new Array<number>(length).fill(0);
+export function denseProcessRewards(p: Problem, t: Pick<ParsedTrace, 'passes'>, length: number,
+  s: ProcessScore = processScore(p, t)): number[] {
+  const ends = stepEndPositions(t), out = new Array<number>(length).fill(0);
   const unit = s.total + s.extra === 0 ? 0 : 1 / (s.total + s.extra);
   s.credited.forEach((c, j) => { if (c && ends[j] < length) out[ends[j]] += unit; });
   return out;
