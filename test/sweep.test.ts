@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
-import { aggregateSweep, expandSweep, localExecutor, parseSqueue, rangeList, readFinal, sbatchCommand, verdictOf, type RunSpec,
+import { aggregateSweep, CLAIM_COLUMNS, expandSweep, localExecutor, parseSqueue, rangeList, readFinal, sbatchCommand, verdictOf, type RunSpec,
   type SweepConfig } from '../src/io/sweep.js';
 
 const fake = (root: string): SweepConfig => ({ ...JSON.parse(fs.readFileSync('test/fixtures/sweep-fake.json', 'utf8')), root });
@@ -78,6 +78,9 @@ describe('verdicts and aggregation', () => {
     assert.deepEqual(claims.map((r) => [r.knob, r.level, r.claim, r.verdict]), [['x', '0', 'b_minus_a', 'helps'], ['x', '0.2', 'b_minus_a', 'helps'],
       ['horizon', '0', 'b_minus_a', 'helps'], ['horizon', '5', 'b_minus_a', 'helps']]);
     close(claims[1].delta, 0.3); close(claims[1].ci_low, 0.3); close(claims[0].delta, 0.1);
+    // each claim names its endpoint: the column its comparison reads
+    assert.ok(claims.every((r) => r.endpoint === 'average'));
+    assert.deepEqual(Object.keys(claims[0]), CLAIM_COLUMNS);
     // one seed missing: 2 seeds < minSeeds 3
     const partial = aggregateSweep(c, specs, (s) => (s.method === 'a' && s.seed === 2 ? null : read(s)));
     assert.equal(partial.claims[0].verdict, 'unclear');
