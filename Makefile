@@ -20,7 +20,7 @@ EXECUTOR_FLAGS = --executor $(EXECUTOR) $(if $(SBATCH_ARGS),--sbatch-args "$(SBA
 .PHONY: verify-results reproduce-long corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon rubicon-preregister table2-report
 
 .PHONY: coldstart-q coldstart-q-report
-.PHONY: reproduce-table2 scalar-rm help setup test typecheck theory figures notebooks lab docs clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick mutation coldstart-save-partial coldstart-report rlvr world-criteria bench verifier serve-rewards serve-llm bench-rewards test-slurm regime-map
+.PHONY: reproduce-table2 scalar-rm help setup test typecheck format lint theory figures notebooks lab docs clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick mutation coldstart-save-partial coldstart-report rlvr world-criteria bench verifier serve-rewards serve-llm bench-rewards test-slurm regime-map
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
 RLVR_SEEDS ?= 0 1
 
@@ -60,6 +60,7 @@ help:
 	@echo "make lab        the notebooks, tslab kernel, 127.0.0.1:$(LAB_PORT) (JupyterLab, else the classic notebook)"
 	@echo "make docs       the tables of README.md and docs/*.md, rendered from the committed CSVs (analysis/docs.ts)"
 	@echo "make typecheck  tsc --noEmit over src/, analysis/ and test/"
+	@echo "make format     Biome rewrites src/, test/, analysis/ at width 120 (biome.json); make lint checks it (CI)"
 	@echo "make test       typecheck, then the test suite (ends with 'N passed, N failed')"
 	@echo "make test-slurm the Slurm executor for real: single-node cluster, a tiny array sweep, one failure resubmitted"
 	@echo "make regime-map the pre-registered regime map (sweeps/regimes.json, 189 runs; EXECUTOR=local|slurm) -> results/regimes/"
@@ -78,6 +79,15 @@ setup:
 
 typecheck:
 	./node_modules/.bin/tsc --noEmit
+
+# Biome (pinned in package.json, biome.json): `make format` rewrites src/, test/ and analysis/ at width 120;
+# `make lint` checks the format and the lint rules without writing (CI runs it; a warning fails it too)
+format:
+	./node_modules/.bin/biome format --write .
+	./node_modules/.bin/biome lint --write .
+
+lint:
+	./node_modules/.bin/biome ci --error-on-warnings .
 
 test: typecheck
 	./node_modules/.bin/mocha 'test/**/*.test.ts'

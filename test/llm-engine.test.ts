@@ -14,7 +14,7 @@ import { MAX_ITEMS, POINTS } from '../src/rubrics/rubric.js';
 import { defaultServiceConfig } from '../src/methods/reward-routes.js';
 import { startRewardServer } from '../src/cli/reward-server.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- the engine and the OpenAI client are loaded at run time */
+// any here: the engine and the OpenAI client are loaded at run time, untyped (biome.json turns the rule off for this file)
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-llm-'));
 const modelPath = path.join(dir, 'tiny-random-llama.gguf');
 

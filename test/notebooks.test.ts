@@ -9,7 +9,7 @@ import { numberCells, reportTable, sweepProgress, table, verdicts } from '../ana
 // 00-quickstart trains (about 3 minutes on two busy cores, docs/notebooks.md); the others read committed results
 const budget = (nb: string) => (nb.startsWith('00-') ? 600000 : 180000);
 
-describe('notebooks', function () {
+describe('notebooks', () => {
   for (const nb of fs.readdirSync('notebooks').filter((f) => f.endsWith('.ipynb'))) {
     it(`${nb} executes headless`, function () {
       this.timeout(budget(nb));

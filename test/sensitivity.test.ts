@@ -38,7 +38,7 @@ describe('sensitivity pilot', () => {
     assert.ok(Math.abs(Number(base.mde_trace_error) - mde(0.05, Number(base.seeds))) < 1e-12);
     assert.equal(sparse.seeds, 20);
     assert.equal(sparse.target_met, 'no');
-    assert.deepEqual(campaignSeeds([base, sparse], [{ size: 'M', seeds_rule: 3 }]), { S: { baseline: Number(base.seeds) < 8 ? 8 : Number(base.seeds), sparse: 20 }, M: 8 });
+    assert.deepEqual(campaignSeeds([base, sparse], [{ size: 'M', seeds_rule: 3 }]), { S: { baseline: Math.max(8, Number(base.seeds)), sparse: 20 }, M: 8 });
   });
 });
 

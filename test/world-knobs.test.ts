@@ -101,7 +101,7 @@ describe('weakened verifier', () => {
     assert.deepEqual(weakenVerdicts([true, false], ['CARRY', 'CARRY'], null, z), [true, false]);
     assert.equal(z.draws, 0);
   });
-  it('rejects an unknown kind and a delta outside [0, 1]', function () {
+  it('rejects an unknown kind and a delta outside [0, 1]', () => {
     const policy = {} as never;
     assert.throws(() => makeRlcerTrainer(policy, { ...defaultRlcerConfig, verifier: 'oracle', weakVerifier: { kind: 'NOPE' as never, delta: 0.1 } }), /weakVerifier.kind/);
     assert.throws(() => makeRlcerTrainer(policy, { ...defaultRlcerConfig, verifier: 'oracle', weakVerifier: { kind: 'CARRY', delta: 2 } }), /weakVerifier.delta/);

@@ -134,6 +134,7 @@ export function parseChatRequest(body: unknown): {
 /* eslint-disable @typescript-eslint/no-explicit-any -- node-llama-cpp is loaded at run time from tools/llm */
 export async function startLlmServer(o: LlmServerOptions) {
   if (!fs.existsSync(o.modelPath)) throw new Error(`no model file ${o.modelPath}`);
+  // biome-ignore lint/suspicious/noExplicitAny: node-llama-cpp is imported at run time from tools/llm, untyped here
   const L: any = await importLlmTool('node-llama-cpp');
   const llama = await L.getLlama({ gpu: false, build: 'never', logLevel: 'error' });
   const model = await llama.loadModel({ modelPath: o.modelPath });

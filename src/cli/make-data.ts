@@ -9,13 +9,11 @@ runMain(async () => {
   const sums: string[] = [];
   const cells = [...(Object.entries(EVAL_GRID) as [Family, number[]][]).flatMap(([family, grid]) =>
     grid.map((digits) => ({ family, digits }))), ...EXTRA_EVAL_CELLS];
-  {
     for (const { family, digits } of cells) {
       const text = serialise(generateEvalSet(family, digits));
       writeFileAtomic(evalFile(family, digits), text);
       sums.push(`${sha256(text)}  ${path.basename(evalFile(family, digits))}`);
     }
-  }
   writeFileAtomic(path.join(EVAL_DIR, 'SHA256SUMS'), sums.join('\n') + '\n');
   console.log(`${sums.length} evaluation sets -> ${EVAL_DIR}`);
 });

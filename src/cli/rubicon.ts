@@ -9,7 +9,7 @@
 import * as path from 'node:path';
 import { intArg, parseArgs, runMain } from './args.js';
 import { ConfigError, RunFailure } from '../io/validate.js';
-import { type Job } from '../io/jobs.js';
+import type { Job } from '../io/jobs.js';
 import { campaignRoot, EXECUTOR_HELP, executorName, runCampaign } from './executor.js';
 import { RUBICON_ARCHIVE, RUBICON_PROFILES, RUBICON_RUNS, rubiconRunDir } from '../methods/rubicon-train.js';
 

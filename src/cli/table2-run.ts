@@ -28,7 +28,6 @@ import { accuracyColumns, endpointsOf, evalCells, evalReport, familyAccuracy, ty
 import { denseProcessOracleRewardFn, processOracleRewardFn } from '../methods/process-oracle.js';
 import { processScore } from '../world/process.js';
 import type { Rollout } from '../rl/rollout.js';
-import { TRAIN_FAMILIES } from '../world/problems.js';
 import { appendGzipLines, readGzipLines } from '../io/gzip-lines.js';
 import { mean } from '../util/stats.js';
 import { checkRlvrConfig, defaultRlvrConfig, formatRewardFn, makeRlvrTrainer, randomRewardFn, type ReasonerRollout, type RewardFn,

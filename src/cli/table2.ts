@@ -12,7 +12,7 @@ import { choiceListArg, intArg, intListArg, parseArgs, runMain } from './args.js
 import { ConfigError, RunFailure } from '../io/validate.js';
 import { SIZE_NAMES } from '../models/policy.js';
 import { runLogged } from '../io/jobs.js';
-import { type RunSpec } from '../io/sweep.js';
+import type { RunSpec } from '../io/sweep.js';
 import { campaignRoot, EXECUTOR_HELP, executorName, runCampaign } from './executor.js';
 import { coldStartCheckpoint, EVOLM_ABLATIONS, EVOLM_CONTROLS, EVOLM_QUESTION, KL_MATCHED, POSITIVE_CONTROLS, TABLE2_ARCHIVE, methodSpec, profileSpec, scalarRmCheckpoint, VERIFIER_CHECKPOINT } from '../methods/table2.js';
 

@@ -161,7 +161,7 @@ export function expandSweep(c: SweepConfig): RunSpec[] {
  * Where a table cell's runs are: the knob's own cell, or the baseline (its default level, or a method it does not
  * reach).
  */
-export function cellOf(c: SweepConfig, knob: Knob, level: string, method: string): string {
+export function cellOf(knob: Knob, level: string, method: string): string {
   return level === knob.default || !reaches(knob, method) ? BASELINE : cellId(knob.name, level);
 }
 
@@ -948,7 +948,7 @@ export function aggregateSweep(
                 (seed) =>
                   [
                     seed,
-                    final(byKey.get(`${size}|${method}|${cellOf(c, knob, level, method)}|${seed}`))?.get(column),
+                    final(byKey.get(`${size}|${method}|${cellOf(knob, level, method)}|${seed}`))?.get(column),
                   ] as const,
               )
               .filter((e): e is readonly [number, number] => e[1] !== undefined && Number.isFinite(e[1])),
@@ -957,7 +957,7 @@ export function aggregateSweep(
           const columns = [
             ...new Set(
               c.seeds.flatMap((seed) => [
-                ...(final(byKey.get(`${size}|${method}|${cellOf(c, knob, level, method)}|${seed}`))?.keys() ?? []),
+                ...(final(byKey.get(`${size}|${method}|${cellOf(knob, level, method)}|${seed}`))?.keys() ?? []),
               ]),
             ),
           ];
@@ -993,7 +993,7 @@ export function aggregateSweep(
           power.push({ ...head, claim: cmp.claim, endpoint: cmp.column, verdict, ...powerCells(diffs) });
           const key = `${size}|${cmp.claim}`;
           if (!cells.has(key)) cells.set(key, { size, claim: cmp.claim, diffs: new Map() });
-          const cell = `${cellOf(c, knob, level, cmp.a)}|${cellOf(c, knob, level, cmp.b)}`,
+          const cell = `${cellOf(knob, level, cmp.a)}|${cellOf(knob, level, cmp.b)}`,
             seen = cells.get(key)!.diffs;
           if (!seen.has(cell)) seen.set(cell, diffs);
         }

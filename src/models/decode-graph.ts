@@ -62,6 +62,7 @@ const INT_INPUTS = ['tokens', 'positions', 'cache_pads'];
 export { DT_INT32 };
 const dtypeOf = (input: string) => (INT_INPUTS.includes(input) ? DT_INT32 : DT_FLOAT);
 
+// biome-ignore lint/suspicious/noExplicitAny: protobufjs message classes, built at run time from the descriptor
 export type Proto = Record<string, (...a: unknown[]) => unknown> & { [k: string]: any };
 export type GraphBuilder = ReturnType<typeof graphBuilder>;
 

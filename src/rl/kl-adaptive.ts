@@ -2,7 +2,7 @@
 // (KLAdaptiveRL). After each update, an approx. KL per update above KL_FACTOR x the target divides the role's rate by
 // LR_FACTOR (not below MIN_LR), one below the target / KL_FACTOR multiplies it (not above MAX_LR); in between the
 // rate stays. With KL_FACTOR 2 the dead band is the parity band [0.5, 2] x the target (analysis/parity.ts).
-import { tf } from '../models/backend.js';
+import type { tf } from '../models/backend.js';
 import { requirePositive } from '../io/validate.js';
 
 export const KL_FACTOR = 2;

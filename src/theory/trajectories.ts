@@ -21,7 +21,7 @@ export interface PathResult {
 function solveInLogOdds(p0: number[], rate: (l: number[]) => number[], times: number[], opts?: Partial<OdeOptions>): PathResult {
   // p in {0, 1} is a fixed point of both dynamics (no variance, no gradient); it stays there
   if (p0.some((p) => p === 0 || p === 1)) {
-    const fixed = p0.map((p, i) => (p === 0 || p === 1 ? p : NaN));
+    const fixed = p0.map((p) => (p === 0 || p === 1 ? p : NaN));
     if (fixed.every((v) => !Number.isNaN(v))) return { times: times.slice(), states: times.map(() => p0.slice()), errorBound: 0 };
   }
   const clampLogit = (p: number) => (p === 0 ? -40 : p === 1 ? 40 : logit(p));
