@@ -15,7 +15,9 @@ export function meanCi(rows: Row[], by: string[], values: string[]): Row[] {
   if (rows.length === 0) return [];
   for (const c of [...by, ...values]) if (!(c in rows[0])) throw new Error(`meanCi: no column "${c}" in the rows`);
   const spec = Object.fromEntries(values.map((v) => [v, ['mean', 'std', 'count']]));
-  const g = new dfd.DataFrame(rows.map((r) => Object.fromEntries([...by, ...values].map((c) => [c, r[c]])))).groupby(by).agg(spec);
+  const g = new dfd.DataFrame(rows.map((r) => Object.fromEntries([...by, ...values].map((c) => [c, r[c]]))))
+    .groupby(by)
+    .agg(spec);
   const out = dfd.toJSON(g) as Record<string, number | string>[];
   return out.map((r) => {
     const row: Row = {};
@@ -23,7 +25,7 @@ export function meanCi(rows: Row[], by: string[], values: string[]): Row[] {
     const n = Number(r[`${values[0]}_count`]);
     for (const v of values) {
       row[`${v}_mean`] = Number(r[`${v}_mean`]);
-      row[`${v}_ci95`] = n > 1 ? tQuantile95(n - 1) * Number(r[`${v}_std`]) / Math.sqrt(n) : '';
+      row[`${v}_ci95`] = n > 1 ? (tQuantile95(n - 1) * Number(r[`${v}_std`])) / Math.sqrt(n) : '';
     }
     row.n = n;
     return row;
@@ -36,18 +38,33 @@ export function interval(mean: number, ci95: unknown): { ci_low: number | ''; ci
 }
 
 /** Columns of a claims table (`claimRows`). */
-export const CLAIM_COLUMNS = ['profile', 'claim', 'run', 'against', 'measure', 'endpoint', 'expected_sign', 'delta', 'ci_low',
-  'ci_high', 'seeds', 'verdict'];
+export const CLAIM_COLUMNS = [
+  'profile',
+  'claim',
+  'run',
+  'against',
+  'measure',
+  'endpoint',
+  'expected_sign',
+  'delta',
+  'ci_low',
+  'ci_high',
+  'seeds',
+  'verdict',
+];
 
 /** Summary scores of one run at one seed, by measure. */
 export type Scores = Record<string, number>;
 
 /** Rows (run key, seed, measure, value) -> scores keyed run, then seed, then measure (claimRows' input). */
-export function scoresBySeed(rows: { run: string; seed: unknown; measure: string; value: number }[]): Map<string, Map<string, Scores>> {
+export function scoresBySeed(
+  rows: { run: string; seed: unknown; measure: string; value: number }[],
+): Map<string, Map<string, Scores>> {
   const out = new Map<string, Map<string, Scores>>();
   for (const r of rows) {
     if (!out.has(r.run)) out.set(r.run, new Map());
-    const m = out.get(r.run)!, seed = String(r.seed);
+    const m = out.get(r.run)!,
+      seed = String(r.seed);
     m.set(seed, { ...m.get(seed), [r.measure]: r.value });
   }
   return out;
@@ -57,19 +74,34 @@ export function scoresBySeed(rows: { run: string; seed: unknown; measure: string
  * Run a's measure minus run b's `measureB` (by default the same) at each seed both have, in the order of a's seeds:
  * the per-seed paired differences every claim's interval (`pairedDifference`) and power (`claimPowerRows`) rest on.
  */
-export function pairedDiffs(scores: Map<string, Map<string, Scores>>, a: string, b: string, measure: string,
-  measureB = measure): number[] {
-  const A = scores.get(a), B = scores.get(b);
+export function pairedDiffs(
+  scores: Map<string, Map<string, Scores>>,
+  a: string,
+  b: string,
+  measure: string,
+  measureB = measure,
+): number[] {
+  const A = scores.get(a),
+    B = scores.get(b);
   if (!A || !B) return [];
-  return [...A.keys()].filter((s) => B.has(s)).map((s) => A.get(s)![measure] - B.get(s)![measureB])
+  return [...A.keys()]
+    .filter((s) => B.has(s))
+    .map((s) => A.get(s)![measure] - B.get(s)![measureB])
     .filter((d) => Number.isFinite(d));
 }
 
 /** Mean and 95% CI over seeds of run a's measure minus run b's `measureB` (by default the same), paired by seed. */
-export function pairedDifference(scores: Map<string, Map<string, Scores>>, a: string, b: string, measure: string, measureB = measure) {
+export function pairedDifference(
+  scores: Map<string, Map<string, Scores>>,
+  a: string,
+  b: string,
+  measure: string,
+  measureB = measure,
+) {
   const d = pairedDiffs(scores, a, b, measure, measureB).map((delta) => ({ k: 'd', delta }));
   if (!d.length) return null;
-  const r = meanCi(d, ['k'], ['delta'])[0], m = Number(r.delta_mean);
+  const r = meanCi(d, ['k'], ['delta'])[0],
+    m = Number(r.delta_mean);
   return { delta: m, ...interval(m, r.delta_ci95), seeds: Number(r.n) };
 }
 
@@ -78,7 +110,12 @@ export function pairedDifference(scores: Map<string, Map<string, Scores>>, a: st
  * `measureB` compares two measures instead (`a`'s measure minus `b`'s measureB, a and b possibly the same run).
  */
 export interface Claim {
-  claim: string; a: string; b: string; measure: string; measureB?: string; sign: 1 | -1;
+  claim: string;
+  a: string;
+  b: string;
+  measure: string;
+  measureB?: string;
+  sign: 1 | -1;
   /** the sizes and profiles the claim is tested at (default all): rows run at one size or profile only */
   sizes?: string[];
   profiles?: string[];
@@ -88,7 +125,8 @@ export interface Claim {
 
 /** The accuracy endpoints a claim on `average` is also read on: in distribution (add, sub, chain) and chain_ood. */
 export const ACCURACY_ENDPOINTS: { measure: string; text: string }[] = [
-  { measure: 'in_distribution', text: 'in-distribution accuracy' }, { measure: 'chain_ood', text: 'held-out composition, chain_ood' },
+  { measure: 'in_distribution', text: 'in-distribution accuracy' },
+  { measure: 'chain_ood', text: 'held-out composition, chain_ood' },
 ];
 
 /**
@@ -96,25 +134,39 @@ export const ACCURACY_ENDPOINTS: { measure: string; text: string }[] = [
  * for the endpoint), so that the held-out family no longer hides inside the average (docs/sensitivity.md).
  */
 export function withEndpoints(claims: Claim[]): Claim[] {
-  return claims.flatMap((c) => (c.measure !== 'average' || c.measureB ? [c] : [c, ...ACCURACY_ENDPOINTS.map((e) => ({
-    ...c, claim: c.claim.replace('average accuracy', e.text), measure: e.measure, endpoint: e.measure }))]));
+  return claims.flatMap((c) =>
+    c.measure !== 'average' || c.measureB
+      ? [c]
+      : [
+          c,
+          ...ACCURACY_ENDPOINTS.map((e) => ({
+            ...c,
+            claim: c.claim.replace('average accuracy', e.text),
+            measure: e.measure,
+            endpoint: e.measure,
+          })),
+        ],
+  );
 }
 
 /**
  * Score rows (run, seed, measure, value) with, per (run, seed) that has add, sub and chain, an `in_distribution` row:
  * their mean (the training families at the grid's difficulties, docs/sensitivity.md).
  */
-export function withInDistribution<T extends { run: string; seed: unknown; measure: string; value: number }>(rows: T[]):
-  { run: string; seed: unknown; measure: string; value: number }[] {
+export function withInDistribution<T extends { run: string; seed: unknown; measure: string; value: number }>(
+  rows: T[],
+): { run: string; seed: unknown; measure: string; value: number }[] {
   const by = new Map<string, Record<string, number>>();
   for (const r of rows) {
     const k = `${r.run}\u0000${String(r.seed)}`;
     by.set(k, { ...by.get(k), [r.measure]: r.value });
   }
   const extra = [...by].flatMap(([k, m]) => {
-    const [run, seed] = k.split('\u0000'), fam = ['add', 'sub', 'chain'].map((f) => m[f]);
+    const [run, seed] = k.split('\u0000'),
+      fam = ['add', 'sub', 'chain'].map((f) => m[f]);
     return fam.every((v) => Number.isFinite(v)) && !('in_distribution' in m)
-      ? [{ run, seed, measure: 'in_distribution', value: (fam[0] + fam[1] + fam[2]) / 3 }] : [];
+      ? [{ run, seed, measure: 'in_distribution', value: (fam[0] + fam[1] + fam[2]) / 3 }]
+      : [];
   });
   return [...rows, ...extra];
 }
@@ -137,15 +189,35 @@ const measureOf = (c: Claim) => (c.measureB && c.measureB !== c.measure ? `${c.m
 export function claimRows(scores: Map<string, Map<string, Scores>>, claims: Claim[], profile: string): Row[] {
   return claims.map((c) => {
     const d = pairedDifference(scores, c.a, c.b, c.measure, c.measureB);
-    return { profile, claim: c.claim, run: c.a, against: c.b, measure: measureOf(c), endpoint: c.endpoint ?? measureOf(c),
-      expected_sign: c.sign > 0 ? '+' : '-', delta: d?.delta ?? '', ci_low: d?.ci_low ?? '', ci_high: d?.ci_high ?? '',
-      seeds: d?.seeds ?? 0, verdict: verdict(d, c.sign) };
+    return {
+      profile,
+      claim: c.claim,
+      run: c.a,
+      against: c.b,
+      measure: measureOf(c),
+      endpoint: c.endpoint ?? measureOf(c),
+      expected_sign: c.sign > 0 ? '+' : '-',
+      delta: d?.delta ?? '',
+      ci_low: d?.ci_low ?? '',
+      ci_high: d?.ci_high ?? '',
+      seeds: d?.seeds ?? 0,
+      verdict: verdict(d, c.sign),
+    };
   });
 }
 
 /** Columns of a power file beside a claims table (`claimPowerRows`): the claim's key, its verdict, its power. */
-export const CLAIM_POWER_COLUMNS = ['profile', 'claim', 'run', 'against', 'measure', 'endpoint', 'expected_sign', 'verdict',
-  ...POWER_COLUMNS];
+export const CLAIM_POWER_COLUMNS = [
+  'profile',
+  'claim',
+  'run',
+  'against',
+  'measure',
+  'endpoint',
+  'expected_sign',
+  'verdict',
+  ...POWER_COLUMNS,
+];
 
 /**
  * One row per claim (as `claimRows`): the power of the paired comparison behind its verdict, from the same per-seed
@@ -156,8 +228,16 @@ export const CLAIM_POWER_COLUMNS = ['profile', 'claim', 'run', 'against', 'measu
 export function claimPowerRows(scores: Map<string, Map<string, Scores>>, claims: Claim[], profile: string): Row[] {
   return claims.map((c) => {
     const d = pairedDifference(scores, c.a, c.b, c.measure, c.measureB);
-    return { profile, claim: c.claim, run: c.a, against: c.b, measure: measureOf(c), endpoint: c.endpoint ?? measureOf(c),
-      expected_sign: c.sign > 0 ? '+' : '-', verdict: verdict(d, c.sign),
-      ...powerCells(pairedDiffs(scores, c.a, c.b, c.measure, c.measureB)) };
+    return {
+      profile,
+      claim: c.claim,
+      run: c.a,
+      against: c.b,
+      measure: measureOf(c),
+      endpoint: c.endpoint ?? measureOf(c),
+      expected_sign: c.sign > 0 ? '+' : '-',
+      verdict: verdict(d, c.sign),
+      ...powerCells(pairedDiffs(scores, c.a, c.b, c.measure, c.measureB)),
+    };
   });
 }

@@ -36,18 +36,51 @@ import { CORL_METHODS } from '../src/methods/table1.js';
 export const LABELS: Record<string, string> = {
   ...Object.fromEntries(Object.entries(METHODS).map(([k, m]) => [k, m.label])),
   ...Object.fromEntries(Object.entries(CORL_METHODS).map(([k, m]) => [k, m.label])),
-  method: 'row', average: 'average accuracy', add: 'add', sub: 'sub', chain: 'chain', chain_ood: 'chain_ood',
-  rubric_quality: 'rubric quality', reward_std_ratio: 'reward std, end / start', seeds: 'seeds',
-  weighted_sum: 'weighted sum', constraints_only: 'constraints only', quality_only: 'quality only',
-  stagewise: 'stage-wise', joint_filtered: 'joint, filtered prompts', none: 'none',
-  constraints: 'constraint dims', quality: 'quality dims', accuracy: 'accuracy',
+  method: 'row',
+  average: 'average accuracy',
+  add: 'add',
+  sub: 'sub',
+  chain: 'chain',
+  chain_ood: 'chain_ood',
+  rubric_quality: 'rubric quality',
+  reward_std_ratio: 'reward std, end / start',
+  seeds: 'seeds',
+  weighted_sum: 'weighted sum',
+  constraints_only: 'constraints only',
+  quality_only: 'quality only',
+  stagewise: 'stage-wise',
+  joint_filtered: 'joint, filtered prompts',
+  none: 'none',
+  constraints: 'constraint dims',
+  quality: 'quality dims',
+  accuracy: 'accuracy',
 };
 
-export interface Spec { files: string[]; view: string; filters: [string, string[]][]; opts: Record<string, string>;
-  labels: Record<string, string>; prefixes: Record<string, string> }
+export interface Spec {
+  files: string[];
+  view: string;
+  filters: [string, string[]][];
+  opts: Record<string, string>;
+  labels: Record<string, string>;
+  prefixes: Record<string, string>;
+}
 
-const OPTIONS = new Set(['view', 'rows', 'cols', 'show', 'value', 'ci', 'digits', 'sign', 'sci', 'sig', 'order',
-  'columns', 'by', 'seeds']);
+const OPTIONS = new Set([
+  'view',
+  'rows',
+  'cols',
+  'show',
+  'value',
+  'ci',
+  'digits',
+  'sign',
+  'sci',
+  'sig',
+  'order',
+  'columns',
+  'by',
+  'seeds',
+]);
 // list options that may repeat (a long list over several lines): their values are joined
 const LISTS = new Set(['show', 'order', 'ci', 'columns']);
 const VIEWS = new Set(['pivot', 'rows', 'claims', 'summary']);
@@ -67,19 +100,25 @@ export function parseSpec(text: string): Spec {
     else if (key === 'view') spec.view = value;
     else if (OPTIONS.has(key)) {
       spec.opts[key] = LISTS.has(key) && key in spec.opts ? `${spec.opts[key]},${value}` : value;
-    }
-    else spec.filters.push([key, value.split(',')]);
+    } else spec.filters.push([key, value.split(',')]);
   }
   if (!VIEWS.has(spec.view)) throw new ConfigError(`table marker "${text}": unknown view "${spec.view}"`);
   return spec;
 }
 
-const glob = (pattern: string) => new RegExp(`^${pattern.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-  .join('.*')}$`);
+const glob = (pattern: string) =>
+  new RegExp(
+    `^${pattern
+      .split('*')
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
 
 /** Does `value` pass a filter's list (values, * globs, !exclusions)? */
 export function passes(value: Cell, list: string[]): boolean {
-  const s = String(value), inc = list.filter((p) => !p.startsWith('!')), exc = list.filter((p) => p.startsWith('!'));
+  const s = String(value),
+    inc = list.filter((p) => !p.startsWith('!')),
+    exc = list.filter((p) => p.startsWith('!'));
   if (exc.some((p) => glob(p.slice(1)).test(s))) return false;
   return inc.length === 0 || inc.some((p) => glob(p).test(s));
 }
@@ -88,8 +127,13 @@ export function passes(value: Cell, list: string[]): boolean {
 export function fmt(v: Cell | undefined, digits = 3, sign = false, sci = false, sig = false): string {
   if (v === undefined || v === '') return '';
   if (typeof v !== 'number') return String(v);
-  let s = sig ? (Math.abs(v) >= 10 ** digits ? v.toFixed(0) : v.toPrecision(digits))
-    : sci && v !== 0 && Math.abs(v) < 10 ** -digits ? v.toExponential(1) : v.toFixed(digits);
+  let s = sig
+    ? Math.abs(v) >= 10 ** digits
+      ? v.toFixed(0)
+      : v.toPrecision(digits)
+    : sci && v !== 0 && Math.abs(v) < 10 ** -digits
+      ? v.toExponential(1)
+      : v.toFixed(digits);
   if (/^-0\.?0*$/.test(s)) s = s.slice(1);
   return sign && v > 0 && Number(s) !== 0 ? `+${s}` : s;
 }
@@ -115,58 +159,99 @@ function rowsOf(spec: Spec, read: Reader): ClaimRow[] {
 }
 
 /** The label of a key; a key of several fields (joined by |) without a label of its own joins its fields' labels. */
-const labelOf = (spec: Spec, key: string, fields = 1) => spec.labels[key] ?? LABELS[key] ??
-  (fields > 1 ? key.split('|').map((k) => spec.labels[k] ?? LABELS[k] ?? k).join(', ') : key);
+const labelOf = (spec: Spec, key: string, fields = 1) =>
+  spec.labels[key] ??
+  LABELS[key] ??
+  (fields > 1
+    ? key
+        .split('|')
+        .map((k) => spec.labels[k] ?? LABELS[k] ?? k)
+        .join(', ')
+    : key);
 
 /** Row keys in `order` first, then the others in order of first appearance. */
 function ordered(keys: string[], order: string | undefined): string[] {
-  const seen = [...new Set(keys)], first = (order ?? '').split(',').filter((k) => seen.includes(k));
+  const seen = [...new Set(keys)],
+    first = (order ?? '').split(',').filter((k) => seen.includes(k));
   return [...first, ...seen.filter((k) => !first.includes(k))];
 }
 
 function pivot(spec: Spec, rows: ClaimRow[]): string {
-  const o = spec.opts, digits = Number(o.digits ?? 3), sign = o.sign === 'yes', sci = o.sci === 'yes';
-  const rowFields = (o.rows ?? 'method').split(','), colFields = (o.cols ?? 'column').split(',');
+  const o = spec.opts,
+    digits = Number(o.digits ?? 3),
+    sign = o.sign === 'yes',
+    sci = o.sci === 'yes';
+  const rowFields = (o.rows ?? 'method').split(','),
+    colFields = (o.cols ?? 'column').split(',');
   const value = o.value ?? (rows.length && 'mean' in rows[0] ? 'mean' : 'delta');
   const key = (r: Row, fields: string[]) => fields.map((f) => String(r[f])).join('|');
   const cols = o.show ? o.show.split(',') : [...new Set(rows.map((r) => key(r, colFields)))];
   const ciCols = o.ci === undefined || o.ci === 'all' ? cols : o.ci === 'none' ? [] : o.ci.split(',');
   const withSeeds = o.seeds !== 'no' && rows.length > 0 && 'seeds' in rows[0];
-  const byRow = new Map<string, Map<string, Row>>(), fileOf = new Map<string, string>();
+  const byRow = new Map<string, Map<string, Row>>(),
+    fileOf = new Map<string, string>();
   for (const r of rows) {
-    const k = key(r, rowFields), c = key(r, colFields);
+    const k = key(r, rowFields),
+      c = key(r, colFields);
     if (!cols.includes(c)) continue;
-    if (!byRow.has(k)) { byRow.set(k, new Map()); fileOf.set(k, r.file); }
+    if (!byRow.has(k)) {
+      byRow.set(k, new Map());
+      fileOf.set(k, r.file);
+    }
     byRow.get(k)!.set(c, r);
   }
-  const known = Object.keys(LABELS), appearance = [...byRow.keys()];
+  const known = Object.keys(LABELS),
+    appearance = [...byRow.keys()];
   const defaultOrder = o.order ?? known.filter((k) => byRow.has(k)).join(',');
   const body = ordered(appearance, defaultOrder).map((k) => {
-    const cells = byRow.get(k)!, seeds = Math.max(...[...cells.values()].map((r) => Number(r.seeds) || 0));
+    const cells = byRow.get(k)!,
+      seeds = Math.max(...[...cells.values()].map((r) => Number(r.seeds) || 0));
     const label = (spec.prefixes[fileOf.get(k)!] ?? '') + labelOf(spec, k, rowFields.length);
-    return [label, ...(withSeeds ? [String(seeds)] : []), ...cols.map((c) => {
-      const r = cells.get(c);
-      if (!r) return '';
-      const lo = r.ci_low, hi = r.ci_high, v = fmt(r[value], digits, sign, sci);
-      const interval = ciCols.includes(c) && typeof lo === 'number' && typeof hi === 'number' &&
-        Number(r.seeds ?? 2) > 1 && fmt(lo, digits) !== fmt(hi, digits);
-      return interval ? `${v} [${fmt(lo, digits, sign)}, ${fmt(hi, digits, sign)}]` : v;
-    })];
+    return [
+      label,
+      ...(withSeeds ? [String(seeds)] : []),
+      ...cols.map((c) => {
+        const r = cells.get(c);
+        if (!r) return '';
+        const lo = r.ci_low,
+          hi = r.ci_high,
+          v = fmt(r[value], digits, sign, sci);
+        const interval =
+          ciCols.includes(c) &&
+          typeof lo === 'number' &&
+          typeof hi === 'number' &&
+          Number(r.seeds ?? 2) > 1 &&
+          fmt(lo, digits) !== fmt(hi, digits);
+        return interval ? `${v} [${fmt(lo, digits, sign)}, ${fmt(hi, digits, sign)}]` : v;
+      }),
+    ];
   });
-  return markdown([labelOf(spec, rowFields.join('|'), rowFields.length), ...(withSeeds ? ['seeds'] : []),
-    ...cols.map((c) => labelOf(spec, c, colFields.length))], body);
+  return markdown(
+    [
+      labelOf(spec, rowFields.join('|'), rowFields.length),
+      ...(withSeeds ? ['seeds'] : []),
+      ...cols.map((c) => labelOf(spec, c, colFields.length)),
+    ],
+    body,
+  );
 }
 
 function plainRows(spec: Spec, rows: ClaimRow[]): string {
-  const digits = Number(spec.opts.digits ?? 3), sign = spec.opts.sign === 'yes', sci = spec.opts.sci === 'yes';
+  const digits = Number(spec.opts.digits ?? 3),
+    sign = spec.opts.sign === 'yes',
+    sci = spec.opts.sci === 'yes';
   const sig = spec.opts.sig === 'yes';
   const cols = spec.opts.columns ? spec.opts.columns.split(',') : Object.keys(rows[0]).filter((c) => c !== 'file');
   // a column of whole numbers (counts, seeds) is written as whole numbers
   const whole = new Set(cols.filter((c) => rows.every((r) => typeof r[c] !== 'number' || Number.isInteger(r[c]))));
   // a column with text in some row is a label (a knob's levels: natural, 0.1, 60): numbers in it as written
   const label = new Set(cols.filter((c) => rows.some((r) => typeof r[c] === 'string' && r[c] !== '')));
-  return markdown(cols.map((c) => spec.labels[c] ?? c), rows.map((r) => cols.map((c) =>
-    label.has(c) ? String(r[c]) : whole.has(c) ? fmt(r[c], 0) : fmt(r[c], digits, sign, sci, sig))));
+  return markdown(
+    cols.map((c) => spec.labels[c] ?? c),
+    rows.map((r) =>
+      cols.map((c) => (label.has(c) ? String(r[c]) : whole.has(c) ? fmt(r[c], 0) : fmt(r[c], digits, sign, sci, sig))),
+    ),
+  );
 }
 
 // ---- claims ----
@@ -178,17 +263,24 @@ const methodOf = (run: Cell) => String(run).split('|').slice(1).join('|');
 export function paperOf(file: string, r: Row): string {
   if (/corl/.test(file)) return 'CO-RL';
   if (/rubicon/.test(file)) return 'Rubicon';
-  const evolm = [r.run, r.against].some((x) => METHODS[methodOf(x)]?.kind === 'evolm' || methodOf(x) === 'scalar_rm' &&
-    String(r.claim).includes('EvoLM'));
+  const evolm = [r.run, r.against].some(
+    (x) => METHODS[methodOf(x)]?.kind === 'evolm' || (methodOf(x) === 'scalar_rm' && String(r.claim).includes('EvoLM')),
+  );
   return evolm ? 'EvoLM' : 'RLCER';
 }
-const DOCS: Record<string, string> = { RLCER: 'docs/rlcer.md', EvoLM: 'docs/evolm.md', 'CO-RL': 'docs/corl.md',
-  Rubicon: 'docs/rubicon.md' };
+const DOCS: Record<string, string> = {
+  RLCER: 'docs/rlcer.md',
+  EvoLM: 'docs/evolm.md',
+  'CO-RL': 'docs/corl.md',
+  Rubicon: 'docs/rubicon.md',
+};
 
 /** The claim's text without its setting (`(transformer-S, average accuracy)` -> `(average accuracy)`). */
 export function claimText(r: Row): string {
   const s = settingOf(r.run).replace(/[.+?^${}()|[\]\\]/g, '\\$&');
-  return String(r.claim).replace(new RegExp(`\\b${s}(, |; |(?=\\)))`), '').replace(/ \(\)/, '');
+  return String(r.claim)
+    .replace(new RegExp(`\\b${s}(, |; |(?=\\)))`), '')
+    .replace(/ \(\)/, '');
 }
 
 /** Claim rows with the file they came from and their paper (a `paper` filter selects on it). */
@@ -201,7 +293,8 @@ function claimRows(spec: Spec, read: Reader): ClaimRow[] {
 function grouped(rows: ClaimRow[]): { paper: string; text: string; rows: ClaimRow[] }[] {
   const groups = new Map<string, { paper: string; text: string; rows: ClaimRow[] }>();
   for (const r of rows) {
-    const text = claimText(r), k = `${r.paper}|${text}`;
+    const text = claimText(r),
+      k = `${r.paper}|${text}`;
     if (!groups.has(k)) groups.set(k, { paper: String(r.paper), text, rows: [] });
     groups.get(k)!.rows.push(r);
   }
@@ -211,22 +304,41 @@ function grouped(rows: ClaimRow[]): { paper: string; text: string; rows: ClaimRo
 /** A claim with no paired seed (its rows have no committed runs) reads "not run yet", not as a verdict. */
 const unmeasured = (r: Row) => Number(r.seeds) === 0;
 const verdictOf = (r: Row) => (unmeasured(r) ? 'not run yet' : String(r.verdict));
-const verdictCell = (r: Row, digits: number) => (unmeasured(r) ? 'not run yet'
-  : `${r.verdict}, ${fmt(r.delta, digits, true)} [${fmt(r.ci_low, digits, true)}, ${fmt(r.ci_high, digits, true)}]`);
+const verdictCell = (r: Row, digits: number) =>
+  unmeasured(r)
+    ? 'not run yet'
+    : `${r.verdict}, ${fmt(r.delta, digits, true)} [${fmt(r.ci_low, digits, true)}, ${fmt(r.ci_high, digits, true)}]`;
 
 function claims(spec: Spec, read: Reader): string {
-  const digits = Number(spec.opts.digits ?? 3), rows = claimRows(spec, read);
+  const digits = Number(spec.opts.digits ?? 3),
+    rows = claimRows(spec, read);
   if (spec.opts.by === 'setting') {
-    const settings = ordered(rows.map((r) => settingOf(r.run)), spec.opts.order);
-    return markdown(['claim', ...settings.map((s) => labelOf(spec, s))], grouped(rows).map((g) => [g.text,
-      ...settings.map((s) => {
-        const r = g.rows.find((x) => settingOf(x.run) === s);
-        return r ? verdictCell(r, digits) : '';
-      })]));
+    const settings = ordered(
+      rows.map((r) => settingOf(r.run)),
+      spec.opts.order,
+    );
+    return markdown(
+      ['claim', ...settings.map((s) => labelOf(spec, s))],
+      grouped(rows).map((g) => [
+        g.text,
+        ...settings.map((s) => {
+          const r = g.rows.find((x) => settingOf(x.run) === s);
+          return r ? verdictCell(r, digits) : '';
+        }),
+      ]),
+    );
   }
-  return markdown(['claim', 'ours: delta [95% CI]', 'seeds', 'verdict'], rows.map((r) => [String(r.claim),
-    unmeasured(r) ? '' : `${fmt(r.delta, digits, true)} [${fmt(r.ci_low, digits, true)}, ${fmt(r.ci_high, digits, true)}]`,
-    String(r.seeds), verdictOf(r)]));
+  return markdown(
+    ['claim', 'ours: delta [95% CI]', 'seeds', 'verdict'],
+    rows.map((r) => [
+      String(r.claim),
+      unmeasured(r)
+        ? ''
+        : `${fmt(r.delta, digits, true)} [${fmt(r.ci_low, digits, true)}, ${fmt(r.ci_high, digits, true)}]`,
+      String(r.seeds),
+      verdictOf(r),
+    ]),
+  );
 }
 
 const signed1 = (x: number) => fmt(Math.round(x * 10) / 10, 1, true).replace(/\.0$/, '');
@@ -237,10 +349,19 @@ const signed1 = (x: number) => fmt(Math.round(x * 10) / 10, 1, true).replace(/\.
  * Rubicon (reported.csv) as the reported changes of the run's schedule on the measure's benchmarks. '' when none.
  */
 export function paperNumber(r: ClaimRow, read: Reader): string {
-  const dir = path.dirname(r.file), [run, against] = [methodOf(r.run), methodOf(r.against)], setting = settingOf(r.run);
-  const tryRead = (f: string) => { try { return read(path.join(dir, f)); } catch { return null; } };
+  const dir = path.dirname(r.file),
+    [run, against] = [methodOf(r.run), methodOf(r.against)],
+    setting = settingOf(r.run);
+  const tryRead = (f: string) => {
+    try {
+      return read(path.join(dir, f));
+    } catch {
+      return null;
+    }
+  };
   if (path.basename(r.file) === 'table2_claims.csv') {
-    const rep = tryRead('table2_reported.csv'), col = r.measure === 'average' ? 'policy_average' : String(r.measure);
+    const rep = tryRead('table2_reported.csv'),
+      col = r.measure === 'average' ? 'policy_average' : String(r.measure);
     for (const a of rep ?? []) {
       const b = rep!.find((x) => x.paper === a.paper && x.method === against);
       if (a.method === run && b && typeof a[col] === 'number' && typeof b[col] === 'number') {
@@ -262,22 +383,30 @@ export function paperNumber(r: ClaimRow, read: Reader): string {
 
 function summary(spec: Spec, read: Reader): string {
   const digits = Number(spec.opts.digits ?? 3);
-  const papers = Object.keys(DOCS), rank = (p: string) => (papers.indexOf(p) + papers.length + 1) % (papers.length + 1);
+  const papers = Object.keys(DOCS),
+    rank = (p: string) => (papers.indexOf(p) + papers.length + 1) % (papers.length + 1);
   const uniq = (xs: string[]) => [...new Set(xs)];
   const groups = grouped(claimRows(spec, read)).sort((a, b) => rank(a.paper) - rank(b.paper));
   const body = groups.map((g) => {
     // a setting is a size (Table 2) or an agent (CO-RL); Rubicon's run prefix is its aggregator, named in the claim
     const tag = (r: Row, s: string) => (g.paper === 'Rubicon' ? s : `${settingOf(r.run)} ${s}`);
-    const papers = g.rows.map((r) => paperNumber(r, read)), verdicts = uniq(g.rows.map(verdictOf));
-    return [DOCS[g.paper] ? `[${g.paper}][]` : g.paper, g.text,
+    const papers = g.rows.map((r) => paperNumber(r, read)),
+      verdicts = uniq(g.rows.map(verdictOf));
+    return [
+      DOCS[g.paper] ? `[${g.paper}][]` : g.paper,
+      g.text,
       papers.some(Boolean) ? (uniq(papers).length === 1 ? papers[0] : papers.map((x) => x || '-').join(' · ')) : '',
       g.rows.map((r) => tag(r, unmeasured(r) ? 'not run' : fmt(r.delta, digits, true))).join(' · '),
-      verdicts.length === 1 ? verdicts[0] : g.rows.map((r) => tag(r, verdictOf(r))).join(' · ')];
+      verdicts.length === 1 ? verdicts[0] : g.rows.map((r) => tag(r, verdictOf(r))).join(' · '),
+    ];
   });
   // the papers' links as reference definitions after the table (a short cell in every row)
   const linked = uniq(groups.map((g) => g.paper)).filter((p) => DOCS[p]);
-  return markdown(['paper', 'claim', "paper's number", 'ours (difference)', 'verdict'], body) + '\n' +
-    linked.map((p) => `[${p}]: ${DOCS[p]}\n`).join('');
+  return (
+    markdown(['paper', 'claim', "paper's number", 'ours (difference)', 'verdict'], body) +
+    '\n' +
+    linked.map((p) => `[${p}]: ${DOCS[p]}\n`).join('')
+  );
 }
 
 // ---- documents ----
@@ -306,29 +435,45 @@ export function renderDocument(text: string, root: string): string {
     return cache.get(f)!;
   };
   // a table none of whose CSVs is committed yet (no runs of its rows) renders as a line saying so
-  const table = (spec: Spec) => (spec.files.some((f) => fs.existsSync(path.join(root, f))) ? renderTable(spec, read)
-    : `_Not measured yet: no committed runs write ${spec.files.map((f) => `\`${f}\``).join(', ')}._\n`);
-  return text.replace(BLOCK, (_, marker: string) => `<!-- table: ${marker} -->\n${table(parseSpec(marker))}<!-- /table -->`);
+  const table = (spec: Spec) =>
+    spec.files.some((f) => fs.existsSync(path.join(root, f)))
+      ? renderTable(spec, read)
+      : `_Not measured yet: no committed runs write ${spec.files.map((f) => `\`${f}\``).join(', ')}._\n`;
+  return text.replace(
+    BLOCK,
+    (_, marker: string) => `<!-- table: ${marker} -->\n${table(parseSpec(marker))}<!-- /table -->`,
+  );
 }
 
 /** README.md and every docs/*.md under `root`. */
 export function documents(root: string): string[] {
-  const docs = fs.existsSync(path.join(root, 'docs')) ? fs.readdirSync(path.join(root, 'docs')).filter((f) =>
-    f.endsWith('.md')).sort().map((f) => path.join('docs', f)) : [];
+  const docs = fs.existsSync(path.join(root, 'docs'))
+    ? fs
+        .readdirSync(path.join(root, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .sort()
+        .map((f) => path.join('docs', f))
+    : [];
   return ['README.md', ...docs];
 }
 
 if (process.argv[1]?.endsWith('docs.ts')) {
   runMain(async () => {
-    const args = process.argv.slice(2), check = args.includes('--check'), root = process.cwd();
+    const args = process.argv.slice(2),
+      check = args.includes('--check'),
+      root = process.cwd();
     const files = args.filter((a) => a !== '--check');
     let stale = 0;
     for (const f of files.length ? files : documents(root)) {
-      const text = fs.readFileSync(path.join(root, f), 'utf8'), next = renderDocument(text, root);
+      const text = fs.readFileSync(path.join(root, f), 'utf8'),
+        next = renderDocument(text, root);
       if (next === text) continue;
       stale++;
       if (check) console.log(`stale: ${f} (make docs rewrites it)`);
-      else { fs.writeFileSync(path.join(root, f), next); console.log(`rewrote ${f}`); }
+      else {
+        fs.writeFileSync(path.join(root, f), next);
+        console.log(`rewrote ${f}`);
+      }
     }
     if (check && stale) process.exit(1);
     if (!check) console.log(`docs: ${stale} file(s) rewritten`);

@@ -30,8 +30,17 @@ export function figureThemes(results = 'results'): Record<string, () => Figure[]
 /** The theme that draws a figure, from its name's prefix (table2_, rlcer_ and evolm_ figures are the rlcer theme's). */
 export function themeOf(name: string): string {
   const prefix = name.split('_')[0];
-  const byPrefix: Record<string, string> = { theory: 'theory', rlvr: 'rlvr', rlcer: 'rlcer', table2: 'rlcer',
-    evolm: 'rlcer', corl: 'corl', rubicon: 'rubicon', regime: 'regimes', sensitivity: 'sensitivity' };
+  const byPrefix: Record<string, string> = {
+    theory: 'theory',
+    rlvr: 'rlvr',
+    rlcer: 'rlcer',
+    table2: 'rlcer',
+    evolm: 'rlcer',
+    corl: 'corl',
+    rubicon: 'rubicon',
+    regime: 'regimes',
+    sensitivity: 'sensitivity',
+  };
   const theme = byPrefix[prefix];
   if (!theme) throw new Error(`no figure theme draws "${name}" (prefixes: ${Object.keys(byPrefix).join(', ')})`);
   return theme;

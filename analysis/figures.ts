@@ -54,8 +54,13 @@ export interface FigureSpec {
   table: string;
 }
 
-export const specOf = (f: Figure): FigureSpec => ({ name: f.name, data: f.data, layout: { ...size(f), ...f.layout },
-  caption: f.caption ?? '', table: f.table ?? '' });
+export const specOf = (f: Figure): FigureSpec => ({
+  name: f.name,
+  data: f.data,
+  layout: { ...size(f), ...f.layout },
+  caption: f.caption ?? '',
+  table: f.table ?? '',
+});
 
 const SPEC_HEAD = '(window.FIGURES = window.FIGURES || {})[';
 
@@ -67,19 +72,23 @@ export function figureScript(f: Figure): string {
 /** Read a <name>.js back (the gallery does); throws on a file that is not a figure spec. */
 export function readFigureScript(file: string): FigureSpec {
   const lines = fs.readFileSync(file, 'utf8').split('\n');
-  if (!lines[0].startsWith(SPEC_HEAD) || lines[2] !== ';') throw new Error(`${file}: not a figure spec written by figureScript`);
+  if (!lines[0].startsWith(SPEC_HEAD) || lines[2] !== ';')
+    throw new Error(`${file}: not a figure spec written by figureScript`);
   return JSON.parse(lines[1]) as FigureSpec;
 }
 
-export const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+export const escapeHtml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** A page showing one figure, beside its <name>.js; `bundle` is the path of the plotly bundle from the page. */
 export function figureHtml(f: Figure, bundle: string): string {
   const cap = f.caption ? `<p style="max-width:900px;font-family:sans-serif">${escapeHtml(f.caption)}</p>` : '';
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(f.name)}</title>` +
+  return (
+    `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(f.name)}</title>` +
     `<script src="${escapeHtml(bundle)}"></script><script src="${escapeHtml(f.name)}.js"></script></head>` +
     `<body><div id="fig"></div>${cap}<script>const f = FIGURES[${JSON.stringify(f.name).replace(/</g, '\\u003c')}];\n` +
-    `Plotly.newPlot('fig', f.data, f.layout, {responsive: true});</script></body></html>\n`;
+    `Plotly.newPlot('fig', f.data, f.layout, {responsive: true});</script></body></html>\n`
+  );
 }
 
 /** The bundle's path as a page in `dir` refers to it (a relative URL path). */
@@ -90,8 +99,17 @@ export async function launchChromium() {
   const { chromium } = await import('playwright-core');
   return chromium.launch({
     executablePath: chromiumPath(),
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-quic', '--allow-file-access-from-files'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+      '--allow-file-access-from-files',
+    ],
   });
 }
 
@@ -102,13 +120,19 @@ export type CheckedPage = Awaited<ReturnType<Awaited<ReturnType<typeof launchChr
  * Open a local file in headless Chromium at `viewport`, collecting its errors, run `check` on the page and close the
  * browser whatever happens (the gallery's check and the notebooks' browser test).
  */
-export async function withFilePage<T>(file: string, viewport: { width: number; height: number },
-  goto: { waitUntil?: 'load'; timeout?: number }, check: (page: CheckedPage, errors: string[]) => Promise<T>): Promise<T> {
+export async function withFilePage<T>(
+  file: string,
+  viewport: { width: number; height: number },
+  goto: { waitUntil?: 'load'; timeout?: number },
+  check: (page: CheckedPage, errors: string[]) => Promise<T>,
+): Promise<T> {
   const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport });
     const errors: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+    });
     page.on('pageerror', (e) => errors.push(`page: ${e.message}`));
     page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
     await page.goto(pathToFileURL(path.resolve(file)).href, goto);
@@ -120,7 +144,8 @@ export async function withFilePage<T>(file: string, viewport: { width: number; h
 
 export function chromiumPath(): string {
   const p = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-  if (!fs.existsSync(p)) throw new Error(`Chromium not found at ${p}: run "make setup" (Debian package chromium) or set CHROMIUM_PATH`);
+  if (!fs.existsSync(p))
+    throw new Error(`Chromium not found at ${p}: run "make setup" (Debian package chromium) or set CHROMIUM_PATH`);
   return p;
 }
 
@@ -143,7 +168,10 @@ const RENDER = `async ({ data, layout, width, height, formats }) => {
 }`;
 
 /** Render figures to SVG (text) and PNG (bytes) in one browser session. */
-export async function renderFigures(figs: Figure[], formats: ('svg' | 'png')[] = ['svg', 'png']): Promise<{ svg?: string; png?: Buffer }[]> {
+export async function renderFigures(
+  figs: Figure[],
+  formats: ('svg' | 'png')[] = ['svg', 'png'],
+): Promise<{ svg?: string; png?: Buffer }[]> {
   if (figs.length === 0) return [];
   const browser = await launchChromium();
   try {
@@ -151,7 +179,9 @@ export async function renderFigures(figs: Figure[], formats: ('svg' | 'png')[] =
     await page.setContent(`<html><body><div id="fig"></div><script>${plotlyJs()}</script></body></html>`);
     const out: { svg?: string; png?: Buffer }[] = [];
     for (const f of figs) {
-      const urls = await page.evaluate(`(${RENDER})(${JSON.stringify({ data: f.data, layout: f.layout, ...size(f), formats })})`) as Record<string, string>;
+      const urls = (await page.evaluate(
+        `(${RENDER})(${JSON.stringify({ data: f.data, layout: f.layout, ...size(f), formats })})`,
+      )) as Record<string, string>;
       out.push({
         svg: urls.svg ? decodeURIComponent(urls.svg.slice(urls.svg.indexOf(',') + 1)) : undefined,
         png: urls.png ? Buffer.from(urls.png.slice(urls.png.indexOf(',') + 1), 'base64') : undefined,
@@ -167,9 +197,18 @@ export async function renderFigures(figs: Figure[], formats: ('svg' | 'png')[] =
  * Write <name>.js, .html, .svg and .png for every figure into outDir (atomically, one browser for the batch) and keep
  * the shared bundle current. make-figures then redraws the folder's gallery (analysis/gallery.ts).
  */
-export async function writeFigures(figs: Figure[], outDir: string, formats: Format[] = ['html', 'svg', 'png']): Promise<string[]> {
+export async function writeFigures(
+  figs: Figure[],
+  outDir: string,
+  formats: Format[] = ['html', 'svg', 'png'],
+): Promise<string[]> {
   const written: string[] = [];
-  const images = formats.some((f) => f !== 'html') ? await renderFigures(figs, formats.filter((f): f is 'svg' | 'png' => f !== 'html')) : [];
+  const images = formats.some((f) => f !== 'html')
+    ? await renderFigures(
+        figs,
+        formats.filter((f): f is 'svg' | 'png' => f !== 'html'),
+      )
+    : [];
   if (formats.includes('html')) ensureBundle();
   figs.forEach((f, i) => {
     const file = (ext: string) => path.join(outDir, `${f.name}.${ext}`);
@@ -178,8 +217,14 @@ export async function writeFigures(figs: Figure[], outDir: string, formats: Form
       writeFileAtomic(file('html'), figureHtml(f, bundleFrom(outDir)));
       written.push(file('js'), file('html'));
     }
-    if (images[i]?.svg) { writeFileAtomic(file('svg'), images[i].svg!); written.push(file('svg')); }
-    if (images[i]?.png) { writeFileAtomic(file('png'), images[i].png!); written.push(file('png')); }
+    if (images[i]?.svg) {
+      writeFileAtomic(file('svg'), images[i].svg!);
+      written.push(file('svg'));
+    }
+    if (images[i]?.png) {
+      writeFileAtomic(file('png'), images[i].png!);
+      written.push(file('png'));
+    }
   });
   return written;
 }

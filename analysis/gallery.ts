@@ -26,7 +26,10 @@ export const groupOf = (name: string) => GROUPS.find((g) => g.prefixes.some((p) 
 /** The figure specs of a folder (every <name>.js but the bundle), sorted by name. */
 export function figureSpecs(dir: string): FigureSpec[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((f) => f.endsWith('.js') && f !== 'plotly.min.js').sort()
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.js') && f !== 'plotly.min.js')
+    .sort()
     .map((f) => readFigureScript(path.join(dir, f)));
 }
 
@@ -50,30 +53,44 @@ export function galleryHtml(dir: string): string {
   const link = (file: string) => escapeHtml(path.relative(dir, file).split(path.sep).join('/'));
   // within a section: by the prefix's place in its group (Table 2 first), then by name
   const rank = (g: (typeof GROUPS)[number], name: string) => g.prefixes.findIndex((p) => name.startsWith(p));
-  const sections = GROUPS.map((g) => ({ g, specs: specs.filter((s) => groupOf(s.name) === g.title)
-    .sort((a, b) => rank(g, a.name) - rank(g, b.name) || a.name.localeCompare(b.name)) })).filter((x) => x.specs.length);
+  const sections = GROUPS.map((g) => ({
+    g,
+    specs: specs
+      .filter((s) => groupOf(s.name) === g.title)
+      .sort((a, b) => rank(g, a.name) - rank(g, b.name) || a.name.localeCompare(b.name)),
+  })).filter((x) => x.specs.length);
   const anchor = (t: string) => t.toLowerCase().replace(/[^a-z0-9]+/g, '-');
   const figure = (s: FigureSpec) => {
     const table = s.table ? ` Drawn from <a href="${link(s.table)}">${escapeHtml(s.table)}</a>.` : '';
-    return `<figure id="${escapeHtml(s.name)}"><h3>${escapeHtml(titleOf(s))}</h3><div class="plot" data-name="${escapeHtml(s.name)}"></div>\n` +
+    return (
+      `<figure id="${escapeHtml(s.name)}"><h3>${escapeHtml(titleOf(s))}</h3><div class="plot" data-name="${escapeHtml(s.name)}"></div>\n` +
       `<figcaption>${escapeHtml(s.caption)}${table} <a href="${escapeHtml(s.name)}.png">PNG</a> · ` +
-      `<a href="${escapeHtml(s.name)}.svg">SVG</a> · <a href="${escapeHtml(s.name)}.html">page</a> · <code>${escapeHtml(s.name)}</code></figcaption></figure>\n`;
+      `<a href="${escapeHtml(s.name)}.svg">SVG</a> · <a href="${escapeHtml(s.name)}.html">page</a> · <code>${escapeHtml(s.name)}</code></figcaption></figure>\n`
+    );
   };
-  return '<!doctype html><html><head><meta charset="utf-8"><title>Workbench figures</title>\n' +
+  return (
+    '<!doctype html><html><head><meta charset="utf-8"><title>Workbench figures</title>\n' +
     '<style>body{font-family:sans-serif;max-width:960px;margin:auto;padding:0 1em}figure{margin:2em 0}' +
     'figcaption{max-width:900px;color:#333}h3{margin-bottom:0.2em}</style>\n' +
     `<script src="${escapeHtml(bundleFrom(dir))}"></script>\n` +
     specs.map((s) => `<script src="${escapeHtml(s.name)}.js"></script>\n`).join('') +
     `</head><body><h1>Figures (${specs.length})</h1>\n<p>Every figure of this folder, grouped by paper, drawn from ` +
     'the committed tables named under it (regenerate with <code>make figures</code>).</p>\n<ul>' +
-    sections.map(({ g, specs: ss }) => `<li><a href="#${anchor(g.title)}">${escapeHtml(g.title)}</a> (${ss.length})</li>`).join('') +
-    '</ul>\n' + sections.map(({ g, specs: ss }) => `<h2 id="${anchor(g.title)}">${escapeHtml(g.title)}</h2>\n${ss.map(figure).join('')}`).join('') +
-    `<script>${RENDER}</script></body></html>\n`;
+    sections
+      .map(({ g, specs: ss }) => `<li><a href="#${anchor(g.title)}">${escapeHtml(g.title)}</a> (${ss.length})</li>`)
+      .join('') +
+    '</ul>\n' +
+    sections
+      .map(({ g, specs: ss }) => `<h2 id="${anchor(g.title)}">${escapeHtml(g.title)}</h2>\n${ss.map(figure).join('')}`)
+      .join('') +
+    `<script>${RENDER}</script></body></html>\n`
+  );
 }
 
 /** Write <dir>/index.html (only when it changed); returns its path. */
 export function writeGallery(dir: string): string {
-  const file = path.join(dir, 'index.html'), html = galleryHtml(dir);
+  const file = path.join(dir, 'index.html'),
+    html = galleryHtml(dir);
   if (!fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== html) writeFileAtomic(file, html);
   return file;
 }
@@ -89,17 +106,22 @@ export interface GalleryCheck {
 export async function checkGallery(index: string, screenshot?: string): Promise<GalleryCheck> {
   return withFilePage(index, { width: 1000, height: 800 }, {}, async (page, errors) => {
     await page.waitForFunction('window.galleryDone === true', undefined, { timeout: 120000 });
-    const plots = await page.evaluate(`[...document.querySelectorAll('div.plot')].map((d) => ({ name: d.dataset.name,
-      traces: (d.data || []).length, drawn: d.querySelectorAll('svg.main-svg').length > 0 }))`) as GalleryCheck['plots'];
+    const plots = (await page.evaluate(`[...document.querySelectorAll('div.plot')].map((d) => ({ name: d.dataset.name,
+      traces: (d.data || []).length, drawn: d.querySelectorAll('svg.main-svg').length > 0 }))`)) as GalleryCheck['plots'];
     // the top of the page (the section list and the first figures): a whole-page PNG of every figure is ~4 MB
-    if (screenshot) await page.screenshot({ path: screenshot, fullPage: true, clip: { x: 0, y: 0, width: 1000, height: 2400 } });
+    if (screenshot)
+      await page.screenshot({ path: screenshot, fullPage: true, clip: { x: 0, y: 0, width: 1000, height: 2400 } });
     return { errors, plots };
   });
 }
 
 /** Problems of a check, one line each: errors, and plots with no trace or no drawing. */
-export const galleryProblems = (c: GalleryCheck) => [...c.errors,
-  ...c.plots.filter((p) => p.traces === 0 || !p.drawn).map((p) => `${p.name}: ${p.traces} traces, ${p.drawn ? 'drawn' : 'not drawn'}`)];
+export const galleryProblems = (c: GalleryCheck) => [
+  ...c.errors,
+  ...c.plots
+    .filter((p) => p.traces === 0 || !p.drawn)
+    .map((p) => `${p.name}: ${p.traces} traces, ${p.drawn ? 'drawn' : 'not drawn'}`),
+];
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const args = process.argv.slice(2);
@@ -109,7 +131,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const index = writeGallery(dir);
   const c = await checkGallery(index, shot);
   const problems = galleryProblems(c);
-  console.log(`gallery ${index}: ${c.plots.length} plots, ${problems.length} problems${shot ? `, screenshot ${shot}` : ''}`);
+  console.log(
+    `gallery ${index}: ${c.plots.length} plots, ${problems.length} problems${shot ? `, screenshot ${shot}` : ''}`,
+  );
   for (const p of problems) console.log(`  ${p}`);
   process.exit(problems.length ? 1 : 0);
 }

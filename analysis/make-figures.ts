@@ -9,10 +9,13 @@ import { runMain } from '../src/cli/args.js';
 runMain(async () => {
   const THEMES = figureThemes(process.env.RESULTS ?? 'results');
   const asked = process.argv.slice(2);
-  for (const a of asked) if (!(a in THEMES)) throw new Error(`unknown figure theme "${a}" (known: ${Object.keys(THEMES).join(', ')})`);
+  for (const a of asked)
+    if (!(a in THEMES)) throw new Error(`unknown figure theme "${a}" (known: ${Object.keys(THEMES).join(', ')})`);
   const figs = (asked.length ? asked : Object.keys(THEMES)).flatMap((t) => THEMES[t]());
   const t0 = Date.now();
   const outDir = process.env.FIGURES ?? 'results/figures';
-  const files = [...await writeFigures(figs, outDir), writeGallery(outDir)];
-  console.log(`${figs.length} figures, ${files.length} files -> ${outDir} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  const files = [...(await writeFigures(figs, outDir)), writeGallery(outDir)];
+  console.log(
+    `${figs.length} figures, ${files.length} files -> ${outDir} (${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+  );
 });

@@ -11,15 +11,24 @@ import * as path from 'node:path';
 import { withFilePage } from './figures.js';
 import { CHART_CLASS } from './notebook-view.js';
 
-interface Output { output_type: string; data?: Record<string, string | string[]> }
-interface Cell { cell_type: string; outputs?: Output[] }
+interface Output {
+  output_type: string;
+  data?: Record<string, string | string[]>;
+}
+interface Cell {
+  cell_type: string;
+  outputs?: Output[];
+}
 
-const text = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join('') : v ?? '');
+const text = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join('') : (v ?? ''));
 
 /** The charts an executed notebook draws: its HTML outputs' chart divs, by figure name, in order. */
 export function chartsIn(notebook: string): string[] {
   const cells = (JSON.parse(fs.readFileSync(notebook, 'utf8')) as { cells: Cell[] }).cells;
-  const html = cells.flatMap((c) => c.outputs ?? []).map((o) => text(o.data?.['text/html'])).join('\n');
+  const html = cells
+    .flatMap((c) => c.outputs ?? [])
+    .map((o) => text(o.data?.['text/html']))
+    .join('\n');
   const div = new RegExp(`<div class="${CHART_CLASS}" id="[^"]*" data-name="([^"]*)"`, 'g');
   return [...html.matchAll(div)].map((m) => m[1]);
 }
@@ -27,14 +36,17 @@ export function chartsIn(notebook: string): string[] {
 /** The outputs of a notebook that are static images (PNG, JPEG, SVG): the notebooks draw interactive charts instead. */
 export function imagesIn(notebook: string): number {
   const cells = (JSON.parse(fs.readFileSync(notebook, 'utf8')) as { cells: Cell[] }).cells;
-  return cells.flatMap((c) => c.outputs ?? [])
+  return cells
+    .flatMap((c) => c.outputs ?? [])
     .filter((o) => Object.keys(o.data ?? {}).some((k) => k.startsWith('image/'))).length;
 }
 
 /** nbconvert --to html of one executed notebook into `outDir`; returns the HTML file. */
 export function exportHtml(notebook: string, outDir: string): string {
   const r = spawnSync('/usr/bin/jupyter', ['nbconvert', '--to', 'html', '--output-dir', outDir, notebook], {
-    encoding: 'utf8', env: { ...process.env, PYDEVD_DISABLE_FILE_VALIDATION: '1' } });
+    encoding: 'utf8',
+    env: { ...process.env, PYDEVD_DISABLE_FILE_VALIDATION: '1' },
+  });
   if (r.status !== 0) throw new Error(`nbconvert --to html ${notebook} failed:\n${(r.stderr ?? '').slice(-2000)}`);
   return path.join(outDir, `${path.basename(notebook, '.ipynb')}.html`);
 }
@@ -75,22 +87,32 @@ export async function checkNotebookPage(html: string, screenshot?: string): Prom
   const goto = { waitUntil: 'load' as const, timeout: 120000 };
   return withFilePage(html, { width: 1200, height: 900 }, goto, async (page, errors) => {
     // every chart drawn (or 30 s gone: then the count below says which were not)
-    await page.waitForFunction(`[...document.querySelectorAll('div.${CHART_CLASS}')].every((d) =>
-      d.querySelector('svg.main-svg'))`, undefined, { timeout: 30000 }).catch(() => undefined);
-    const charts = await page.evaluate(`[...document.querySelectorAll('div.${CHART_CLASS}')].map((d) => ({
-      name: d.dataset.name, traces: (d.data || []).length, drawn: d.querySelectorAll('svg.main-svg').length > 0 }))`) as
-      NotebookPageCheck['charts'];
+    await page
+      .waitForFunction(
+        `[...document.querySelectorAll('div.${CHART_CLASS}')].every((d) =>
+      d.querySelector('svg.main-svg'))`,
+        undefined,
+        { timeout: 30000 },
+      )
+      .catch(() => undefined);
+    const charts = (await page.evaluate(`[...document.querySelectorAll('div.${CHART_CLASS}')].map((d) => ({
+      name: d.dataset.name, traces: (d.data || []).length, drawn: d.querySelectorAll('svg.main-svg').length > 0 }))`)) as NotebookPageCheck['charts'];
     let hovered: NotebookPageCheck['hovered'] = null;
     for (let k = 0; k < charts.length && !hovered?.tooltip; k++) {
       await page.evaluate(`document.querySelectorAll('div.${CHART_CLASS}')[${k}].scrollIntoView({ block: 'center' })`);
-      const at = await page.evaluate(`(${POINT})(${k})`) as { x: number; y: number } | null;
+      const at = (await page.evaluate(`(${POINT})(${k})`)) as { x: number; y: number } | null;
       if (!at) continue;
       await page.mouse.move(at.x - 40, at.y - 40);
       await page.mouse.move(at.x, at.y, { steps: 5 });
-      const tip = await page.waitForFunction(`(() => { const t = document.querySelectorAll('div.${CHART_CLASS}')[${k}]
-        .querySelector('.hoverlayer .hovertext'); return t ? t.textContent || ' ' : false; })()`, undefined,
-        { timeout: 5000 })
-        .then((h) => h.jsonValue() as Promise<string>).catch(() => '');
+      const tip = await page
+        .waitForFunction(
+          `(() => { const t = document.querySelectorAll('div.${CHART_CLASS}')[${k}]
+        .querySelector('.hoverlayer .hovertext'); return t ? t.textContent || ' ' : false; })()`,
+          undefined,
+          { timeout: 5000 },
+        )
+        .then((h) => h.jsonValue() as Promise<string>)
+        .catch(() => '');
       hovered = { name: charts[k].name, tooltip: tip };
       if (tip && screenshot) await page.screenshot({ path: screenshot });
     }
@@ -103,19 +125,27 @@ export async function checkNotebookPage(html: string, screenshot?: string): Prom
  * draws, no chart at all, no tooltip.
  */
 export function pageProblems(c: NotebookPageCheck, expected: string[]): string[] {
-  return [...c.errors,
-    ...c.charts.filter((p) => p.traces === 0 || !p.drawn)
+  return [
+    ...c.errors,
+    ...c.charts
+      .filter((p) => p.traces === 0 || !p.drawn)
       .map((p) => `${p.name}: ${p.traces} traces, ${p.drawn ? 'drawn' : 'not drawn'}`),
     ...(c.charts.length !== expected.length
-      ? [`${c.charts.length} charts on the page, the notebook draws ${expected.length}`] : []),
+      ? [`${c.charts.length} charts on the page, the notebook draws ${expected.length}`]
+      : []),
     ...(expected.length === 0 ? ['the notebook draws no chart'] : []),
-    ...(c.hovered?.tooltip ? [] : [`no tooltip when hovering ${c.hovered ? c.hovered.name : 'any chart'}`])];
+    ...(c.hovered?.tooltip ? [] : [`no tooltip when hovering ${c.hovered ? c.hovered.name : 'any chart'}`]),
+  ];
 }
 
 if (process.argv[1]?.endsWith(path.join('analysis', 'notebook-browser.ts'))) {
-  const files = process.argv.slice(2).length ? process.argv.slice(2)
-    : fs.readdirSync('results/notebooks').filter((f) => f.endsWith('.ipynb')).sort()
-      .map((f) => path.join('results/notebooks', f));
+  const files = process.argv.slice(2).length
+    ? process.argv.slice(2)
+    : fs
+        .readdirSync('results/notebooks')
+        .filter((f) => f.endsWith('.ipynb'))
+        .sort()
+        .map((f) => path.join('results/notebooks', f));
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-nbhtml-'));
   let bad = 0;
   for (const nb of files) {
@@ -124,9 +154,11 @@ if (process.argv[1]?.endsWith(path.join('analysis', 'notebook-browser.ts'))) {
     const problems = pageProblems(c, chartsIn(nb));
     bad += problems.length ? 1 : 0;
     const tip = JSON.stringify(c.hovered?.tooltip ?? '').slice(0, 60);
-    console.log(`${nb}: ${c.charts.length} charts, tooltip on ${c.hovered?.name ?? '-'}: ${tip}, ` +
-      `${problems.length} problems ` +
-      `(${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    console.log(
+      `${nb}: ${c.charts.length} charts, tooltip on ${c.hovered?.name ?? '-'}: ${tip}, ` +
+        `${problems.length} problems ` +
+        `(${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+    );
     for (const p of problems) console.log(`  ${p}`);
   }
   console.log(`HTML in ${out}`);

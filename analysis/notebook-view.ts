@@ -24,8 +24,9 @@ export type Frame = dfd.DataFrame;
 /** A column whose filled cells are all numbers reads '' as NaN (danfojs' missing value): means skip it. */
 function numericBlanks(rows: Row[]): Row[] {
   const cols = rows.length ? Object.keys(rows[0]) : [];
-  const numeric = cols.filter((c) => rows.some((r) => typeof r[c] === 'number') &&
-    rows.every((r) => typeof r[c] === 'number' || r[c] === ''));
+  const numeric = cols.filter(
+    (c) => rows.some((r) => typeof r[c] === 'number') && rows.every((r) => typeof r[c] === 'number' || r[c] === ''),
+  );
   if (numeric.length === 0) return rows;
   return rows.map((r) => {
     const out: Row = { ...r };
@@ -64,19 +65,29 @@ const same = (a: Cell | undefined, b: Cell) => a === b || (a !== undefined && a 
 
 /** A stable sort on several columns (numbers as numbers, blanks last); a leading '-' sorts that column descending. */
 export function sortRows(rows: Row[], by: string | string[]): Row[] {
-  const keys = (Array.isArray(by) ? by : [by])
-    .map((k) => (k.startsWith('-') ? { c: k.slice(1), d: -1 } : { c: k, d: 1 }));
+  const keys = (Array.isArray(by) ? by : [by]).map((k) =>
+    k.startsWith('-') ? { c: k.slice(1), d: -1 } : { c: k, d: 1 },
+  );
   const blank = (v: Cell | undefined) => v === undefined || v === '' || (typeof v === 'number' && Number.isNaN(v));
-  return rows.map((r, i) => ({ r, i })).sort((x, y) => {
-    for (const { c, d } of keys) {
-      const a = x.r[c], b = y.r[c];
-      if (blank(a) || blank(b)) { if (blank(a) !== blank(b)) return blank(a) ? 1 : -1; continue; }
-      const cmp = typeof a === 'number' && typeof b === 'number' ? a - b
-        : String(a).localeCompare(String(b), 'en', { numeric: true });
-      if (cmp !== 0) return d * cmp;
-    }
-    return x.i - y.i;
-  }).map((x) => x.r);
+  return rows
+    .map((r, i) => ({ r, i }))
+    .sort((x, y) => {
+      for (const { c, d } of keys) {
+        const a = x.r[c],
+          b = y.r[c];
+        if (blank(a) || blank(b)) {
+          if (blank(a) !== blank(b)) return blank(a) ? 1 : -1;
+          continue;
+        }
+        const cmp =
+          typeof a === 'number' && typeof b === 'number'
+            ? a - b
+            : String(a).localeCompare(String(b), 'en', { numeric: true });
+        if (cmp !== 0) return d * cmp;
+      }
+      return x.i - y.i;
+    })
+    .map((x) => x.r);
 }
 
 export interface View {
@@ -107,11 +118,13 @@ export function formatValue(v: Cell | undefined | null, digits = 3): string {
 }
 
 /** The rows a view shows, as text cells (filtered, sorted, intervals merged, columns picked), and the columns. */
-export function viewCells(df: Frame | Row[], v: View = {}):
-  { columns: string[]; rows: Record<string, string>[]; total: number } {
+export function viewCells(
+  df: Frame | Row[],
+  v: View = {},
+): { columns: string[]; rows: Record<string, string>[]; total: number } {
   let rows = filterRows(rowsOf(df), v.where ?? {});
   if (v.sort) rows = sortRows(rows, v.sort);
-  const all = rows.length ? Object.keys(rows[0]) : v.columns ?? [];
+  const all = rows.length ? Object.keys(rows[0]) : (v.columns ?? []);
   const cis = v.ci === undefined ? [] : Array.isArray(v.ci) ? v.ci : [v.ci];
   for (const c of [...cis, ...(v.columns ?? []), ...(v.groupBy ? [v.groupBy] : [])]) {
     if (rows.length && !all.includes(c)) throw new Error(`no column "${c}" (columns: ${all.join(', ')})`);
@@ -125,8 +138,9 @@ export function viewCells(df: Frame | Row[], v: View = {}):
     return lo === '' && hi === '' ? formatValue(r[c], digits) : `${formatValue(r[c], digits)} [${lo}, ${hi}]`;
   };
   const limit = v.limit ?? 200;
-  const shown = rows.slice(0, limit).map((r) => Object.fromEntries([...columns, ...(v.groupBy ? [v.groupBy] : [])]
-    .map((c) => [c, text(r, c)])));
+  const shown = rows
+    .slice(0, limit)
+    .map((r) => Object.fromEntries([...columns, ...(v.groupBy ? [v.groupBy] : [])].map((c) => [c, text(r, c)])));
   return { columns, rows: shown, total: rows.length };
 }
 
@@ -134,32 +148,47 @@ export function viewCells(df: Frame | Row[], v: View = {}):
 export function viewHtml(df: Frame | Row[], v: View = {}): string {
   const { columns, rows, total } = viewCells(df, v);
   const cap = [v.caption, total > rows.length ? `first ${rows.length} of ${total} rows` : `${total} rows`]
-    .filter(Boolean).join(' · ');
-  const head = `<tr>${columns.map((c) => `<th>${escapeHtml(c)}${(Array.isArray(v.ci) ? v.ci : [v.ci]).includes(c)
-    ? ' [95% CI]' : ''}</th>`).join('')}</tr>`;
+    .filter(Boolean)
+    .join(' · ');
+  const head = `<tr>${columns
+    .map((c) => `<th>${escapeHtml(c)}${(Array.isArray(v.ci) ? v.ci : [v.ci]).includes(c) ? ' [95% CI]' : ''}</th>`)
+    .join('')}</tr>`;
   const tr = (r: Record<string, string>) => `<tr>${columns.map((c) => `<td>${escapeHtml(r[c])}</td>`).join('')}</tr>`;
   let body: string;
   if (v.groupBy) {
     const groups = [...new Set(rows.map((r) => r[v.groupBy!]))];
-    body = groups.map((g) => {
-      const mine = rows.filter((r) => r[v.groupBy!] === g);
-      return `<tbody><tr class="wb-group"><th colspan="${columns.length}" style="text-align:left">` +
-        `${escapeHtml(v.groupBy!)}: ${escapeHtml(g)} (${mine.length})</th></tr>${mine.map(tr).join('')}</tbody>`;
-    }).join('');
+    body = groups
+      .map((g) => {
+        const mine = rows.filter((r) => r[v.groupBy!] === g);
+        return (
+          `<tbody><tr class="wb-group"><th colspan="${columns.length}" style="text-align:left">` +
+          `${escapeHtml(v.groupBy!)}: ${escapeHtml(g)} (${mine.length})</th></tr>${mine.map(tr).join('')}</tbody>`
+        );
+      })
+      .join('');
   } else {
     body = `<tbody>${rows.map(tr).join('')}</tbody>`;
   }
-  return `<table class="wb-table"><caption style="caption-side:top;text-align:left">${escapeHtml(cap)}</caption>` +
-    `<thead>${head}</thead>${body}</table>`;
+  return (
+    `<table class="wb-table"><caption style="caption-side:top;text-align:left">${escapeHtml(cap)}</caption>` +
+    `<thead>${head}</thead>${body}</table>`
+  );
 }
 
 /** Per-group statistics of value columns by danfojs (<col>_mean, <col>_std, <col>_count, ...), sorted by `by`. */
-export function summarise(df: Frame | Row[], by: string[], values: string[],
-  stats: ('mean' | 'std' | 'count' | 'min' | 'max' | 'median' | 'sum')[] = ['mean', 'std', 'count']): Frame {
+export function summarise(
+  df: Frame | Row[],
+  by: string[],
+  values: string[],
+  stats: ('mean' | 'std' | 'count' | 'min' | 'max' | 'median' | 'sum')[] = ['mean', 'std', 'count'],
+): Frame {
   const rows = rowsOf(df);
   if (rows.length === 0) return new dfd.DataFrame([]);
   const d = Array.isArray(df) ? frame(df) : df;
-  const g = d.loc({ columns: [...by, ...values] }).groupby(by).agg(Object.fromEntries(values.map((v) => [v, stats])));
+  const g = d
+    .loc({ columns: [...by, ...values] })
+    .groupby(by)
+    .agg(Object.fromEntries(values.map((v) => [v, stats])));
   return new dfd.DataFrame(sortRows(rowsOf(g), by));
 }
 
@@ -167,8 +196,10 @@ export function summarise(df: Frame | Row[], by: string[], values: string[],
  * A long table spread to one row per `index` key and one column per value of `column` (e.g. Table 2's rows by
  * method, one column per accuracy column), each cell `value` (with "[ci_low, ci_high]" when `ci`).
  */
-export function wide(df: Frame | Row[],
-  o: { index: string[]; column: string; value: string; ci?: boolean; digits?: number }): Frame {
+export function wide(
+  df: Frame | Row[],
+  o: { index: string[]; column: string; value: string; ci?: boolean; digits?: number },
+): Frame {
   const rows = rowsOf(df);
   const cols = [...new Set(rows.map((r) => String(r[o.column])))];
   const keyOf = (r: Row) => JSON.stringify(o.index.map((c) => r[c]));
@@ -176,8 +207,10 @@ export function wide(df: Frame | Row[],
   for (const r of rows) {
     const k = keyOf(r);
     if (!out.has(k)) {
-      out.set(k, { ...Object.fromEntries(o.index.map((c) => [c, r[c]])),
-        ...Object.fromEntries(cols.map((c) => [c, ''])) });
+      out.set(k, {
+        ...Object.fromEntries(o.index.map((c) => [c, r[c]])),
+        ...Object.fromEntries(cols.map((c) => [c, ''])),
+      });
     }
     const fmt = (c: Cell | undefined) => formatValue(c, o.digits ?? 3);
     const cell = fmt(r[o.value]);
@@ -194,7 +227,10 @@ export function wide(df: Frame | Row[],
  */
 export function claims(file: string, where: Where = {}): Frame {
   const rows = fs.existsSync(file) ? readCsv(file) : [];
-  return frame(rows.map((r) => ({ paper: paperOf(file, r), setting: String(r.run).split('|')[0], ...r })), where);
+  return frame(
+    rows.map((r) => ({ paper: paperOf(file, r), setting: String(r.run).split('|')[0], ...r })),
+    where,
+  );
 }
 
 /**
@@ -203,14 +239,18 @@ export function claims(file: string, where: Where = {}): Frame {
  * a seed-<n> part reads as n), and `dir`. Group it to see which cells have all their seeds.
  */
 export function runs(root: string, parts: string[]): Frame {
-  return frame(findFinishedRuns(root).map((dir) => {
-    const names = path.relative(root, dir).split(path.sep);
-    const row: Row = Object.fromEntries(parts.map((p, i) => {
-      const v = names[i] ?? '';
-      return [p, /^seed-\d+$/.test(v) ? Number(v.slice(5)) : v];
-    }));
-    return { ...row, dir };
-  }));
+  return frame(
+    findFinishedRuns(root).map((dir) => {
+      const names = path.relative(root, dir).split(path.sep);
+      const row: Row = Object.fromEntries(
+        parts.map((p, i) => {
+          const v = names[i] ?? '';
+          return [p, /^seed-\d+$/.test(v) ? Number(v.slice(5)) : v];
+        }),
+      );
+      return { ...row, dir };
+    }),
+  );
 }
 
 // ---- charts
@@ -250,7 +290,8 @@ export function plotlyLoaderHtml(source = plotlyJs()): string {
  */
 export function chartHtml(f: Figure, id: string): string {
   const spec = JSON.stringify(specOf(f)).replace(/</g, '\\u003c');
-  return `<div class="${CHART_CLASS}" id="${escapeHtml(id)}" data-name="${escapeHtml(f.name)}"></div>` +
+  return (
+    `<div class="${CHART_CLASS}" id="${escapeHtml(id)}" data-name="${escapeHtml(f.name)}"></div>` +
     `<script type="text/javascript">(function () {\n` +
     `  var me = document.currentScript, div = me && me.previousElementSibling;\n` +
     `  if (!div || div.className !== '${CHART_CLASS}') div = document.getElementById(${JSON.stringify(id)});\n` +
@@ -261,14 +302,20 @@ export function chartHtml(f: Figure, id: string): string {
     `    setTimeout(function () { draw(n + 1); }, 50);\n` +
     `  };\n` +
     `  draw(0);\n` +
-    `})();</script>`;
+    `})();</script>`
+  );
 }
 
 /** A caption under a chart: the figure's own caption, and the reading the notebook gives beside it. */
 export function readingHtml(f: Figure, reading?: string): string {
-  const parts = [f.caption ? `<p style="max-width:900px;color:#444">${escapeHtml(f.caption)}${f.table
-    ? ` Drawn from <code>${escapeHtml(f.table)}</code>.` : ''}</p>` : '',
-  reading ? `<p style="max-width:900px"><b>Reading.</b> ${escapeHtml(reading)}</p>` : ''];
+  const parts = [
+    f.caption
+      ? `<p style="max-width:900px;color:#444">${escapeHtml(f.caption)}${
+          f.table ? ` Drawn from <code>${escapeHtml(f.table)}</code>.` : ''
+        }</p>`
+      : '',
+    reading ? `<p style="max-width:900px"><b>Reading.</b> ${escapeHtml(reading)}</p>` : '',
+  ];
   return parts.join('');
 }
 
@@ -281,7 +328,6 @@ export function nextChartHtml(f: Figure, reading?: string): string {
   const id = `${CHART_CLASS}-${charts}-${f.name}`;
   return `${first ? plotlyLoaderHtml() : ''}${chartHtml(f, id)}${readingHtml(f, reading)}`;
 }
-
 
 /** Show a view of a table in the notebook. */
 export function show(df: Frame | Row[] | string, v: View = {}): void {

@@ -25,7 +25,9 @@ export function table(marker: string, root = '.'): string {
 
 /** The `nth` table of report `doc` drawn from `csv` (the first by default), rendered like table(). */
 export function reportTable(doc: string, csv: string, nth = 0, root = '.'): string {
-  const found = markersOf(fs.readFileSync(path.join(root, doc), 'utf8')).filter((m) => parseSpec(m).files.includes(csv));
+  const found = markersOf(fs.readFileSync(path.join(root, doc), 'utf8')).filter((m) =>
+    parseSpec(m).files.includes(csv),
+  );
   if (!found[nth]) throw new Error(`${doc} has no table number ${nth + 1} drawn from ${csv}`);
   return table(found[nth], root);
 }
@@ -46,7 +48,10 @@ export function verdicts(file: string, paper?: string, profile = 'full'): string
   const rows = readCsv(file).filter((r) => r.profile === profile && (!paper || paperOf(file, r) === paper));
   const counts = new Map<string, number>();
   for (const r of rows) counts.set(String(r.verdict), (counts.get(String(r.verdict)) ?? 0) + 1);
-  return `${rows.length} claims: ${[...counts].sort((a, b) => b[1] - a[1]).map(([v, n]) => `${n} ${v}`).join(', ')}`;
+  return `${rows.length} claims: ${[...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([v, n]) => `${n} ${v}`)
+    .join(', ')}`;
 }
 
 /**
@@ -56,18 +61,28 @@ export function verdicts(file: string, paper?: string, profile = 'full'): string
  */
 export function sweepProgress(configFile: string): string {
   const specs = expandSweep(JSON.parse(fs.readFileSync(configFile, 'utf8')) as SweepConfig);
-  const cells = [...new Set(specs.map((s) => s.cell))], methods = [...new Set(specs.map((s) => s.method))];
+  const cells = [...new Set(specs.map((s) => s.cell))],
+    methods = [...new Set(specs.map((s) => s.method))];
   const count = (cell: string, method: string) => {
     const mine = specs.filter((s) => s.cell === cell && s.method === method);
     return mine.length ? `${mine.filter(isFinished).length}/${mine.length}` : '';
   };
   const done = specs.filter(isFinished).length;
-  const lines = [`| cell | ${methods.join(' | ')} |`, `|---|${methods.map(() => '---|').join('')}`,
-    ...cells.map((c) => `| ${c} | ${methods.map((m) => count(c, m)).join(' | ')} |`)];
+  const lines = [
+    `| cell | ${methods.join(' | ')} |`,
+    `|---|${methods.map(() => '---|').join('')}`,
+    ...cells.map((c) => `| ${c} | ${methods.map((m) => count(c, m)).join(' | ')} |`),
+  ];
   return `${done} of ${specs.length} runs finished\n\n${lines.join('\n')}\n`;
 }
 
-interface Notebook { cells: { cell_type: string; execution_count?: number | null; outputs?: { output_type: string; execution_count?: number | null }[] }[] }
+interface Notebook {
+  cells: {
+    cell_type: string;
+    execution_count?: number | null;
+    outputs?: { output_type: string; execution_count?: number | null }[];
+  }[];
+}
 
 /**
  * Number an executed notebook's code cells 1, 2, ... in order (and their execute_result outputs). The tslab kernel

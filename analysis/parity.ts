@@ -11,19 +11,43 @@ export const PARITY_EARLY = 10;
 
 /** Logged metric (approx. KL per update, k1) -> role. RLCER/RLVR log PPO roles; EvoLM logs its two GRPO phases. */
 export const ROLE_METRICS: Record<string, string> = {
-  'reason/approx_kl': 'reasoner', 'policy/approx_kl': 'reasoner',
-  'rubric/approx_kl': 'rubricator', 'generator/approx_kl': 'rubricator', 'hint/approx_kl': 'hint',
+  'reason/approx_kl': 'reasoner',
+  'policy/approx_kl': 'reasoner',
+  'rubric/approx_kl': 'rubricator',
+  'generator/approx_kl': 'rubricator',
+  'hint/approx_kl': 'hint',
 };
 
-export const PARITY_COLUMNS = ['size', 'method', 'seed', 'role', 'updates', 'approx_kl_per_update', 'rlvr_approx_kl_per_update',
-  'ratio_to_rlvr', 'ratio_to_rlvr_first_updates', 'within_band', 'mixed_groups', 'mean_rate', 'min_rate'];
+export const PARITY_COLUMNS = [
+  'size',
+  'method',
+  'seed',
+  'role',
+  'updates',
+  'approx_kl_per_update',
+  'rlvr_approx_kl_per_update',
+  'ratio_to_rlvr',
+  'ratio_to_rlvr_first_updates',
+  'within_band',
+  'mixed_groups',
+  'mean_rate',
+  'min_rate',
+];
 
-export interface RunMetrics { size: string; method: string; seed: number; metrics: Record<string, unknown>[] }
+export interface RunMetrics {
+  size: string;
+  method: string;
+  seed: number;
+  metrics: Record<string, unknown>[];
+}
 
 /** The finite values of one metric over a run's steps, in step order. */
 function series(metrics: Record<string, unknown>[], key: string): number[] {
-  return [...metrics].sort((a, b) => Number(a.step) - Number(b.step)).map((m) => m[key])
-    .filter((v) => v !== null && v !== undefined && Number.isFinite(Number(v))).map(Number);
+  return [...metrics]
+    .sort((a, b) => Number(a.step) - Number(b.step))
+    .map((m) => m[key])
+    .filter((v) => v !== null && v !== undefined && Number.isFinite(Number(v)))
+    .map(Number);
 }
 
 /**
@@ -34,30 +58,59 @@ function series(metrics: Record<string, unknown>[], key: string): number[] {
  * role's rate was adapted (the KL-matched rows log `<role>/lr`, the rate each update used): its mean and smallest.
  */
 export function updateParity(runs: RunMetrics[]): Row[] {
-  const rlvr = new Map(runs.filter((r) => r.method === 'rlvr').map((r) => [`${r.size}|${r.seed}`, series(r.metrics, 'reason/approx_kl')]));
+  const rlvr = new Map(
+    runs.filter((r) => r.method === 'rlvr').map((r) => [`${r.size}|${r.seed}`, series(r.metrics, 'reason/approx_kl')]),
+  );
   const out: Row[] = [];
-  for (const r of [...runs].sort((a, b) => a.size.localeCompare(b.size) || a.method.localeCompare(b.method) || a.seed - b.seed)) {
+  for (const r of [...runs].sort(
+    (a, b) => a.size.localeCompare(b.size) || a.method.localeCompare(b.method) || a.seed - b.seed,
+  )) {
     for (const [key, role] of Object.entries(ROLE_METRICS)) {
       const kl = series(r.metrics, key);
       if (kl.length === 0) continue;
       const ref = rlvr.get(`${r.size}|${r.seed}`);
-      const all = mean(kl), refAll = ref?.length ? mean(ref) : NaN;
-      const early = mean(kl.slice(0, PARITY_EARLY)), refEarly = ref?.length ? mean(ref.slice(0, PARITY_EARLY)) : NaN;
-      const ratio = all / refAll, mixed = series(r.metrics, 'mixed_groups');
+      const all = mean(kl),
+        refAll = ref?.length ? mean(ref) : NaN;
+      const early = mean(kl.slice(0, PARITY_EARLY)),
+        refEarly = ref?.length ? mean(ref.slice(0, PARITY_EARLY)) : NaN;
+      const ratio = all / refAll,
+        mixed = series(r.metrics, 'mixed_groups');
       const rate = series(r.metrics, key.replace('/approx_kl', '/lr'));
-      out.push({ size: r.size, method: r.method, seed: r.seed, role, updates: kl.length, approx_kl_per_update: all,
-        rlvr_approx_kl_per_update: Number.isFinite(refAll) ? refAll : '', ratio_to_rlvr: Number.isFinite(ratio) ? ratio : '',
+      out.push({
+        size: r.size,
+        method: r.method,
+        seed: r.seed,
+        role,
+        updates: kl.length,
+        approx_kl_per_update: all,
+        rlvr_approx_kl_per_update: Number.isFinite(refAll) ? refAll : '',
+        ratio_to_rlvr: Number.isFinite(ratio) ? ratio : '',
         ratio_to_rlvr_first_updates: Number.isFinite(early / refEarly) ? early / refEarly : '',
-        within_band: role !== 'reasoner' || !Number.isFinite(ratio) ? '' : ratio >= PARITY_BAND[0] && ratio <= PARITY_BAND[1] ? 'yes' : 'no',
+        within_band:
+          role !== 'reasoner' || !Number.isFinite(ratio)
+            ? ''
+            : ratio >= PARITY_BAND[0] && ratio <= PARITY_BAND[1]
+              ? 'yes'
+              : 'no',
         mixed_groups: mixed.length ? mean(mixed) : '',
-        mean_rate: rate.length ? mean(rate) : '', min_rate: rate.length ? Math.min(...rate) : '' });
+        mean_rate: rate.length ? mean(rate) : '',
+        min_rate: rate.length ? Math.min(...rate) : '',
+      });
     }
   }
   return out;
 }
 
-export const CLAIM_PARITY_COLUMNS = ['size', 'claim', 'run', 'against', 'seeds', 'kl_ratio_min', 'kl_ratio_max',
-  'seeds_within_band'];
+export const CLAIM_PARITY_COLUMNS = [
+  'size',
+  'claim',
+  'run',
+  'against',
+  'seeds',
+  'kl_ratio_min',
+  'kl_ratio_max',
+  'seeds_within_band',
+];
 
 /**
  * The fairness check behind each claim "A beats B" (the developers' guide: the same size of policy update for the
@@ -66,19 +119,31 @@ export const CLAIM_PARITY_COLUMNS = ['size', 'claim', 'run', 'against', 'seeds',
  * seeds compared, the smallest and largest ratio, and how many seeds lie in PARITY_BAND ("2/3").
  */
 export function claimParity(parity: Row[], claims: { claim: string; a: string; b: string }[]): Row[] {
-  const kl = new Map(parity.filter((r) => r.role === 'reasoner')
-    .map((r) => [`${r.size}|${r.method}|${r.seed}`, Number(r.approx_kl_per_update)]));
+  const kl = new Map(
+    parity
+      .filter((r) => r.role === 'reasoner')
+      .map((r) => [`${r.size}|${r.method}|${r.seed}`, Number(r.approx_kl_per_update)]),
+  );
   const sizes = [...new Set(parity.map((r) => String(r.size)))].sort();
   const seeds = [...new Set(parity.map((r) => Number(r.seed)))].sort((x, y) => x - y);
   const out: Row[] = [];
   for (const size of sizes) {
     for (const c of claims.filter((x) => x.a !== x.b)) {
-      const ratios = seeds.map((s) => kl.get(`${size}|${c.a}|${s}`)! / kl.get(`${size}|${c.b}|${s}`)!)
+      const ratios = seeds
+        .map((s) => kl.get(`${size}|${c.a}|${s}`)! / kl.get(`${size}|${c.b}|${s}`)!)
         .filter((r) => Number.isFinite(r) && r > 0);
       if (ratios.length === 0) continue;
       const inBand = ratios.filter((r) => r >= PARITY_BAND[0] && r <= PARITY_BAND[1]).length;
-      out.push({ size, claim: c.claim, run: `${size}|${c.a}`, against: `${size}|${c.b}`, seeds: ratios.length,
-        kl_ratio_min: Math.min(...ratios), kl_ratio_max: Math.max(...ratios), seeds_within_band: `${inBand}/${ratios.length}` });
+      out.push({
+        size,
+        claim: c.claim,
+        run: `${size}|${c.a}`,
+        against: `${size}|${c.b}`,
+        seeds: ratios.length,
+        kl_ratio_min: Math.min(...ratios),
+        kl_ratio_max: Math.max(...ratios),
+        seeds_within_band: `${inBand}/${ratios.length}`,
+      });
     }
   }
   return out;

@@ -7,16 +7,23 @@ import { meanCi } from './aggregate.js';
 import { runMain } from '../src/cli/args.js';
 
 export function aggregateRlvr(runs: string, out: string): void {
-  const dirs = fs.readdirSync(runs).map((d) => path.join(runs, d)).filter((d) => fs.existsSync(path.join(d, 'done.json')));
+  const dirs = fs
+    .readdirSync(runs)
+    .map((d) => path.join(runs, d))
+    .filter((d) => fs.existsSync(path.join(d, 'done.json')));
   if (dirs.length === 0) throw new Error(`no finished RLVR runs under ${runs}`);
   const summary = dirs.flatMap((d) => readCsv(path.join(d, 'summary.csv')));
-  writeCsv(path.join(out, 'summary.csv'), meanCi(summary, ['family'], ['coldstart_accuracy', 'final_accuracy']).map((r) => ({ ...r, seeds: r.n })));
+  writeCsv(
+    path.join(out, 'summary.csv'),
+    meanCi(summary, ['family'], ['coldstart_accuracy', 'final_accuracy']).map((r) => ({ ...r, seeds: r.n })),
+  );
   const curve = dirs.flatMap((d) => {
     const seed = JSON.parse(fs.readFileSync(path.join(d, 'config.json'), 'utf8')).seed;
     const rows = readCsv(path.join(d, 'eval.csv'));
     const fams = [...new Set(rows.map((r) => `${r.step}|${r.family}`))];
     return fams.map((k) => {
-      const [step, family] = k.split('|'), rs = rows.filter((r) => `${r.step}|${r.family}` === k);
+      const [step, family] = k.split('|'),
+        rs = rows.filter((r) => `${r.step}|${r.family}` === k);
       return { step: Number(step), family, seed, accuracy: rs.reduce((s, r) => s + Number(r.accuracy), 0) / rs.length };
     });
   });

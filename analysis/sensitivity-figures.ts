@@ -12,8 +12,11 @@ import type { Figure } from './figures.js';
 import { band, METHOD_COLORS } from './style.js';
 
 /** The metrics drawn per step, with their titles. */
-export const PILOT_METRICS: [string, string][] = [['accuracy', 'share of right rollouts'],
-  ['process/score', 'mean process score of the rollouts'], ['process/all_wrong_groups', 'share of all-wrong groups']];
+export const PILOT_METRICS: [string, string][] = [
+  ['accuracy', 'share of right rollouts'],
+  ['process/score', 'mean process score of the rollouts'],
+  ['process/all_wrong_groups', 'share of all-wrong groups'],
+];
 
 const POSITIVE_CONTROL_COLOR = '#2ca02c';
 const colorOf = (m: string) => METHOD_COLORS[m] ?? (m === 'process_oracle' ? POSITIVE_CONTROL_COLOR : '#333333');
@@ -33,38 +36,75 @@ export function pilotCurvesFigure(root = 'results/runs/sensitivity/pilot', every
   const cells = [...new Set(runs.map((r) => r.cell))].sort();
   const methods = [...new Set(runs.map((r) => r.method))].sort();
   const data: Record<string, unknown>[] = [];
-  const layout: Record<string, unknown> = { title: { text: 'Sensitivity pilot: training curves of RLVR and the ' +
-    'positive control (means over seeds, 95% bands)' }, grid: { rows: PILOT_METRICS.length, columns: cells.length,
-    pattern: 'independent' }, legend: { orientation: 'h', y: -0.08 }, annotations: [] as unknown[] };
-  PILOT_METRICS.forEach(([metric, title], i) => cells.forEach((cell, j) => {
-    const k = i * cells.length + j + 1, axes = { xaxis: `x${k}`, yaxis: `y${k}` };
-    for (const method of methods) {
-      const mine = runs.filter((r) => r.cell === cell && r.method === method);
-      const steps = Math.max(0, ...mine.map((r) => r.metrics.length));
-      const x: number[] = [], y: number[] = [], lo: number[] = [], hi: number[] = [];
-      for (let s = 0; s < steps; s += every) {
-        const v = mine.map((r) => Number(r.metrics[s]?.[metric])).filter(Number.isFinite);
-        if (v.length === 0) continue;
-        const m = meanInterval(v);
-        x.push(s); y.push(m.mean); lo.push(m.ci_low ?? m.mean); hi.push(m.ci_high ?? m.mean);
+  const layout: Record<string, unknown> = {
+    title: {
+      text: 'Sensitivity pilot: training curves of RLVR and the ' + 'positive control (means over seeds, 95% bands)',
+    },
+    grid: { rows: PILOT_METRICS.length, columns: cells.length, pattern: 'independent' },
+    legend: { orientation: 'h', y: -0.08 },
+    annotations: [] as unknown[],
+  };
+  PILOT_METRICS.forEach(([metric, title], i) =>
+    cells.forEach((cell, j) => {
+      const k = i * cells.length + j + 1,
+        axes = { xaxis: `x${k}`, yaxis: `y${k}` };
+      for (const method of methods) {
+        const mine = runs.filter((r) => r.cell === cell && r.method === method);
+        const steps = Math.max(0, ...mine.map((r) => r.metrics.length));
+        const x: number[] = [],
+          y: number[] = [],
+          lo: number[] = [],
+          hi: number[] = [];
+        for (let s = 0; s < steps; s += every) {
+          const v = mine.map((r) => Number(r.metrics[s]?.[metric])).filter(Number.isFinite);
+          if (v.length === 0) continue;
+          const m = meanInterval(v);
+          x.push(s);
+          y.push(m.mean);
+          lo.push(m.ci_low ?? m.mean);
+          hi.push(m.ci_high ?? m.mean);
+        }
+        if (x.length === 0) continue;
+        data.push(band(x, lo, hi, colorOf(method), labelOf(method), axes), {
+          type: 'scatter',
+          mode: 'lines',
+          name: `${labelOf(method)} (${mine.length} seeds)`,
+          legendgroup: method,
+          showlegend: k === 1,
+          x,
+          y,
+          line: { color: colorOf(method) },
+          ...axes,
+        });
       }
-      if (x.length === 0) continue;
-      data.push(band(x, lo, hi, colorOf(method), labelOf(method), axes),
-        { type: 'scatter', mode: 'lines', name: `${labelOf(method)} (${mine.length} seeds)`, legendgroup: method,
-          showlegend: k === 1, x, y, line: { color: colorOf(method) }, ...axes });
-    }
-    layout[`xaxis${k === 1 ? '' : k}`] = { title: { text: i === PILOT_METRICS.length - 1 ? 'RL step' : '' } };
-    layout[`yaxis${k === 1 ? '' : k}`] = { title: { text: j === 0 ? title : '' }, range: [0, 1] };
-    if (i === 0) {
-      (layout.annotations as unknown[]).push({ text: cell === 'baseline' ? 'baseline regime' : cell,
-        showarrow: false, xref: `x${k} domain`, yref: `y${k} domain`, x: 0.5, y: 1.15, font: { size: 13 } });
-    }
-  }));
-  return { name: 'sensitivity_pilot_curves', table: root, width: 1100, height: 900, data, layout,
-    caption: 'The sensitivity pilot (make sensitivity-pilot): RLVR and the positive control process_oracle (RLVR\'s ' +
+      layout[`xaxis${k === 1 ? '' : k}`] = { title: { text: i === PILOT_METRICS.length - 1 ? 'RL step' : '' } };
+      layout[`yaxis${k === 1 ? '' : k}`] = { title: { text: j === 0 ? title : '' }, range: [0, 1] };
+      if (i === 0) {
+        (layout.annotations as unknown[]).push({
+          text: cell === 'baseline' ? 'baseline regime' : cell,
+          showarrow: false,
+          xref: `x${k} domain`,
+          yref: `y${k} domain`,
+          x: 0.5,
+          y: 1.15,
+          font: { size: 13 },
+        });
+      }
+    }),
+  );
+  return {
+    name: 'sensitivity_pilot_curves',
+    table: root,
+    width: 1100,
+    height: 900,
+    data,
+    layout,
+    caption:
+      "The sensitivity pilot (make sensitivity-pilot): RLVR and the positive control process_oracle (RLVR's " +
       'outcome plus the exact process score of the trace), 300 steps, per step: the share of right rollouts, the ' +
       'mean process score and the share of groups with no right rollout, in the baseline regime and the ' +
-      `sparse-outcome regime. Lines: means over seeds at every ${every}th step; bands: 95% t-intervals over seeds.` };
+      `sparse-outcome regime. Lines: means over seeds at every ${every}th step; bands: 95% t-intervals over seeds.`,
+  };
 }
 
 const ENDPOINT_ORDER = ['in_distribution', 'chain_ood', 'trace_error', 'average', 'process_score'];
@@ -75,10 +115,20 @@ function differenceTraces(rows: Row[], group: (r: Row) => string, label: (r: Row
   const palette = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b'];
   return groups.map((g, i) => {
     const rs = rows.filter((r) => group(r) === g);
-    return { type: 'scatter', mode: 'markers', name: g, x: rs.map((r) => Number(r.delta)), y: rs.map(label),
+    return {
+      type: 'scatter',
+      mode: 'markers',
+      name: g,
+      x: rs.map((r) => Number(r.delta)),
+      y: rs.map(label),
       marker: { color: palette[i % palette.length], size: 9 },
-      error_x: { type: 'data', symmetric: false, array: rs.map((r) => (r.ci_high === '' ? 0 : Number(r.ci_high) -
-        Number(r.delta))), arrayminus: rs.map((r) => (r.ci_low === '' ? 0 : Number(r.delta) - Number(r.ci_low))) } };
+      error_x: {
+        type: 'data',
+        symmetric: false,
+        array: rs.map((r) => (r.ci_high === '' ? 0 : Number(r.ci_high) - Number(r.delta))),
+        arrayminus: rs.map((r) => (r.ci_low === '' ? 0 : Number(r.delta) - Number(r.ci_low))),
+      },
+    };
   });
 }
 
@@ -87,18 +137,29 @@ const endpointRank = (r: Row) => ENDPOINT_ORDER.indexOf(String(r.endpoint));
 /** The pilot's paired differences (process_oracle - RLVR) per endpoint, horizon and regime, with 95% intervals. */
 export function pilotDifferenceFigure(file = 'results/sensitivity/pilot.csv'): Figure | null {
   if (!fs.existsSync(file)) return null;
-  const rows = readCsv(file)
-    .sort((a, b) => endpointRank(a) - endpointRank(b) || Number(a.horizon) - Number(b.horizon));
+  const rows = readCsv(file).sort((a, b) => endpointRank(a) - endpointRank(b) || Number(a.horizon) - Number(b.horizon));
   if (rows.length === 0) return null;
-  return { name: 'sensitivity_pilot_differences', table: file, height: 650,
-    data: differenceTraces(rows, (r) => `${r.cell}, ${r.horizon} steps`, (r) => String(r.endpoint)),
-    layout: { title: { text: 'Sensitivity pilot: positive control minus RLVR, paired by seed (95% intervals)' },
+  return {
+    name: 'sensitivity_pilot_differences',
+    table: file,
+    height: 650,
+    data: differenceTraces(
+      rows,
+      (r) => `${r.cell}, ${r.horizon} steps`,
+      (r) => String(r.endpoint),
+    ),
+    layout: {
+      title: { text: 'Sensitivity pilot: positive control minus RLVR, paired by seed (95% intervals)' },
       xaxis: { title: { text: 'process_oracle − rlvr (trace_error: lower is better)' }, zeroline: true },
-      yaxis: { title: { text: 'endpoint' }, automargin: true }, scattermode: 'group',
-      legend: { title: { text: 'regime, horizon' } } },
-    caption: 'The pilot\'s paired differences of the positive control against RLVR on each endpoint (accuracy in ' +
+      yaxis: { title: { text: 'endpoint' }, automargin: true },
+      scattermode: 'group',
+      legend: { title: { text: 'regime, horizon' } },
+    },
+    caption:
+      "The pilot's paired differences of the positive control against RLVR on each endpoint (accuracy in " +
       'distribution and on held-out chain lengths, the trace error, the average and the process score), at 60 and ' +
-      '300 steps, in both regimes; markers: means of the per-seed differences, bars: 95% t-intervals (3 seeds).' };
+      '300 steps, in both regimes; markers: means of the per-seed differences, bars: 95% t-intervals (3 seeds).',
+  };
 }
 
 /** The confirmatory campaign's claims so far (results/sensitivity/confirm/claims.csv): each difference and interval. */
@@ -106,19 +167,32 @@ export function confirmClaimsFigure(file = 'results/sensitivity/confirm/claims.c
   if (!fs.existsSync(file)) return null;
   const rows = readCsv(file).filter((r) => r.delta !== '');
   if (rows.length === 0) return null;
-  return { name: 'sensitivity_confirm_claims', table: file, height: 200 + 28 * rows.length,
-    data: differenceTraces(rows, (r) => `${r.size} ${r.regime}, ${r.horizon} steps`,
-      (r) => `${r.claim} · ${r.endpoint}`),
-    layout: { title: { text: 'Sensitivity campaign so far: each arm against RLVR, paired by seed (95% intervals)' },
+  return {
+    name: 'sensitivity_confirm_claims',
+    table: file,
+    height: 200 + 28 * rows.length,
+    data: differenceTraces(
+      rows,
+      (r) => `${r.size} ${r.regime}, ${r.horizon} steps`,
+      (r) => `${r.claim} · ${r.endpoint}`,
+    ),
+    layout: {
+      title: { text: 'Sensitivity campaign so far: each arm against RLVR, paired by seed (95% intervals)' },
       xaxis: { title: { text: 'difference (trace_error: lower is better)' }, zeroline: true },
-      yaxis: { automargin: true }, scattermode: 'group' },
-    caption: 'The confirmatory campaign\'s claims as far as its runs have finished: the paired difference of each ' +
+      yaxis: { automargin: true },
+      scattermode: 'group',
+    },
+    caption:
+      "The confirmatory campaign's claims as far as its runs have finished: the paired difference of each " +
       'arm against RLVR per regime, horizon and endpoint, with its 95% interval; the verdicts (Holm within each ' +
-      'family, pending short of the pre-registered seeds) are in results/sensitivity/confirm/claims.csv.' };
+      'family, pending short of the pre-registered seeds) are in results/sensitivity/confirm/claims.csv.',
+  };
 }
 
 /** The sensitivity figures make figures draws: the pilot's (fixed once it is done). */
 export function sensitivityFigures(dir = 'results'): Figure[] {
-  return [pilotCurvesFigure(path.join(dir, 'runs', 'sensitivity', 'pilot')),
-    pilotDifferenceFigure(path.join(dir, 'sensitivity', 'pilot.csv'))].filter((f): f is Figure => f !== null);
+  return [
+    pilotCurvesFigure(path.join(dir, 'runs', 'sensitivity', 'pilot')),
+    pilotDifferenceFigure(path.join(dir, 'sensitivity', 'pilot.csv')),
+  ].filter((f): f is Figure => f !== null);
 }

@@ -13,7 +13,18 @@ import { PROCESS_WEIGHT } from '../src/methods/process-oracle.js';
 import { verifySums } from '../src/io/checksums.js';
 import { ConfigError } from '../src/io/validate.js';
 import { mean, meanInterval } from '../src/util/stats.js';
-import { halfWidth, holm, mde, POOLED_COLUMNS, pooledCells, POWER_COLUMNS, powerCells, sampleSd, seedsFor, tTestP } from '../src/util/power.js';
+import {
+  halfWidth,
+  holm,
+  mde,
+  POOLED_COLUMNS,
+  pooledCells,
+  POWER_COLUMNS,
+  powerCells,
+  sampleSd,
+  seedsFor,
+  tTestP,
+} from '../src/util/power.js';
 import { CAMPAIGN_ARMS, CAMPAIGN_ARMS_M } from '../src/methods/table2.js';
 import { PARITY_COLUMNS, updateParity } from './parity.js';
 import { readMetrics } from '../src/io/run.js';
@@ -32,57 +43,136 @@ export const RECORD_COLUMNS = ['size', 'cell', 'method', 'seed', 'horizon', 'end
 export function sensitivityRecords(c: SweepConfig & { regime?: string }, kernels?: number): Row[] {
   const rows: Row[] = [];
   for (const s of expandSweep(c)) {
-    const dir = s.archive && fs.existsSync(path.join(s.archive, 'done.json')) ? s.archive
-      : fs.existsSync(path.join(s.dir, 'done.json')) ? s.dir : null;
+    const dir =
+      s.archive && fs.existsSync(path.join(s.archive, 'done.json'))
+        ? s.archive
+        : fs.existsSync(path.join(s.dir, 'done.json'))
+          ? s.dir
+          : null;
     if (!dir) continue;
     if (dir === s.archive) verifySums(dir);
-    const gen = Number((JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')).engine?.kernels) ?? 1);
+    const gen = Number(JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')).engine?.kernels ?? 1);
     if (kernels !== undefined && gen !== kernels) {
       console.warn(`${dir} ran on kernels ${gen}, the campaign on ${kernels}: not read`);
       continue;
     }
-    const files = fs.readdirSync(dir).filter((f) => /^endpoints(-\d+)?\.csv$/.test(f)).sort();
-    if (files.length === 0) throw new ConfigError(`${dir} has no endpoints table: was it run with the sensitivity profile?`);
-    for (const f of files) for (const r of readCsv(path.join(dir, f))) {
-      rows.push({ size: s.size, cell: c.regime && c.regime !== 'baseline' ? `regime=${c.regime}` : s.cell, method: s.method, seed: s.seed, horizon: Number(r.step), endpoint: String(r.endpoint),
-        value: r.value, n: r.n });
-    }
+    const files = fs
+      .readdirSync(dir)
+      .filter((f) => /^endpoints(-\d+)?\.csv$/.test(f))
+      .sort();
+    if (files.length === 0)
+      throw new ConfigError(`${dir} has no endpoints table: was it run with the sensitivity profile?`);
+    for (const f of files)
+      for (const r of readCsv(path.join(dir, f))) {
+        rows.push({
+          size: s.size,
+          cell: c.regime && c.regime !== 'baseline' ? `regime=${c.regime}` : s.cell,
+          method: s.method,
+          seed: s.seed,
+          horizon: Number(r.step),
+          endpoint: String(r.endpoint),
+          value: r.value,
+          n: r.n,
+        });
+      }
   }
-  return rows.sort((a, b) => String(a.size).localeCompare(String(b.size)) || String(a.cell).localeCompare(String(b.cell))
-    || String(a.method).localeCompare(String(b.method)) || Number(a.horizon) - Number(b.horizon)
-    || String(a.endpoint).localeCompare(String(b.endpoint)) || Number(a.seed) - Number(b.seed));
+  return rows.sort(
+    (a, b) =>
+      String(a.size).localeCompare(String(b.size)) ||
+      String(a.cell).localeCompare(String(b.cell)) ||
+      String(a.method).localeCompare(String(b.method)) ||
+      Number(a.horizon) - Number(b.horizon) ||
+      String(a.endpoint).localeCompare(String(b.endpoint)) ||
+      Number(a.seed) - Number(b.seed),
+  );
 }
 
-export const PAIRED_COLUMNS = ['size', 'cell', 'horizon', 'endpoint', 'a', 'b', 'seeds', 'a_mean', 'b_mean', 'delta', 'ci_low',
-  'ci_high', 'sd', 'b_sd', 'half_width', 'mde'];
+export const PAIRED_COLUMNS = [
+  'size',
+  'cell',
+  'horizon',
+  'endpoint',
+  'a',
+  'b',
+  'seeds',
+  'a_mean',
+  'b_mean',
+  'delta',
+  'ci_low',
+  'ci_high',
+  'sd',
+  'b_sd',
+  'half_width',
+  'mde',
+];
 
 /**
  * Arm `a` minus arm `b` per (size, cell, horizon, endpoint), paired by seed over the seeds where both have a value (a
  * trace error without right answers has none): the mean difference, its 95% t-interval, the SD of the differences,
  * `b`'s own SD, the interval's half-width and the MDE at 80% power for those seeds ('' below two seeds).
  */
-export function pairedDifferences(records: Row[], a: string, b: string, endpoints = [...PRIMARY_ENDPOINTS, ...SECONDARY_ENDPOINTS]): Row[] {
+export function pairedDifferences(
+  records: Row[],
+  a: string,
+  b: string,
+  endpoints = [...PRIMARY_ENDPOINTS, ...SECONDARY_ENDPOINTS],
+): Row[] {
   const key = (r: Row) => `${r.size}|${r.cell}|${r.horizon}|${r.endpoint}`;
   const out: Row[] = [];
   for (const k of [...new Set(records.filter((r) => r.method === a).map(key))]) {
     const [size, cell, horizon, endpoint] = k.split('|');
     if (!endpoints.includes(endpoint)) continue;
-    const at = (m: string) => new Map(records.filter((r) => r.method === m && key(r) === k && r.value !== '')
-      .map((r) => [Number(r.seed), Number(r.value)]));
-    const A = at(a), B = at(b), seeds = [...A.keys()].filter((s) => B.has(s)).sort((x, y) => x - y);
+    const at = (m: string) =>
+      new Map(
+        records
+          .filter((r) => r.method === m && key(r) === k && r.value !== '')
+          .map((r) => [Number(r.seed), Number(r.value)]),
+      );
+    const A = at(a),
+      B = at(b),
+      seeds = [...A.keys()].filter((s) => B.has(s)).sort((x, y) => x - y);
     if (seeds.length === 0) continue;
-    const d = seeds.map((s) => A.get(s)! - B.get(s)!), ci = meanInterval(d), n = seeds.length;
-    const sd = n > 1 ? sampleSd(d) : null, bsd = n > 1 ? sampleSd(seeds.map((s) => B.get(s)!)) : null;
-    out.push({ size, cell, horizon: Number(horizon), endpoint, a, b, seeds: n, a_mean: mean(seeds.map((s) => A.get(s)!)),
-      b_mean: mean(seeds.map((s) => B.get(s)!)), delta: ci.mean, ci_low: ci.ci_low ?? '', ci_high: ci.ci_high ?? '',
-      sd: sd ?? '', b_sd: bsd ?? '', half_width: sd !== null ? halfWidth(sd, n) : '',
-      mde: sd !== null && sd > 0 ? mde(sd, n) : '' });
+    const d = seeds.map((s) => A.get(s)! - B.get(s)!),
+      ci = meanInterval(d),
+      n = seeds.length;
+    const sd = n > 1 ? sampleSd(d) : null,
+      bsd = n > 1 ? sampleSd(seeds.map((s) => B.get(s)!)) : null;
+    out.push({
+      size,
+      cell,
+      horizon: Number(horizon),
+      endpoint,
+      a,
+      b,
+      seeds: n,
+      a_mean: mean(seeds.map((s) => A.get(s)!)),
+      b_mean: mean(seeds.map((s) => B.get(s)!)),
+      delta: ci.mean,
+      ci_low: ci.ci_low ?? '',
+      ci_high: ci.ci_high ?? '',
+      sd: sd ?? '',
+      b_sd: bsd ?? '',
+      half_width: sd !== null ? halfWidth(sd, n) : '',
+      mde: sd !== null && sd > 0 ? mde(sd, n) : '',
+    });
   }
   return out;
 }
 
-export const SEED_RULE_COLUMNS = ['size', 'cell', 'horizon', 'pilot_seeds', 'sd_in_distribution', 'sd_chain_ood', 'sd_used',
-  'seeds', 'mde_accuracy', 'target_met', 'sd_trace_error', 'mde_trace_error'];
+export const SEED_RULE_COLUMNS = [
+  'size',
+  'cell',
+  'horizon',
+  'pilot_seeds',
+  'sd_in_distribution',
+  'sd_chain_ood',
+  'sd_used',
+  'seeds',
+  'mde_accuracy',
+  'target_met',
+  'sd_trace_error',
+  'mde_trace_error',
+];
 
 /**
  * The pre-registered seeds rule: per (size, cell, horizon), the larger of the pilot's paired-difference SDs on the
@@ -94,18 +184,43 @@ export function seedRule(paired: Row[]): Row[] {
   return cells.map((k) => {
     const [size, cell, horizon] = k.split('|');
     const at = (e: string) => paired.find((r) => `${r.size}|${r.cell}|${r.horizon}` === k && r.endpoint === e);
-    const sdOf = (e: string) => { const r = at(e); return r && r.sd !== '' ? Number(r.sd) : null; };
-    const sds = ACCURACY_ENDPOINTS.map(sdOf), used = Math.max(...sds.map((s) => s ?? 0));
+    const sdOf = (e: string) => {
+      const r = at(e);
+      return r && r.sd !== '' ? Number(r.sd) : null;
+    };
+    const sds = ACCURACY_ENDPOINTS.map(sdOf),
+      used = Math.max(...sds.map((s) => s ?? 0));
     const rule = used > 0 ? seedsFor(used, TARGET_MDE, MAX_SEEDS) : null;
     const te = sdOf('trace_error');
-    return { size, cell, horizon: Number(horizon), pilot_seeds: at('in_distribution')?.seeds ?? '',
-      sd_in_distribution: sds[0] ?? '', sd_chain_ood: sds[1] ?? '', sd_used: used || '', seeds: rule?.seeds ?? '',
-      mde_accuracy: rule?.mde ?? '', target_met: rule ? (rule.met ? 'yes' : 'no') : '', sd_trace_error: te ?? '',
-      mde_trace_error: rule && te !== null && te > 0 ? mde(te, rule.seeds) : '' };
+    return {
+      size,
+      cell,
+      horizon: Number(horizon),
+      pilot_seeds: at('in_distribution')?.seeds ?? '',
+      sd_in_distribution: sds[0] ?? '',
+      sd_chain_ood: sds[1] ?? '',
+      sd_used: used || '',
+      seeds: rule?.seeds ?? '',
+      mde_accuracy: rule?.mde ?? '',
+      target_met: rule ? (rule.met ? 'yes' : 'no') : '',
+      sd_trace_error: te ?? '',
+      mde_trace_error: rule && te !== null && te > 0 ? mde(te, rule.seeds) : '',
+    };
   });
 }
 
-export const SPREAD_COLUMNS = ['size', 'endpoint', 'a', 'b', 'seeds', 'delta', 'sd', 'seeds_rule', 'mde_at_seeds', 'target_met'];
+export const SPREAD_COLUMNS = [
+  'size',
+  'endpoint',
+  'a',
+  'b',
+  'seeds',
+  'delta',
+  'sd',
+  'seeds_rule',
+  'mde_at_seeds',
+  'target_met',
+];
 
 /**
  * The committed full profile's spread at a size (where no pilot ran: M), read the way the endpoints are: per seed,
@@ -114,22 +229,35 @@ export const SPREAD_COLUMNS = ['size', 'endpoint', 'a', 'b', 'seeds', 'delta', '
  */
 export function committedSpread(size: string, a = 'rlcer', b = 'rlvr', root = 'results/runs/table2/full'): Row[] {
   const perSeed = (m: string) => {
-    const dir = path.join(root, size, m), out = new Map<number, Record<string, number>>();
+    const dir = path.join(root, size, m),
+      out = new Map<number, Record<string, number>>();
     for (const d of fs.readdirSync(dir).filter((x) => /^seed-\d+$/.test(x))) {
       verifySums(path.join(dir, d));
       const rows = readCsv(path.join(dir, d, 'eval.csv'));
       const fam = (f: string) => mean(rows.filter((r) => r.family === f).map((r) => Number(r.accuracy)));
-      out.set(Number(d.slice(5)), { in_distribution: mean(['add', 'sub', 'chain'].map(fam)), chain_ood: fam('chain_ood') });
+      out.set(Number(d.slice(5)), {
+        in_distribution: mean(['add', 'sub', 'chain'].map(fam)),
+        chain_ood: fam('chain_ood'),
+      });
     }
     return out;
   };
-  const A = perSeed(a), B = perSeed(b), seeds = [...A.keys()].filter((s) => B.has(s)).sort((x, y) => x - y);
+  const A = perSeed(a),
+    B = perSeed(b),
+    seeds = [...A.keys()].filter((s) => B.has(s)).sort((x, y) => x - y);
   const rows = ACCURACY_ENDPOINTS.map((e) => {
-    const d = seeds.map((s) => A.get(s)![e] - B.get(s)![e]), sd = sampleSd(d);
+    const d = seeds.map((s) => A.get(s)![e] - B.get(s)![e]),
+      sd = sampleSd(d);
     return { size, endpoint: e, a, b, seeds: seeds.length, delta: mean(d), sd };
   });
-  const used = Math.max(...rows.map((r) => r.sd)), rule = seedsFor(used, TARGET_MDE, MAX_SEEDS);
-  return rows.map((r) => ({ ...r, seeds_rule: rule.seeds, mde_at_seeds: mde(r.sd, rule.seeds), target_met: rule.met ? 'yes' : 'no' }));
+  const used = Math.max(...rows.map((r) => r.sd)),
+    rule = seedsFor(used, TARGET_MDE, MAX_SEEDS);
+  return rows.map((r) => ({
+    ...r,
+    seeds_rule: rule.seeds,
+    mde_at_seeds: mde(r.sd, rule.seeds),
+    target_met: rule.met ? 'yes' : 'no',
+  }));
 }
 
 /** The campaign's seeds: the first is past every seed the pilot and the earlier records used (0-2). */
@@ -138,14 +266,19 @@ export const CAMPAIGN_FIRST_SEED = 10;
 export const MIN_SEEDS = 8;
 
 /** The campaign's seeds per sweep: each S regime the most its cells of the pilot's rule ask, M the committed spread's. */
-export interface CampaignSeeds { S: Record<string, number>; M: number }
+export interface CampaignSeeds {
+  S: Record<string, number>;
+  M: number;
+}
 
 /** Seeds per arm: per S regime, the most any of its horizons asks (within [MIN_SEEDS, MAX_SEEDS]); at M likewise. */
 export function campaignSeeds(rule: Row[], spread: Row[]): CampaignSeeds {
   const clamp = (n: number) => Math.min(MAX_SEEDS, Math.max(MIN_SEEDS, Number.isFinite(n) ? n : MAX_SEEDS));
   const S: Record<string, number> = {};
   for (const cell of [...new Set(rule.filter((r) => r.size === 'S').map((r) => String(r.cell)))].sort()) {
-    S[regimeOf(cell)] = clamp(Math.max(...rule.filter((r) => r.size === 'S' && r.cell === cell && r.seeds !== '').map((r) => Number(r.seeds))));
+    S[regimeOf(cell)] = clamp(
+      Math.max(...rule.filter((r) => r.size === 'S' && r.cell === cell && r.seeds !== '').map((r) => Number(r.seeds))),
+    );
   }
   return { S, M: clamp(Math.max(...spread.filter((r) => r.size === 'M').map((r) => Number(r.seeds_rule)))) };
 }
@@ -156,17 +289,52 @@ export type CampaignSweep = SweepConfig & { regime: string };
 /** The campaign's sweeps: S baseline, S sparse (the regime's cells as overrides), M baseline at 60 steps. */
 export function campaignSweeps(seeds: CampaignSeeds, sparseCells: Row[]): Record<string, CampaignSweep> {
   const range = (n: number) => Array.from({ length: n }, (_, i) => CAMPAIGN_FIRST_SEED + i);
-  const run = (profile: string, extra: string[] = []) => ['src/cli/table2-run.ts', '--method', '{method}', '--size', '{size}', '--seed',
-    '{seed}', '--profile', profile, ...extra, '--out', '{dir}'];
-  const trainCells = sparseCells.filter((r) => r.chosen === 'yes').map((r) => ({ family: String(r.family), digits: Number(r.digits) }));
-  const sweep = (name: string, regime: string, size: string, methods: string[], n: number, extra: string[] = []): CampaignSweep => ({
-    name, regime, root: `runs/sweeps/${name}`, archive: `results/runs/sensitivity/${size}-${regime}`, command: run('confirm', extra),
-    methods, seeds: range(n), sizes: [size], minSeeds: MIN_SEEDS, knobs: [] });
+  const run = (profile: string, extra: string[] = []) => [
+    'src/cli/table2-run.ts',
+    '--method',
+    '{method}',
+    '--size',
+    '{size}',
+    '--seed',
+    '{seed}',
+    '--profile',
+    profile,
+    ...extra,
+    '--out',
+    '{dir}',
+  ];
+  const trainCells = sparseCells
+    .filter((r) => r.chosen === 'yes')
+    .map((r) => ({ family: String(r.family), digits: Number(r.digits) }));
+  const sweep = (
+    name: string,
+    regime: string,
+    size: string,
+    methods: string[],
+    n: number,
+    extra: string[] = [],
+  ): CampaignSweep => ({
+    name,
+    regime,
+    root: `runs/sweeps/${name}`,
+    archive: `results/runs/sensitivity/${size}-${regime}`,
+    command: run('confirm', extra),
+    methods,
+    seeds: range(n),
+    sizes: [size],
+    minSeeds: MIN_SEEDS,
+    knobs: [],
+  });
   return {
     'sensitivity-S-baseline.json': sweep('sensitivity-S-baseline', 'baseline', 'S', CAMPAIGN_ARMS, seeds.S.baseline),
-    'sensitivity-S-sparse.json': sweep('sensitivity-S-sparse', 'sparse', 'S', CAMPAIGN_ARMS, seeds.S.sparse,
-      ['--overrides', JSON.stringify({ world: { trainCells } })]),
-    'sensitivity-M-baseline.json': sweep('sensitivity-M-baseline', 'baseline', 'M', CAMPAIGN_ARMS_M, seeds.M, ['--steps', '60']),
+    'sensitivity-S-sparse.json': sweep('sensitivity-S-sparse', 'sparse', 'S', CAMPAIGN_ARMS, seeds.S.sparse, [
+      '--overrides',
+      JSON.stringify({ world: { trainCells } }),
+    ]),
+    'sensitivity-M-baseline.json': sweep('sensitivity-M-baseline', 'baseline', 'M', CAMPAIGN_ARMS_M, seeds.M, [
+      '--steps',
+      '60',
+    ]),
   };
 }
 
@@ -175,11 +343,17 @@ export function campaignSweeps(seeds: CampaignSeeds, sparseCells: Row[]): Record
  * pre-registration (sensitivity-S-sparse.json, kept as written) with sensitivity-S-sparse-amended.json: the same runs
  * and record paths, and the cold start as a reference row.
  */
-export const CAMPAIGN_SWEEPS = ['sweeps/sensitivity-S-baseline.json', 'sweeps/sensitivity-S-sparse-amended.json',
-  'sweeps/sensitivity-M-baseline.json'];
+export const CAMPAIGN_SWEEPS = [
+  'sweeps/sensitivity-S-baseline.json',
+  'sweeps/sensitivity-S-sparse-amended.json',
+  'sweeps/sensitivity-M-baseline.json',
+];
 /** The sweeps as the pre-registration named them (its text is fixed: make verify-results rewrites it byte for byte). */
-export const PREREGISTERED_SWEEPS = ['sweeps/sensitivity-S-baseline.json', 'sweeps/sensitivity-S-sparse.json',
-  'sweeps/sensitivity-M-baseline.json'];
+export const PREREGISTERED_SWEEPS = [
+  'sweeps/sensitivity-S-baseline.json',
+  'sweeps/sensitivity-S-sparse.json',
+  'sweeps/sensitivity-M-baseline.json',
+];
 /** Reference rows: read in the tables, compared with nothing (the cold start itself, amendment 1). */
 export const REFERENCE_ARMS = ['sft'];
 /** Endpoints not tested in a regime, by construction (amendment 1: the sparse cells need a column never seen). */
@@ -195,7 +369,8 @@ export function amendedSparseSweep(original: CampaignSweep): CampaignSweep {
 /** Amendment 1, written from the committed criteria (regime_criterion.csv and regime_criterion_wide.csv). */
 export function amendmentText(wide: Row[]): string {
   const lowest = [...new Set(wide.map((r) => String(r.family)))].map((f) => {
-    const rs = wide.filter((r) => r.family === f), min = rs.reduce((m, r) => (Number(r.pass_rate) < Number(m.pass_rate) ? r : m));
+    const rs = wide.filter((r) => r.family === f),
+      min = rs.reduce((m, r) => (Number(r.pass_rate) < Number(m.pass_rate) ? r : m));
     return `${f}-${min.digits} ${Number(min.pass_rate).toFixed(3)}`;
   });
   const chosen = wide.filter((r) => r.chosen === 'yes').map((r) => `${r.family}-${r.digits}`);
@@ -256,7 +431,10 @@ export function runCosts(c: SweepConfig): Row[] {
     const k = `${s.method}|${s.cell}`;
     acc.set(k, [...(acc.get(k) ?? []), secs]);
   }
-  return [...acc].map(([k, v]) => { const [method, cell] = k.split('|'); return { method, cell, runs: v.length, seconds: mean(v) }; });
+  return [...acc].map(([k, v]) => {
+    const [method, cell] = k.split('|');
+    return { method, cell, runs: v.length, seconds: mean(v) };
+  });
 }
 
 /** The kernel generation every campaign run uses (src/models/backend.ts). */
@@ -266,29 +444,51 @@ export const RLCER_COST_RATIO = 2.3;
 
 const f3 = (v: unknown) => (v === '' || v === undefined ? '-' : Number(v).toFixed(3));
 const mdTable = (cols: string[], rows: (string | number)[][]) =>
-  [`| ${cols.join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+  [`| ${cols.join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join(
+    '\n',
+  );
 
 /**
  * The pre-registration, written from the committed inputs alone: the regime criterion, the pilot's SDs and seeds rule
  * (never its means), the committed spread at M, and the pilot's run costs. Fixed once committed: the campaign changes
  * nothing it names.
  */
-export function preregistrationText(o: { criterion: Row[]; rule: Row[]; spread: Row[]; seeds: CampaignSeeds;
-  costs: Row[]; weight: number }): string {
+export function preregistrationText(o: {
+  criterion: Row[];
+  rule: Row[];
+  spread: Row[];
+  seeds: CampaignSeeds;
+  costs: Row[];
+  weight: number;
+}): string {
   const chosen = o.criterion.filter((r) => r.chosen === 'yes');
   const cost = (m: string, cell: string) => o.costs.find((r) => r.method === m && r.cell === cell);
-  const costLine = ['baseline', 'regime=sparse'].map((cell) => {
-    const r = cost('rlvr', cell), p = cost('process_oracle', cell);
-    return `${cell === 'baseline' ? 'baseline' : 'sparse'}: RLVR ${r ? (Number(r.seconds) / 60).toFixed(1) : '-'} min, ` +
-      `process_oracle ${p ? (Number(p.seconds) / 60).toFixed(1) : '-'} min`;
-  }).join('; ');
+  const costLine = ['baseline', 'regime=sparse']
+    .map((cell) => {
+      const r = cost('rlvr', cell),
+        p = cost('process_oracle', cell);
+      return (
+        `${cell === 'baseline' ? 'baseline' : 'sparse'}: RLVR ${r ? (Number(r.seconds) / 60).toFixed(1) : '-'} min, ` +
+        `process_oracle ${p ? (Number(p.seconds) / 60).toFixed(1) : '-'} min`
+      );
+    })
+    .join('; ');
   // the campaign's cost from the pilot's 300-step RLVR-kind runs: RLCER-kind arms at RLCER_COST_RATIO x, a 60-step
   // run at a fifth of its 300-step cost plus the same final evaluation (taken as a tenth of a 300-step run)
   const base = mean(o.costs.map((r) => Number(r.seconds))) / 60;
-  const armCost = (m: string, steps: number) => base * (['rlcer', 'fixed_teacher', 'rlcer_no_evolve', 'rlcer_discriminative'].includes(m)
-    ? RLCER_COST_RATIO : 1) * (steps === 300 ? 1 : 0.3);
-  const total = CAMPAIGN_ARMS.reduce((a, m) => a + (o.seeds.S.baseline + o.seeds.S.sparse) * armCost(m,
-    ['rlcer_no_evolve', 'rlcer_discriminative'].includes(m) ? 60 : 300), 0) + CAMPAIGN_ARMS_M.length * o.seeds.M * base * 0.6;
+  const armCost = (m: string, steps: number) =>
+    base *
+    (['rlcer', 'fixed_teacher', 'rlcer_no_evolve', 'rlcer_discriminative'].includes(m) ? RLCER_COST_RATIO : 1) *
+    (steps === 300 ? 1 : 0.3);
+  const total =
+    CAMPAIGN_ARMS.reduce(
+      (a, m) =>
+        a +
+        (o.seeds.S.baseline + o.seeds.S.sparse) *
+          armCost(m, ['rlcer_no_evolve', 'rlcer_discriminative'].includes(m) ? 60 : 300),
+      0,
+    ) +
+    CAMPAIGN_ARMS_M.length * o.seeds.M * base * 0.6;
   return `# Pre-registration: the sensitivity campaign
 
 Written by \`make sensitivity-preregister\` (analysis/sensitivity.ts) from the committed inputs named below, and
@@ -306,9 +506,18 @@ docs/sensitivity.md).
   rate is <= 0.05 and at least half its traces are well formed (64 problems x 8 samples per candidate cell, problems
   from another seed than the evaluation sets). Chosen: ${chosen.map((r) => `${r.family}-${r.digits}`).join(', ')}.
 
-${mdTable(['cell', 'pass rate', 'all-wrong groups of 8', 'well formed', 'process score mean', 'process score SD', 'chosen'],
-    o.criterion.map((r) => [`${r.family}-${r.digits}`, f3(r.pass_rate), f3(r.all_wrong_groups), f3(r.well_formed), f3(r.process_mean),
-      f3(r.process_sd), String(r.chosen)]))}
+${mdTable(
+  ['cell', 'pass rate', 'all-wrong groups of 8', 'well formed', 'process score mean', 'process score SD', 'chosen'],
+  o.criterion.map((r) => [
+    `${r.family}-${r.digits}`,
+    f3(r.pass_rate),
+    f3(r.all_wrong_groups),
+    f3(r.well_formed),
+    f3(r.process_mean),
+    f3(r.process_sd),
+    String(r.chosen),
+  ]),
+)}
 
 ## 2. Arms
 
@@ -346,12 +555,35 @@ exact noncentral t; src/util/power.ts) is <= 0.03, at most 20; the MDE those see
 Where no pilot ran (M) the same rule reads the committed full profile's RLCER - RLVR SD at M
 (results/sensitivity/committed_spread.csv).
 
-${mdTable(['size', 'regime', 'horizon', 'pilot seeds', 'SD in-distribution', 'SD chain_ood', 'seeds for MDE <= 0.03', 'MDE accuracy', 'MDE trace error'],
-    o.rule.map((r) => [String(r.size), r.cell === 'baseline' ? 'baseline' : 'sparse', String(r.horizon), String(r.pilot_seeds), f3(r.sd_in_distribution),
-      f3(r.sd_chain_ood), String(r.seeds), f3(r.mde_accuracy), f3(r.mde_trace_error)]))}
+${mdTable(
+  [
+    'size',
+    'regime',
+    'horizon',
+    'pilot seeds',
+    'SD in-distribution',
+    'SD chain_ood',
+    'seeds for MDE <= 0.03',
+    'MDE accuracy',
+    'MDE trace error',
+  ],
+  o.rule.map((r) => [
+    String(r.size),
+    r.cell === 'baseline' ? 'baseline' : 'sparse',
+    String(r.horizon),
+    String(r.pilot_seeds),
+    f3(r.sd_in_distribution),
+    f3(r.sd_chain_ood),
+    String(r.seeds),
+    f3(r.mde_accuracy),
+    f3(r.mde_trace_error),
+  ]),
+)}
 
-${mdTable(['size', 'endpoint', 'committed seeds', 'SD RLCER - RLVR', 'seeds for MDE <= 0.03'],
-    o.spread.map((r) => [String(r.size), String(r.endpoint), String(r.seeds), f3(r.sd), String(r.seeds_rule)]))}
+${mdTable(
+  ['size', 'endpoint', 'committed seeds', 'SD RLCER - RLVR', 'seeds for MDE <= 0.03'],
+  o.spread.map((r) => [String(r.size), String(r.endpoint), String(r.seeds), f3(r.sd), String(r.seeds_rule)]),
+)}
 
 **Seeds per arm: ${o.seeds.S.baseline} at S in the baseline regime, ${o.seeds.S.sparse} at S in the sparse regime (the most either
 horizon of the regime asks, at least ${MIN_SEEDS}, at most ${MAX_SEEDS}), and ${o.seeds.M} at M** (at least ${MIN_SEEDS}); seeds
@@ -392,9 +624,36 @@ run resumes from its last checkpoint).
 
 // ---- the confirmatory campaign's analysis (results/sensitivity/confirm/) ----
 
-export const CONFIRM_TABLE_COLUMNS = ['size', 'regime', 'horizon', 'method', 'endpoint', 'mean', 'ci_low', 'ci_high', 'seeds'];
-export const CONFIRM_CLAIM_COLUMNS = ['size', 'regime', 'horizon', 'endpoint', 'claim', 'a', 'b', 'expected_sign', 'seeds',
-  'delta', 'ci_low', 'ci_high', 'p', 'p_holm', 'mde', 'positive_control', 'verdict'];
+export const CONFIRM_TABLE_COLUMNS = [
+  'size',
+  'regime',
+  'horizon',
+  'method',
+  'endpoint',
+  'mean',
+  'ci_low',
+  'ci_high',
+  'seeds',
+];
+export const CONFIRM_CLAIM_COLUMNS = [
+  'size',
+  'regime',
+  'horizon',
+  'endpoint',
+  'claim',
+  'a',
+  'b',
+  'expected_sign',
+  'seeds',
+  'delta',
+  'ci_low',
+  'ci_high',
+  'p',
+  'p_holm',
+  'mde',
+  'positive_control',
+  'verdict',
+];
 /** The rubric arms whose null is uninformative where the positive control does not beat RLVR. */
 export const RUBRIC_ARMS = ['rlcer', 'rlcer_no_evolve', 'fixed_teacher', 'rlcer_discriminative'];
 export const POSITIVE_CONTROL = 'process_oracle';
@@ -405,9 +664,19 @@ export function confirmTable(records: Row[]): Row[] {
   const key = (r: Row) => `${r.size}|${r.cell}|${r.horizon}|${r.method}|${r.endpoint}`;
   return [...new Set(records.map(key))].map((k) => {
     const [size, cell, horizon, method, endpoint] = k.split('|');
-    const v = records.filter((r) => key(r) === k && r.value !== '').map((r) => Number(r.value)), ci = meanInterval(v);
-    return { size, regime: regimeOf(cell), horizon: Number(horizon), method, endpoint, mean: v.length ? ci.mean : '',
-      ci_low: ci.ci_low ?? '', ci_high: ci.ci_high ?? '', seeds: v.length };
+    const v = records.filter((r) => key(r) === k && r.value !== '').map((r) => Number(r.value)),
+      ci = meanInterval(v);
+    return {
+      size,
+      regime: regimeOf(cell),
+      horizon: Number(horizon),
+      method,
+      endpoint,
+      mean: v.length ? ci.mean : '',
+      ci_low: ci.ci_low ?? '',
+      ci_high: ci.ci_high ?? '',
+      seeds: v.length,
+    };
   });
 }
 
@@ -420,36 +689,71 @@ export function confirmTable(records: Row[]): Row[] {
  */
 export function confirmClaims(records: Row[], seeds: (size: string, regime: string) => number): Row[] {
   const out: Row[] = [];
-  const families = [...new Set(records.map((r) => `${r.size}|${r.cell}|${r.horizon}|${r.endpoint}`))]
-    .filter((k) => PRIMARY_ENDPOINTS.includes(k.split('|')[3]));
+  const families = [...new Set(records.map((r) => `${r.size}|${r.cell}|${r.horizon}|${r.endpoint}`))].filter((k) =>
+    PRIMARY_ENDPOINTS.includes(k.split('|')[3]),
+  );
   for (const fam of families) {
     const [size, cell, horizon, endpoint] = fam.split('|');
     const at = records.filter((r) => `${r.size}|${r.cell}|${r.horizon}|${r.endpoint}` === fam);
     const methods = [...new Set(at.map((r) => String(r.method)))];
-    const pairs: [string, string][] = methods.filter((m) => m !== 'rlvr' && !REFERENCE_ARMS.includes(m) && methods.includes('rlvr'))
+    const pairs: [string, string][] = methods
+      .filter((m) => m !== 'rlvr' && !REFERENCE_ARMS.includes(m) && methods.includes('rlvr'))
       .map((m) => [m, 'rlvr']);
     if (methods.includes('rlcer') && methods.includes('rlcer_no_evolve')) pairs.push(['rlcer', 'rlcer_no_evolve']);
-    const sign = endpoint === 'trace_error' ? -1 : 1, need = seeds(size, regimeOf(cell));
+    const sign = endpoint === 'trace_error' ? -1 : 1,
+      need = seeds(size, regimeOf(cell));
     // a family is read only once every arm in it has all its runs (amendment 1: nothing read from an unfinished
     // family, so Holm's family is whole and a rubric arm's null waits for its positive control)
-    const finished = (m: string) => new Set(records.filter((r) => r.size === size && r.cell === cell && Number(r.horizon) === Number(horizon)
-      && r.method === m && r.endpoint === 'in_distribution').map((r) => Number(r.seed))).size;
+    const finished = (m: string) =>
+      new Set(
+        records
+          .filter(
+            (r) =>
+              r.size === size &&
+              r.cell === cell &&
+              Number(r.horizon) === Number(horizon) &&
+              r.method === m &&
+              r.endpoint === 'in_distribution',
+          )
+          .map((r) => Number(r.seed)),
+      ).size;
     const familyComplete = pairs.every(([a, b]) => Math.min(finished(a), finished(b)) >= need);
     const rows = pairs.map(([a, b]) => {
-      const val = (m: string) => new Map(at.filter((r) => r.method === m && r.value !== '').map((r) => [Number(r.seed), Number(r.value)]));
-      const A = val(a), B = val(b), common = [...A.keys()].filter((x) => B.has(x)).sort((x, y) => x - y);
-      const d = common.map((x) => A.get(x)! - B.get(x)!), n = d.length, ci = meanInterval(d);
-      const sd = n > 1 ? sampleSd(d) : 0, testable = familyComplete && n >= 2;
+      const val = (m: string) =>
+        new Map(at.filter((r) => r.method === m && r.value !== '').map((r) => [Number(r.seed), Number(r.value)]));
+      const A = val(a),
+        B = val(b),
+        common = [...A.keys()].filter((x) => B.has(x)).sort((x, y) => x - y);
+      const d = common.map((x) => A.get(x)! - B.get(x)!),
+        n = d.length,
+        ci = meanInterval(d);
+      const sd = n > 1 ? sampleSd(d) : 0,
+        testable = familyComplete && n >= 2;
       // no spread: the difference is exact, any non-zero one is detected (p 0, MDE 0)
       const p = testable ? (sd > 0 ? tTestP(ci.mean / (sd / Math.sqrt(n)), n - 1) : ci.mean === 0 ? 1 : 0) : '';
-      return { size, regime: regimeOf(cell), horizon: Number(horizon), endpoint, claim: `${a}_minus_${b}`, a, b, expected_sign: sign,
-        seeds: n, delta: n ? ci.mean : '', ci_low: ci.ci_low ?? '', ci_high: ci.ci_high ?? '', p,
-        mde: testable ? (sd > 0 ? mde(sd, n) : 0) : '', testable };
+      return {
+        size,
+        regime: regimeOf(cell),
+        horizon: Number(horizon),
+        endpoint,
+        claim: `${a}_minus_${b}`,
+        a,
+        b,
+        expected_sign: sign,
+        seeds: n,
+        delta: n ? ci.mean : '',
+        ci_low: ci.ci_low ?? '',
+        ci_high: ci.ci_high ?? '',
+        p,
+        mde: testable ? (sd > 0 ? mde(sd, n) : 0) : '',
+        testable,
+      };
     });
-    const tested = rows.filter((r) => r.testable), adj = holm(tested.map((r) => Number(r.p)));
+    const tested = rows.filter((r) => r.testable),
+      adj = holm(tested.map((r) => Number(r.p)));
     const pHolm = new Map(tested.map((r, i) => [r.claim, adj[i]]));
     const untested = UNTESTED.find((u) => u.regime === regimeOf(cell) && u.endpoint === endpoint);
-    const verdictOf = (r: typeof rows[number]) => {
+    const verdictOf = (r: (typeof rows)[number]) => {
       if (untested) return untested.why;
       if (!familyComplete) return 'pending';
       if (!r.testable) return 'not testable'; // fewer than two seeds where both sides have a value (trace error)
@@ -463,14 +767,29 @@ export function confirmClaims(records: Row[], seeds: (size: string, regime: stri
     const pcBeats = pc !== undefined && pcVerdict === 'helps' && Math.abs(Number(pc.delta)) >= Number(pc.mde);
     for (const r of rows) {
       let v = verdictOf(r);
-      if (RUBRIC_ARMS.includes(r.a) && r.b === 'rlvr' && !['helps', 'hurts', 'pending'].includes(v) && !v.startsWith('not testable')
-        && pc && !pcBeats) {
+      if (
+        RUBRIC_ARMS.includes(r.a) &&
+        r.b === 'rlvr' &&
+        !['helps', 'hurts', 'pending'].includes(v) &&
+        !v.startsWith('not testable') &&
+        pc &&
+        !pcBeats
+      ) {
         v = 'uninformative';
       }
       const { testable: _t, ...rest } = r;
-      out.push({ ...rest, p_holm: pHolm.get(r.claim) ?? '',
-        positive_control: pc ? (pcVerdict === 'pending' ? 'pending' : pcBeats ? 'beats RLVR' : 'does not beat RLVR') : 'not run',
-        verdict: v });
+      out.push({
+        ...rest,
+        p_holm: pHolm.get(r.claim) ?? '',
+        positive_control: pc
+          ? pcVerdict === 'pending'
+            ? 'pending'
+            : pcBeats
+              ? 'beats RLVR'
+              : 'does not beat RLVR'
+          : 'not run',
+        verdict: v,
+      });
     }
   }
   return out;
@@ -480,17 +799,38 @@ export const CONFIRM_POWER_COLUMNS = ['size', 'regime', 'horizon', 'endpoint', '
 
 /** A claim row's per-seed paired differences (its arm minus its reference, over the seeds both have a value for). */
 function claimDiffs(records: Row[], c: Row): number[] {
-  const at = (m: string) => new Map(records.filter((r) => r.size === c.size && regimeOf(String(r.cell)) === c.regime
-    && Number(r.horizon) === Number(c.horizon) && r.endpoint === c.endpoint && r.method === m && r.value !== '')
-    .map((r) => [Number(r.seed), Number(r.value)]));
-  const A = at(String(c.a)), B = at(String(c.b));
-  return [...A.keys()].filter((x) => B.has(x)).sort((x, y) => x - y).map((x) => A.get(x)! - B.get(x)!);
+  const at = (m: string) =>
+    new Map(
+      records
+        .filter(
+          (r) =>
+            r.size === c.size &&
+            regimeOf(String(r.cell)) === c.regime &&
+            Number(r.horizon) === Number(c.horizon) &&
+            r.endpoint === c.endpoint &&
+            r.method === m &&
+            r.value !== '',
+        )
+        .map((r) => [Number(r.seed), Number(r.value)]),
+    );
+  const A = at(String(c.a)),
+    B = at(String(c.b));
+  return [...A.keys()]
+    .filter((x) => B.has(x))
+    .sort((x, y) => x - y)
+    .map((x) => A.get(x)! - B.get(x)!);
 }
 
 /** Every claim's power from its paired differences (src/util/power.ts). */
 export function confirmPower(records: Row[], claims: Row[]): Row[] {
-  return claims.map((c) => ({ size: c.size, regime: c.regime, horizon: c.horizon, endpoint: c.endpoint, claim: c.claim,
-    ...powerCells(claimDiffs(records, c)) }));
+  return claims.map((c) => ({
+    size: c.size,
+    regime: c.regime,
+    horizon: c.horizon,
+    endpoint: c.endpoint,
+    claim: c.claim,
+    ...powerCells(claimDiffs(records, c)),
+  }));
 }
 
 export const CONFIRM_POOLED_COLUMNS = ['size', 'horizon', 'endpoint', 'claim', ...POOLED_COLUMNS];
@@ -515,13 +855,16 @@ export function confirmPooled(records: Row[], claims: Row[]): Row[] {
  * update per role and its ratio to RLVR's), the budget check every comparison carries: one table per campaign.
  */
 export function sensitivityParity(sweeps: CampaignSweep[]): Row[] {
-  const runs = sweeps.flatMap((c) => expandSweep(c).flatMap((s) => {
-    const dir = [s.archive, s.dir].find((d) => d && fs.existsSync(path.join(d, 'done.json')));
-    const regime = c.regime ?? (s.cell === 'baseline' ? 'baseline' : s.cell.replace(/^regime=/, ''));
-    return dir ? [{ regime, size: s.size, method: s.method, seed: s.seed, metrics: readMetrics(dir) }] : [];
-  }));
-  return [...new Set(runs.map((r) => r.regime))].sort().flatMap((regime) =>
-    updateParity(runs.filter((r) => r.regime === regime)).map((r) => ({ regime, ...r })));
+  const runs = sweeps.flatMap((c) =>
+    expandSweep(c).flatMap((s) => {
+      const dir = [s.archive, s.dir].find((d) => d && fs.existsSync(path.join(d, 'done.json')));
+      const regime = c.regime ?? (s.cell === 'baseline' ? 'baseline' : s.cell.replace(/^regime=/, ''));
+      return dir ? [{ regime, size: s.size, method: s.method, seed: s.seed, metrics: readMetrics(dir) }] : [];
+    }),
+  );
+  return [...new Set(runs.map((r) => r.regime))]
+    .sort()
+    .flatMap((regime) => updateParity(runs.filter((r) => r.regime === regime)).map((r) => ({ regime, ...r })));
 }
 
 let rootOverride: string | undefined;
@@ -533,24 +876,33 @@ function loadSweep(file: string): CampaignSweep {
 runMain(async () => {
   if (process.argv[1] && !/sensitivity\.ts$/.test(process.argv[1])) return; // imported, not run
   const [cmd, ...rest] = process.argv.slice(2);
-  const a = parseArgs(rest, { config: 'sweep config (default the pilot\'s)', out: 'output directory (default results/sensitivity)',
-    sweeps: 'where preregister writes the campaign\'s sweep configs (default sweeps)',
-    root: 'run directory root instead of the sweeps\' (e.g. /nonexistent: read the committed archive only)' });
+  const a = parseArgs(rest, {
+    config: "sweep config (default the pilot's)",
+    out: 'output directory (default results/sensitivity)',
+    sweeps: "where preregister writes the campaign's sweep configs (default sweeps)",
+    root: "run directory root instead of the sweeps' (e.g. /nonexistent: read the committed archive only)",
+  });
   rootOverride = a.root;
   const out = a.out ?? 'results/sensitivity';
   if (cmd === 'preregister') {
-    const rule = readCsv(path.join(out, 'power.csv')), spread = readCsv(path.join(out, 'committed_spread.csv'));
-    const criterion = readCsv(path.join(out, 'regime_criterion.csv')), seeds = campaignSeeds(rule, spread);
+    const rule = readCsv(path.join(out, 'power.csv')),
+      spread = readCsv(path.join(out, 'committed_spread.csv'));
+    const criterion = readCsv(path.join(out, 'regime_criterion.csv')),
+      seeds = campaignSeeds(rule, spread);
     const costs = runCosts(loadSweep(a.config ?? 'sweeps/sensitivity-pilot.json'));
-    writeFileAtomic(path.join(out, 'preregistration.md'),
-      preregistrationText({ criterion, rule, spread, seeds, costs, weight: PROCESS_WEIGHT }));
-    for (const [f, c] of Object.entries(campaignSweeps(seeds, criterion))) writeFileAtomic(path.join(a.sweeps ?? 'sweeps', f), JSON.stringify(c, null, 1) + '\n');
+    writeFileAtomic(
+      path.join(out, 'preregistration.md'),
+      preregistrationText({ criterion, rule, spread, seeds, costs, weight: PROCESS_WEIGHT }),
+    );
+    for (const [f, c] of Object.entries(campaignSweeps(seeds, criterion)))
+      writeFileAtomic(path.join(a.sweeps ?? 'sweeps', f), JSON.stringify(c, null, 1) + '\n');
     console.log(`pre-registration -> ${out}/preregistration.md; seeds ${JSON.stringify(seeds)}`);
     return;
   }
   if (cmd === 'confirm') {
     const sweeps = CAMPAIGN_SWEEPS.filter((f) => fs.existsSync(f)).map(loadSweep);
-    if (sweeps.length === 0) throw new ConfigError('no campaign sweeps (sweeps/sensitivity-*.json): run make sensitivity-preregister first');
+    if (sweeps.length === 0)
+      throw new ConfigError('no campaign sweeps (sweeps/sensitivity-*.json): run make sensitivity-preregister first');
     const records = sweeps.flatMap((c) => sensitivityRecords(c, KERNELS));
     // a comparison is complete with the seeds its sweep was given (the least over a size's sweeps)
     const need = (size: string, regime: string) =>
@@ -563,26 +915,40 @@ runMain(async () => {
     writeCsv(path.join(dir, 'power.csv'), confirmPower(records, claims), CONFIRM_POWER_COLUMNS);
     writeCsv(path.join(dir, 'pooled.csv'), confirmPooled(records, claims), CONFIRM_POOLED_COLUMNS);
     writeCsv(path.join(dir, 'parity.csv'), sensitivityParity(sweeps), ['regime', ...PARITY_COLUMNS]);
-    console.log(`sensitivity campaign: ${records.length} endpoint values, ${claims.filter((c) => c.verdict !== 'pending').length}/${claims.length} claims complete -> ${dir}`);
+    console.log(
+      `sensitivity campaign: ${records.length} endpoint values, ${claims.filter((c) => c.verdict !== 'pending').length}/${claims.length} claims complete -> ${dir}`,
+    );
     return;
   }
   if (cmd === 'amend') {
     const wide = readCsv(path.join(out, 'regime_criterion_wide.csv'));
-    const sweepsDir = a.sweeps ?? 'sweeps', original = loadJsonConfig(path.join(sweepsDir, 'sensitivity-S-sparse.json')) as unknown as CampaignSweep;
-    writeFileAtomic(path.join(sweepsDir, 'sensitivity-S-sparse-amended.json'), JSON.stringify(amendedSparseSweep(original), null, 1) + '\n');
+    const sweepsDir = a.sweeps ?? 'sweeps',
+      original = loadJsonConfig(path.join(sweepsDir, 'sensitivity-S-sparse.json')) as unknown as CampaignSweep;
+    writeFileAtomic(
+      path.join(sweepsDir, 'sensitivity-S-sparse-amended.json'),
+      JSON.stringify(amendedSparseSweep(original), null, 1) + '\n',
+    );
     writeFileAtomic(path.join(out, 'amendment-1.md'), amendmentText(wide));
     console.log(`amendment 1 -> ${out}/amendment-1.md, ${sweepsDir}/sensitivity-S-sparse-amended.json`);
     return;
   }
-  if (cmd !== 'pilot') throw new ConfigError(`usage: tsx analysis/sensitivity.ts pilot|preregister|amend|confirm [--config F] [--out DIR] (got "${cmd ?? ''}")`);
+  if (cmd !== 'pilot')
+    throw new ConfigError(
+      `usage: tsx analysis/sensitivity.ts pilot|preregister|amend|confirm [--config F] [--out DIR] (got "${cmd ?? ''}")`,
+    );
   const records = sensitivityRecords(loadSweep(a.config ?? 'sweeps/sensitivity-pilot.json'));
   const paired = pairedDifferences(records, 'process_oracle', 'rlvr');
   writeCsv(path.join(out, 'pilot_records.csv'), records, RECORD_COLUMNS);
   writeCsv(path.join(out, 'pilot.csv'), paired, PAIRED_COLUMNS);
   writeCsv(path.join(out, 'power.csv'), seedRule(paired), SEED_RULE_COLUMNS);
-  writeCsv(path.join(out, 'pilot_parity.csv'), sensitivityParity([loadSweep(a.config ?? 'sweeps/sensitivity-pilot.json')]),
-    ['regime', ...PARITY_COLUMNS]);
+  writeCsv(
+    path.join(out, 'pilot_parity.csv'),
+    sensitivityParity([loadSweep(a.config ?? 'sweeps/sensitivity-pilot.json')]),
+    ['regime', ...PARITY_COLUMNS],
+  );
   // where no pilot ran (M), the committed full profile's RLCER - RLVR spread; S beside it as a check
   writeCsv(path.join(out, 'committed_spread.csv'), [...committedSpread('S'), ...committedSpread('M')], SPREAD_COLUMNS);
-  console.log(`sensitivity pilot: ${records.length} endpoint values from ${new Set(records.map((r) => `${r.method}${r.cell}${r.seed}`)).size} runs -> ${out}`);
+  console.log(
+    `sensitivity pilot: ${records.length} endpoint values from ${new Set(records.map((r) => `${r.method}${r.cell}${r.seed}`)).size} runs -> ${out}`,
+  );
 });

@@ -21,7 +21,11 @@ export interface Setting {
   readers: string[];
 }
 
-export interface SettingGroup { title: string; intro: string; settings: Setting[] }
+export interface SettingGroup {
+  title: string;
+  intro: string;
+  settings: Setting[];
+}
 
 const ENGINE = 'src/models/engine-settings.ts';
 const SETUP = ['bin/setup-native', 'bin/setup-python-clients', 'bin/setup-torch'];
@@ -30,139 +34,296 @@ const SETUP = ['bin/setup-native', 'bin/setup-python-clients', 'bin/setup-torch'
 export const SETTINGS: SettingGroup[] = [
   {
     title: 'Engine',
-    intro: 'One typed object, `EngineSettings` (`src/models/engine-settings.ts`), read from the environment in that one ' +
+    intro:
+      'One typed object, `EngineSettings` (`src/models/engine-settings.ts`), read from the environment in that one ' +
       'file: each CLI builds it once (`engineSettings()`) and hands it to `startEngine`, which starts the backend and ' +
       'describes it as every run records it (`engine` in `config.json`). The kernels ask `kernelVersion()` and ' +
       '`decodeGraphOn()` at each call, the same parsers over the same variables. How each setting was chosen: ' +
       '[engine](engine.md).',
     settings: [
-      { name: 'TFJS_BACKEND', default: 'unset: the first of tensorflow, wasm, cpu that starts',
+      {
+        name: 'TFJS_BACKEND',
+        default: 'unset: the first of tensorflow, wasm, cpu that starts',
         does: 'the one tensor backend to use (`tensorflow`, `wasm` or `cpu`); fails when it cannot start',
-        readers: [ENGINE] },
-      { name: 'WORKBENCH_KERNELS', default: '2 (the newest)',
-        does: 'the kernel generation: 1 reruns the records made before 2026-12-05 bit for bit; a run resumes only ' +
-          'under its own', readers: [ENGINE] },
-      { name: 'WORKBENCH_DECODE_GRAPH', default: 'on',
-        does: '`0` turns off the native backend\'s graphs (the decode steps, and with kernels 2 the prefill and the ' +
-          'training passes): the eager ops run instead', readers: [ENGINE] },
-      { name: 'WORKBENCH_THREADS', default: '1',
-        does: 'the native backend\'s intra-op and inter-op threads (one process per core in every target)',
-        readers: [ENGINE] },
-      { name: 'TF_NUM_INTRAOP_THREADS', default: 'WORKBENCH_THREADS', does: 'TensorFlow\'s intra-op threads',
-        readers: [ENGINE] },
-      { name: 'TF_NUM_INTEROP_THREADS', default: 'WORKBENCH_THREADS', does: 'TensorFlow\'s inter-op threads',
-        readers: [ENGINE] },
-      { name: 'TF_ENABLE_ONEDNN_OPTS', default: '1',
-        does: 'oneDNN\'s kernels (off, element-wise kernels run about 9x slower on one thread)', readers: [ENGINE] },
-      { name: 'TF_DETERMINISTIC_OPS', default: '1', does: 'TensorFlow\'s deterministic ops (bit-identical reruns)',
-        readers: [ENGINE] },
-      { name: 'TF_CPU_ALLOCATOR_USE_BFC', default: 'true',
-        does: 'the BFC allocator for CPU tensors (keeps freed buffers; changes no number)', readers: [ENGINE] },
-      { name: 'TF_CPP_MIN_LOG_LEVEL', default: '2', does: 'TensorFlow\'s log level (2: errors only)',
-        readers: [ENGINE] },
+        readers: [ENGINE],
+      },
+      {
+        name: 'WORKBENCH_KERNELS',
+        default: '2 (the newest)',
+        does:
+          'the kernel generation: 1 reruns the records made before 2026-12-05 bit for bit; a run resumes only ' +
+          'under its own',
+        readers: [ENGINE],
+      },
+      {
+        name: 'WORKBENCH_DECODE_GRAPH',
+        default: 'on',
+        does:
+          "`0` turns off the native backend's graphs (the decode steps, and with kernels 2 the prefill and the " +
+          'training passes): the eager ops run instead',
+        readers: [ENGINE],
+      },
+      {
+        name: 'WORKBENCH_THREADS',
+        default: '1',
+        does: "the native backend's intra-op and inter-op threads (one process per core in every target)",
+        readers: [ENGINE],
+      },
+      {
+        name: 'TF_NUM_INTRAOP_THREADS',
+        default: 'WORKBENCH_THREADS',
+        does: "TensorFlow's intra-op threads",
+        readers: [ENGINE],
+      },
+      {
+        name: 'TF_NUM_INTEROP_THREADS',
+        default: 'WORKBENCH_THREADS',
+        does: "TensorFlow's inter-op threads",
+        readers: [ENGINE],
+      },
+      {
+        name: 'TF_ENABLE_ONEDNN_OPTS',
+        default: '1',
+        does: "oneDNN's kernels (off, element-wise kernels run about 9x slower on one thread)",
+        readers: [ENGINE],
+      },
+      {
+        name: 'TF_DETERMINISTIC_OPS',
+        default: '1',
+        does: "TensorFlow's deterministic ops (bit-identical reruns)",
+        readers: [ENGINE],
+      },
+      {
+        name: 'TF_CPU_ALLOCATOR_USE_BFC',
+        default: 'true',
+        does: 'the BFC allocator for CPU tensors (keeps freed buffers; changes no number)',
+        readers: [ENGINE],
+      },
+      {
+        name: 'TF_CPP_MIN_LOG_LEVEL',
+        default: '2',
+        does: "TensorFlow's log level (2: errors only)",
+        readers: [ENGINE],
+      },
     ],
   },
   {
     title: 'Runs, jobs and sweeps',
-    intro: 'The job pool (`src/io/jobs.ts`) that runs every `make reproduce-*` target, its status line, and the ' +
+    intro:
+      'The job pool (`src/io/jobs.ts`) that runs every `make reproduce-*` target, its status line, and the ' +
       'sweeps ([sweeps](sweeps.md)).',
     settings: [
-      { name: 'WORKBENCH_KILL_BEFORE_RENAME', default: 'unset',
-        does: 'fault injection for the resume tests: `FILE:N` makes the process SIGKILL itself at its N-th atomic ' +
-          'write of a file named FILE, after the temporary file and before the rename', readers: ['src/io/table.ts'] },
-      { name: 'JOBS_PROGRESS_S', default: '60',
-        does: 'seconds between the pool\'s lines on its running jobs (`0` turns them off)',
-        readers: ['src/io/jobs.ts'] },
-      { name: 'JOBS_DEADLINE', default: 'unset',
+      {
+        name: 'WORKBENCH_KILL_BEFORE_RENAME',
+        default: 'unset',
+        does:
+          'fault injection for the resume tests: `FILE:N` makes the process SIGKILL itself at its N-th atomic ' +
+          'write of a file named FILE, after the temporary file and before the rename',
+        readers: ['src/io/table.ts'],
+      },
+      {
+        name: 'JOBS_PROGRESS_S',
+        default: '60',
+        does: "seconds between the pool's lines on its running jobs (`0` turns them off)",
+        readers: ['src/io/jobs.ts'],
+      },
+      {
+        name: 'JOBS_DEADLINE',
+        default: 'unset',
         does: 'a date such as `2026-11-29T20:40`: the pool starts no job after it (the running ones finish)',
-        readers: ['src/io/jobs.ts'] },
-      { name: 'JOBS_PLAIN', default: 'unset', does: '`1`: plain progress lines, no redrawn status line',
-        readers: ['src/io/progress.ts'] },
-      { name: 'CI', default: 'unset', does: 'any value: plain progress lines, no redrawn status line',
-        readers: ['src/io/progress.ts'] },
-      { name: 'SLURM_JOB_ID', default: 'unset (set by Slurm)',
-        does: 'an array task of a sweep: recorded in its status file and in the run lock it takes (with its host and ' +
+        readers: ['src/io/jobs.ts'],
+      },
+      {
+        name: 'JOBS_PLAIN',
+        default: 'unset',
+        does: '`1`: plain progress lines, no redrawn status line',
+        readers: ['src/io/progress.ts'],
+      },
+      {
+        name: 'CI',
+        default: 'unset',
+        does: 'any value: plain progress lines, no redrawn status line',
+        readers: ['src/io/progress.ts'],
+      },
+      {
+        name: 'SLURM_JOB_ID',
+        default: 'unset (set by Slurm)',
+        does:
+          'an array task of a sweep: recorded in its status file and in the run lock it takes (with its host and ' +
           'pid), so that another task asks Slurm whether the holder still runs; the same job id in a lock is the ' +
-          'task\'s own earlier attempt (requeued)', readers: ['src/io/sweep.ts'] },
-      { name: 'SLURM_ARRAY_JOB_ID', default: 'unset (set by Slurm)',
-        does: 'with SLURM_ARRAY_TASK_ID, the task\'s `<array job>_<index>`, recorded in its run lock',
-        readers: ['src/io/sweep.ts'] },
-      { name: 'SLURM_ARRAY_TASK_ID', default: 'unset (set by Slurm)',
+          "task's own earlier attempt (requeued)",
+        readers: ['src/io/sweep.ts'],
+      },
+      {
+        name: 'SLURM_ARRAY_JOB_ID',
+        default: 'unset (set by Slurm)',
+        does: "with SLURM_ARRAY_TASK_ID, the task's `<array job>_<index>`, recorded in its run lock",
+        readers: ['src/io/sweep.ts'],
+      },
+      {
+        name: 'SLURM_ARRAY_TASK_ID',
+        default: 'unset (set by Slurm)',
         does: 'the sweep index an array task runs (its script passes it to `sweep.ts run --index`); in its run lock',
-        readers: ['src/io/sweep.ts'] },
-      { name: 'SLURM_RESTART_COUNT', default: '0 (set by Slurm on a requeue)',
-        does: 'how often Slurm requeued the task, recorded in its run lock', readers: ['src/io/sweep.ts'] },
+        readers: ['src/io/sweep.ts'],
+      },
+      {
+        name: 'SLURM_RESTART_COUNT',
+        default: '0 (set by Slurm on a requeue)',
+        does: 'how often Slurm requeued the task, recorded in its run lock',
+        readers: ['src/io/sweep.ts'],
+      },
     ],
   },
   {
     title: 'Reward service and its clients',
-    intro: '`make serve-rewards` and the Python clients of `python/reward_shims.py` ' +
+    intro:
+      '`make serve-rewards` and the Python clients of `python/reward_shims.py` ' +
       '([reward service](reward-service.md)).',
     settings: [
-      { name: 'REWARD_SERVICE_TOKEN', default: 'unset',
-        does: 'the service: its shared tokens (comma-separated) where `--token` is not given; a client: the bearer ' +
-          'token it sends', readers: ['python/reward_shims.py', 'src/cli/serve-rewards.ts'] },
-      { name: 'REWARD_CLIENT_ID', default: 'unset', does: 'a client\'s `X-Client-Id` header (its own RLCER groups)',
-        readers: ['python/reward_shims.py'] },
-      { name: 'REWARD_URL', default: 'http://127.0.0.1:5057/get_reward', does: 'the URL a client calls',
-        readers: ['python/reward_shims.py'] },
-      { name: 'OPENAI_API_KEY', default: 'unset', does: 'the API key sent to the LLM judge of `--judge-url`',
-        readers: ['src/cli/serve-rewards.ts'] },
+      {
+        name: 'REWARD_SERVICE_TOKEN',
+        default: 'unset',
+        does:
+          'the service: its shared tokens (comma-separated) where `--token` is not given; a client: the bearer ' +
+          'token it sends',
+        readers: ['python/reward_shims.py', 'src/cli/serve-rewards.ts'],
+      },
+      {
+        name: 'REWARD_CLIENT_ID',
+        default: 'unset',
+        does: "a client's `X-Client-Id` header (its own RLCER groups)",
+        readers: ['python/reward_shims.py'],
+      },
+      {
+        name: 'REWARD_URL',
+        default: 'http://127.0.0.1:5057/get_reward',
+        does: 'the URL a client calls',
+        readers: ['python/reward_shims.py'],
+      },
+      {
+        name: 'OPENAI_API_KEY',
+        default: 'unset',
+        does: 'the API key sent to the LLM judge of `--judge-url`',
+        readers: ['src/cli/serve-rewards.ts'],
+      },
     ],
   },
   {
     title: 'Figures and benchmarks',
     intro: '`make figures`, `make table2-report` and `make bench`.',
     settings: [
-      { name: 'RESULTS', default: 'results', does: 'the folder the figures read their tables from',
-        readers: ['analysis/make-figures.ts'] },
-      { name: 'FIGURES', default: 'results/figures', does: 'the folder the figures are written to',
-        readers: ['analysis/make-figures.ts'] },
-      { name: 'CHROMIUM_PATH', default: '/usr/bin/chromium', does: 'the Chromium that exports static figures',
-        readers: ['analysis/figures.ts'] },
-      { name: 'TORCH_PYTHON', default: '/usr/bin/python3',
-        does: 'the Python of the PyTorch reference in `make bench` (which sets it to `bin/setup-torch`\'s)',
-        readers: ['src/cli/bench.ts'] },
+      {
+        name: 'RESULTS',
+        default: 'results',
+        does: 'the folder the figures read their tables from',
+        readers: ['analysis/make-figures.ts'],
+      },
+      {
+        name: 'FIGURES',
+        default: 'results/figures',
+        does: 'the folder the figures are written to',
+        readers: ['analysis/make-figures.ts'],
+      },
+      {
+        name: 'CHROMIUM_PATH',
+        default: '/usr/bin/chromium',
+        does: 'the Chromium that exports static figures',
+        readers: ['analysis/figures.ts'],
+      },
+      {
+        name: 'TORCH_PYTHON',
+        default: '/usr/bin/python3',
+        does: "the Python of the PyTorch reference in `make bench` (which sets it to `bin/setup-torch`'s)",
+        readers: ['src/cli/bench.ts'],
+      },
     ],
   },
   {
     title: 'Setup',
-    intro: '`make setup` (`bin/setup` and the scripts it calls) and `make bench`\'s PyTorch.',
+    intro: "`make setup` (`bin/setup` and the scripts it calls) and `make bench`'s PyTorch.",
     settings: [
-      { name: 'WORKBENCH_CACHE', default: '$XDG_CACHE_HOME/rubric-rl-workbench',
-        does: 'the cache shared by checkouts: the TensorFlow C API, the Python clients\' and PyTorch\'s virtualenvs',
-        readers: SETUP },
-      { name: 'XDG_CACHE_HOME', default: '$HOME/.cache', does: 'where the cache lies when WORKBENCH_CACHE is unset',
-        readers: SETUP },
-      { name: 'HOME', default: '(the user\'s)', does: 'where the cache lies when neither of the two above is set',
-        readers: SETUP },
-      { name: 'WORKBENCH_TF_WHEEL', default: 'unset: the newest found in pip\'s local sources',
-        does: 'the TensorFlow wheel whose C API the native backend is built against', readers: ['bin/setup-native'] },
-      { name: 'WORKBENCH_SKIP_PYTHON_CLIENTS', default: 'unset', does: '`1` skips the Python clients\' environment',
-        readers: ['bin/setup-python-clients'] },
-      { name: 'PIP_INDEX_URL', default: 'unset', does: 'a `file://` index the Python clients install from (offline)',
-        readers: ['bin/setup-python-clients'] },
-      { name: 'PIP_EXTRA_INDEX_URL', default: 'unset', does: 'further `file://` indexes, as PIP_INDEX_URL',
-        readers: ['bin/setup-python-clients'] },
-      { name: 'PIP_FIND_LINKS', default: 'unset',
+      {
+        name: 'WORKBENCH_CACHE',
+        default: '$XDG_CACHE_HOME/rubric-rl-workbench',
+        does: "the cache shared by checkouts: the TensorFlow C API, the Python clients' and PyTorch's virtualenvs",
+        readers: SETUP,
+      },
+      {
+        name: 'XDG_CACHE_HOME',
+        default: '$HOME/.cache',
+        does: 'where the cache lies when WORKBENCH_CACHE is unset',
+        readers: SETUP,
+      },
+      {
+        name: 'HOME',
+        default: "(the user's)",
+        does: 'where the cache lies when neither of the two above is set',
+        readers: SETUP,
+      },
+      {
+        name: 'WORKBENCH_TF_WHEEL',
+        default: "unset: the newest found in pip's local sources",
+        does: 'the TensorFlow wheel whose C API the native backend is built against',
+        readers: ['bin/setup-native'],
+      },
+      {
+        name: 'WORKBENCH_SKIP_PYTHON_CLIENTS',
+        default: 'unset',
+        does: "`1` skips the Python clients' environment",
+        readers: ['bin/setup-python-clients'],
+      },
+      {
+        name: 'PIP_INDEX_URL',
+        default: 'unset',
+        does: 'a `file://` index the Python clients install from (offline)',
+        readers: ['bin/setup-python-clients'],
+      },
+      {
+        name: 'PIP_EXTRA_INDEX_URL',
+        default: 'unset',
+        does: 'further `file://` indexes, as PIP_INDEX_URL',
+        readers: ['bin/setup-python-clients'],
+      },
+      {
+        name: 'PIP_FIND_LINKS',
+        default: 'unset',
         does: 'local wheel folders: the Python clients install from them, the native backend and PyTorch search them',
-        readers: ['bin/setup-python-clients', 'bin/wheel-dirs'] },
+        readers: ['bin/setup-python-clients', 'bin/wheel-dirs'],
+      },
     ],
   },
   {
     title: 'Tests and mutation testing',
-    intro: '`make test` and `make mutation` ([testing](testing.md), [mutation testing](testing-mutation.md)). The ' +
+    intro:
+      '`make test` and `make mutation` ([testing](testing.md), [mutation testing](testing-mutation.md)). The ' +
       'tests also set the variables above to exercise them.',
     settings: [
-      { name: 'FUZZ_TIMES', default: 'unset', does: 'any value: the fuzz tests print each property\'s runs and CPU time',
-        readers: ['test/fuzz.test.ts'] },
-      { name: 'FAKE_SLEEP_MS', default: '0', does: 'the sweep tests\' fake run waits this long before its record',
-        readers: ['test/fixtures/sweep-fake-run.ts'] },
-      { name: 'PATH', default: '(the shell\'s)',
-        does: 'where the Slurm executor finds sbatch, squeue and sacct; the Slurm executor\'s tests put fake ' +
-          'clients first on it', readers: ['test/slurm-executor.test.ts'] },
-      { name: 'FORCE', default: 'unset', does: 'any value: `make mutation` tests every mutant again (no incremental)',
-        readers: ['stryker/static-pass.mjs'] },
+      {
+        name: 'FUZZ_TIMES',
+        default: 'unset',
+        does: "any value: the fuzz tests print each property's runs and CPU time",
+        readers: ['test/fuzz.test.ts'],
+      },
+      {
+        name: 'FAKE_SLEEP_MS',
+        default: '0',
+        does: "the sweep tests' fake run waits this long before its record",
+        readers: ['test/fixtures/sweep-fake-run.ts'],
+      },
+      {
+        name: 'PATH',
+        default: "(the shell's)",
+        does:
+          "where the Slurm executor finds sbatch, squeue and sacct; the Slurm executor's tests put fake " +
+          'clients first on it',
+        readers: ['test/slurm-executor.test.ts'],
+      },
+      {
+        name: 'FORCE',
+        default: 'unset',
+        does: 'any value: `make mutation` tests every mutant again (no incremental)',
+        readers: ['stryker/static-pass.mjs'],
+      },
     ],
   },
 ];
@@ -174,7 +335,18 @@ export const SCANNED = ['src', 'analysis', 'bin', 'python', 'test', 'stryker', '
 const SCANNER = new Set(['analysis/settings.ts', 'test/settings.test.ts']);
 
 /** Shell variables that are the shell's own, not read from the environment. */
-const SHELL_OWN = new Set(['PWD', 'OLDPWD', 'RANDOM', 'LINENO', 'SECONDS', 'BASH_SOURCE', 'BASHPID', 'IFS', 'UID', 'EUID']);
+const SHELL_OWN = new Set([
+  'PWD',
+  'OLDPWD',
+  'RANDOM',
+  'LINENO',
+  'SECONDS',
+  'BASH_SOURCE',
+  'BASHPID',
+  'IFS',
+  'UID',
+  'EUID',
+]);
 
 const allMatches = (text: string, re: RegExp) => [...text.matchAll(re)].map((m) => m[1]);
 
@@ -214,8 +386,9 @@ export function scannedFiles(root = '.'): string[] {
     if (!fs.existsSync(path.join(root, d))) return;
     for (const e of fs.readdirSync(path.join(root, d), { withFileTypes: true })) {
       const p = path.posix.join(d, e.name);
-      if (e.isDirectory()) { if (e.name !== 'node_modules' && !e.name.startsWith('.') && e.name !== '__pycache__') walk(p); }
-      else if (e.isFile()) out.push(p);
+      if (e.isDirectory()) {
+        if (e.name !== 'node_modules' && !e.name.startsWith('.') && e.name !== '__pycache__') walk(p);
+      } else if (e.isFile()) out.push(p);
     }
   };
   for (const d of SCANNED) walk(d);
@@ -227,7 +400,7 @@ export function envReads(root = '.'): Map<string, string[]> {
   const reads = new Map<string, string[]>();
   for (const f of scannedFiles(root).filter((x) => !SCANNER.has(x))) {
     const text = fs.readFileSync(path.join(root, f), 'utf8');
-    if (text.includes('\u0000')) continue;                          // a binary file
+    if (text.includes('\u0000')) continue; // a binary file
     for (const n of readsOf(f, text)) reads.set(n, [...(reads.get(n) ?? []), f]);
   }
   return new Map([...reads].sort(([a], [b]) => a.localeCompare(b)));
@@ -239,10 +412,14 @@ export function registryGaps(reads: Map<string, string[]>, groups: SettingGroup[
   const gaps: string[] = [];
   for (const [name, files] of reads) {
     const s = byName.get(name);
-    if (!s) { gaps.push(`${name} (read by ${files.join(', ')}) is not in the registry (analysis/settings.ts)`); continue; }
+    if (!s) {
+      gaps.push(`${name} (read by ${files.join(', ')}) is not in the registry (analysis/settings.ts)`);
+      continue;
+    }
     // a test reads the variables it sets; it is named as a reader only where nothing else reads the variable
     const must = files.some((f) => !f.startsWith('test/')) ? files.filter((f) => !f.startsWith('test/')) : files;
-    for (const f of must) if (!s.readers.includes(f)) gaps.push(`${name} is read by ${f}, which its registry entry does not name`);
+    for (const f of must)
+      if (!s.readers.includes(f)) gaps.push(`${name} is read by ${f}, which its registry entry does not name`);
   }
   return gaps;
 }
@@ -254,8 +431,10 @@ export function wrap(text: string, width = 120): string[] {
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(' ')) {
-    if (line && line.length + 1 + word.length > width) { lines.push(line); line = word; }
-    else line = line ? `${line} ${word}` : word;
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
   }
   if (line) lines.push(line);
   return lines;
@@ -267,17 +446,29 @@ export function renderSettings(groups: SettingGroup[] = SETTINGS): string {
   const lines = [
     '# Settings: every environment variable',
     '',
-    ...wrap(`The ${n} environment variables the workbench's code reads, with their defaults, what each changes and the files ` +
-      'that read it. This file is generated from the registry in `analysis/settings.ts` ' +
-      '(`./node_modules/.bin/tsx analysis/settings.ts` rewrites it); `test/settings.test.ts` fails when code reads a ' +
-      'variable the registry lacks, when a file reads one its entry does not name, and when this file is stale. ' +
-      'Make\'s own variables (`PROFILE`, `SEEDS`, `EXECUTOR`, ...) are listed by `make help`. Back to the ' +
-      '[README](../README.md).'),
+    ...wrap(
+      `The ${n} environment variables the workbench's code reads, with their defaults, what each changes and the files ` +
+        'that read it. This file is generated from the registry in `analysis/settings.ts` ' +
+        '(`./node_modules/.bin/tsx analysis/settings.ts` rewrites it); `test/settings.test.ts` fails when code reads a ' +
+        'variable the registry lacks, when a file reads one its entry does not name, and when this file is stale. ' +
+        "Make's own variables (`PROFILE`, `SEEDS`, `EXECUTOR`, ...) are listed by `make help`. Back to the " +
+        '[README](../README.md).',
+    ),
   ];
   for (const g of groups) {
-    lines.push('', `## ${g.title}`, '', ...wrap(g.intro), '', '| variable | default | what it does | read by |', '|---|---|---|---|');
+    lines.push(
+      '',
+      `## ${g.title}`,
+      '',
+      ...wrap(g.intro),
+      '',
+      '| variable | default | what it does | read by |',
+      '|---|---|---|---|',
+    );
     for (const s of g.settings) {
-      lines.push(`| \`${s.name}\` | ${cell(s.default)} | ${cell(s.does)} | ${s.readers.map((r) => `\`${r}\``).join(', ')} |`);
+      lines.push(
+        `| \`${s.name}\` | ${cell(s.default)} | ${cell(s.does)} | ${s.readers.map((r) => `\`${r}\``).join(', ')} |`,
+      );
     }
   }
   return lines.join('\n') + '\n';
@@ -290,14 +481,17 @@ if (process.argv[1]?.endsWith(path.join('analysis', 'settings.ts'))) {
     const check = process.argv.includes('--check');
     const gaps = registryGaps(envReads('.'));
     for (const g of gaps) console.error(`settings: ${g}`);
-    const text = renderSettings(), now = fs.existsSync(SETTINGS_DOC) ? fs.readFileSync(SETTINGS_DOC, 'utf8') : '';
+    const text = renderSettings(),
+      now = fs.existsSync(SETTINGS_DOC) ? fs.readFileSync(SETTINGS_DOC, 'utf8') : '';
     if (check) {
       if (now !== text) console.error(`settings: ${SETTINGS_DOC} is stale (tsx analysis/settings.ts rewrites it)`);
       if (gaps.length || now !== text) process.exit(1);
       return;
     }
     if (now !== text) fs.writeFileSync(SETTINGS_DOC, text);
-    console.log(`${SETTINGS_DOC}: ${now === text ? 'current' : 'rewritten'}${gaps.length ? `; ${gaps.length} gap(s) above` : ''}`);
+    console.log(
+      `${SETTINGS_DOC}: ${now === text ? 'current' : 'rewritten'}${gaps.length ? `; ${gaps.length} gap(s) above` : ''}`,
+    );
     if (gaps.length) process.exit(1);
   });
 }

@@ -8,11 +8,19 @@ import { ChatBackend, checkRubric, llmRoles, RUBRIC_SCHEMA } from '../src/models
 import { defaultServiceConfig } from '../src/methods/reward-routes.js';
 import { startRewardServer } from '../src/cli/reward-server.js';
 
-type Script = (body: { messages: { content: string }[]; response_format?: unknown }, n: number) =>
-  { status?: number; body?: string; delayMs?: number; hang?: boolean; headers?: Record<string, string> };
+type Script = (
+  body: { messages: { content: string }[]; response_format?: unknown },
+  n: number,
+) => { status?: number; body?: string; delayMs?: number; hang?: boolean; headers?: Record<string, string> };
 
-const completion = (content: string) => JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'fake',
-  choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] });
+const completion = (content: string) =>
+  JSON.stringify({
+    id: 'x',
+    object: 'chat.completion',
+    created: 0,
+    model: 'fake',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+  });
 
 /** A fake /v1/chat/completions that answers by `script`; counts calls and the most in flight at once. */
 async function fakeOpenAI(script: Script) {
@@ -20,13 +28,20 @@ async function fakeOpenAI(script: Script) {
   const hung: http.ServerResponse[] = [];
   const server = http.createServer((req, res) => {
     let text = '';
-    req.on('data', (c) => { text += c; });
+    req.on('data', (c) => {
+      text += c;
+    });
     req.on('end', () => {
       const body = JSON.parse(text);
       st.bodies.push(body);
       const r = script(body, st.calls++);
-      st.inFlight++; st.maxInFlight = Math.max(st.maxInFlight, st.inFlight);
-      if (r.hang) { hung.push(res); res.on('close', () => st.inFlight--); return; }
+      st.inFlight++;
+      st.maxInFlight = Math.max(st.maxInFlight, st.inFlight);
+      if (r.hang) {
+        hung.push(res);
+        res.on('close', () => st.inFlight--);
+        return;
+      }
       setTimeout(() => {
         st.inFlight--;
         res.writeHead(r.status ?? 200, { 'Content-Type': 'application/json', ...r.headers });
@@ -36,16 +51,21 @@ async function fakeOpenAI(script: Script) {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  const close = () => new Promise<void>((r) => {
-    hung.forEach((h) => h.destroy()); server.close(() => r()); server.closeAllConnections();
-  });
+  const close = () =>
+    new Promise<void>((r) => {
+      hung.forEach((h) => h.destroy());
+      server.close(() => r());
+      server.closeAllConnections();
+    });
   opened.push(close);
   return { st, url, close };
 }
 
 /** Every fake server still open (closed after each test, also when it fails). */
 const opened: (() => Promise<void>)[] = [];
-afterEach(async () => { await Promise.all(opened.splice(0).map((c) => c())); });
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((c) => c()));
+});
 
 const msgs = (s: string) => [{ role: 'user' as const, content: s }];
 
@@ -53,8 +73,9 @@ describe('chat backend', function () {
   this.timeout(30_000);
 
   it('retries a 429 after the backoff, then succeeds', async () => {
-    const f = await fakeOpenAI((_, n) => (n === 0 ? { status: 429, body: '{"error": "slow down"}' }
-      : { body: completion('hi') }));
+    const f = await fakeOpenAI((_, n) =>
+      n === 0 ? { status: 429, body: '{"error": "slow down"}' } : { body: completion('hi') },
+    );
     const b = new ChatBackend({ baseURL: f.url, model: 'm', backoffMs: 150, retries: 2 });
     const t0 = Date.now();
     const r = await b.complete(msgs('a'));
@@ -64,8 +85,9 @@ describe('chat backend', function () {
   });
 
   it('retries 5xx with exponential backoff, honours Retry-After, and gives up after the retries', async () => {
-    const f = await fakeOpenAI((_, n) => (n === 0 ? { status: 503, headers: { 'Retry-After': '0' } }
-      : { status: 500, body: 'boom' }));
+    const f = await fakeOpenAI((_, n) =>
+      n === 0 ? { status: 503, headers: { 'Retry-After': '0' } } : { status: 500, body: 'boom' },
+    );
     const b = new ChatBackend({ baseURL: f.url, model: 'm', backoffMs: 20, retries: 2 });
     const r = await b.complete(msgs('a'));
     assert.equal(r.ok, false);
@@ -95,8 +117,11 @@ describe('chat backend', function () {
   it('counts malformed replies and malformed model output as format failures, never throws', async () => {
     const f = await fakeOpenAI((body) => {
       const c = body.messages[0].content;
-      return c === 'reply' ? { body: '{"choices": [' } : c === 'shape' ? { body: '{"choices": []}' }
-        : { body: completion('not json') };
+      return c === 'reply'
+        ? { body: '{"choices": [' }
+        : c === 'shape'
+          ? { body: '{"choices": []}' }
+          : { body: completion('not json') };
     });
     const b = new ChatBackend({ baseURL: f.url, model: 'm', retries: 0 });
     assert.deepEqual(await b.complete(msgs('reply')), { ok: false, reason: 'reply is not JSON', format: true });
@@ -113,7 +138,10 @@ describe('chat backend', function () {
     const f = await fakeOpenAI((body) => ({ body: completion(body.messages[0].content.toUpperCase()), delayMs: 50 }));
     const b = new ChatBackend({ baseURL: f.url, model: 'm' });
     const rs = await Promise.all([b.complete(msgs('a')), b.complete(msgs('a')), b.complete(msgs('b'))]);
-    assert.deepEqual(rs.map((r) => (r as { content: string }).content), ['A', 'A', 'B']);
+    assert.deepEqual(
+      rs.map((r) => (r as { content: string }).content),
+      ['A', 'A', 'B'],
+    );
     await b.complete(msgs('a'));
     assert.deepEqual([f.st.calls, b.stats.cacheHits], [2, 2]);
     // a cache shared by two models: the same prompt is asked of each model once
@@ -132,8 +160,10 @@ describe('chat backend', function () {
   });
 
   it('sends the rubric JSON schema and checks the rubricator output', async () => {
-    assert.deepEqual(checkRubric({ rubrics: [{ category: 'question-specific', criterion: ' Says 4 ', points: 2 }] }),
-      { ok: true, items: [{ key: 'Says 4', points: 2 }] });
+    assert.deepEqual(checkRubric({ rubrics: [{ category: 'question-specific', criterion: ' Says 4 ', points: 2 }] }), {
+      ok: true,
+      items: [{ key: 'Says 4', points: 2 }],
+    });
     const five = checkRubric({ rubrics: [{ category: 'question-specific', criterion: 'x', points: 5 }] });
     assert.match(five as string, /points/);
     assert.match(checkRubric({ rubrics: [] }) as string, /non-empty/);
@@ -144,8 +174,14 @@ describe('chat backend', function () {
     const f = await fakeOpenAI((body) => {
       const c = body.messages[1].content;
       if (c.startsWith('Question:') && c.includes('Write up to')) {
-        return { body: completion(JSON.stringify({ question_domain: 'math',
-          rubrics: [{ category: 'decomposition and planning', criterion: 'Shows the steps.', points: 2 }] })) };
+        return {
+          body: completion(
+            JSON.stringify({
+              question_domain: 'math',
+              rubrics: [{ category: 'decomposition and planning', criterion: 'Shows the steps.', points: 2 }],
+            }),
+          ),
+        };
       }
       const sol = c.slice(c.indexOf('Solution:'), c.indexOf('Criteria:'));
       return { body: completion(`\`\`\`json\n{"satisfied": [${sol.includes('step')}]}\n\`\`\``) };
@@ -155,8 +191,13 @@ describe('chat backend', function () {
     const srv = await startRewardServer({ port: 0, defaultReward: 'rlcer', service });
     opened.push(() => srv.close());
     const body = JSON.stringify({
-      query: ['Q: 1+1?step one, \\boxed{2}', 'Q: 1+1?\\boxed{3}'], prompts: ['Q: 1+1?', 'Q: 1+1?'],
-      labels: [{ group_size: 2, answer: '2' }, { group_size: 2, answer: '2' }] });
+      query: ['Q: 1+1?step one, \\boxed{2}', 'Q: 1+1?\\boxed{3}'],
+      prompts: ['Q: 1+1?', 'Q: 1+1?'],
+      labels: [
+        { group_size: 2, answer: '2' },
+        { group_size: 2, answer: '2' },
+      ],
+    });
     const r = await fetch(`${srv.url}/get_reward`, { method: 'POST', body });
     const j = JSON.parse(await r.text());
     // z = [1, 0]; the criterion's satisfaction [1, 0] is valid; pooled points 2: cot [1, 0]; reward outcome + cot
@@ -165,8 +206,11 @@ describe('chat backend', function () {
     assert.deepEqual(j.extra_logs.judge_failures, [0, 0]);
     // two rubricator calls (different CoTs) and two judge calls; the schema went with the rubricator's
     assert.equal(f.st.calls, 4);
-    const withSchema = f.st.bodies.filter((x) => (x as { response_format?: { json_schema?: { name: string } } })
-      .response_format?.json_schema?.name === 'rubric_set');
+    const withSchema = f.st.bodies.filter(
+      (x) =>
+        (x as { response_format?: { json_schema?: { name: string } } }).response_format?.json_schema?.name ===
+        'rubric_set',
+    );
     assert.equal(withSchema.length, 2);
   });
 });

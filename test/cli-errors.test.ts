@@ -13,14 +13,23 @@ import { ConfigError } from '../src/io/validate.js';
 const TSX = './node_modules/.bin/tsx';
 const COLD_START = 'data/checkpoints/coldstart-transformer-S.json';
 
-interface Result { code: number | null; stdout: string; stderr: string }
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<Result> {
   return new Promise((resolve, reject) => {
     const child = spawn(TSX, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '', stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    let stdout = '',
+      stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
@@ -46,7 +55,9 @@ describe('CLI errors', function () {
   const out = (name: string) => path.join(d, 'runs', name);
   const cases: Record<string, () => Promise<Result>> = {};
   const results: Record<string, Result> = {};
-  const run = (name: string, args: string[], env?: Record<string, string>) => { cases[name] = () => cli(args, env); };
+  const run = (name: string, args: string[], env?: Record<string, string>) => {
+    cases[name] = () => cli(args, env);
+  };
 
   const badJson = file('bad.json', '{"lr": 1e-4,');
   const unknownKey = file('unknown.json', '{"lrr": 1}');
@@ -60,8 +71,11 @@ describe('CLI errors', function () {
   fs.writeFileSync(path.join(resumeDir, 'checkpoint.json'), checkpoint.slice(0, 1000));
   fs.writeFileSync(path.join(resumeDir, 'config.json'), '{}');
   fs.writeFileSync(path.join(resumeDir, 'metrics.jsonl'), '{"step":0,"loss":1}\n');
-  const bug = file('bug.mts', `import { runMain } from ${JSON.stringify(path.resolve('src/cli/args.ts'))};\n`
-    + 'runMain(async () => { throw new TypeError("boom"); });\n');
+  const bug = file(
+    'bug.mts',
+    `import { runMain } from ${JSON.stringify(path.resolve('src/cli/args.ts'))};\n` +
+      'runMain(async () => { throw new TypeError("boom"); });\n',
+  );
 
   const t2run = ['src/cli/table2-run.ts', '--method', 'rlvr'];
   run('missing config', [...t2run, '--config', path.join(d, 'nonexistent.json'), '--out', out('missing-config')]);
@@ -78,16 +92,28 @@ describe('CLI errors', function () {
   run('missing checkpoint', ['src/cli/rlvr.ts', '--checkpoint', missingCk, '--out', out('missing-ck')]);
   run('truncated checkpoint', ['src/cli/rlvr.ts', '--checkpoint', truncated, '--out', out('truncated-ck')]);
   // found wrong only after the run directory is opened (the backend is up): wasm prints nothing on stderr
-  run('checkpoint that does not fit', ['src/cli/rlvr.ts', '--checkpoint', noWeights, '--out', out('nested/no-weights')],
-    { TFJS_BACKEND: 'wasm' });
-  run('truncated checkpoint on resume', ['src/cli/coldstart.ts', '--resume', 'yes', '--out', resumeDir,
-    '--checkpoint', path.join(d, 'final.json')]);
+  run(
+    'checkpoint that does not fit',
+    ['src/cli/rlvr.ts', '--checkpoint', noWeights, '--out', out('nested/no-weights')],
+    { TFJS_BACKEND: 'wasm' },
+  );
+  run('truncated checkpoint on resume', [
+    'src/cli/coldstart.ts',
+    '--resume',
+    'yes',
+    '--out',
+    resumeDir,
+    '--checkpoint',
+    path.join(d, 'final.json'),
+  ]);
   run('a bug', [bug]);
 
   before(async () => {
     const names = Object.keys(cases);
     const done = await Promise.all(names.map((n) => cases[n]()));
-    names.forEach((n, i) => { results[n] = done[i]; });
+    names.forEach((n, i) => {
+      results[n] = done[i];
+    });
   });
 
   const noRunFolder = (name: string) => assert.ok(!fs.existsSync(out(name)), `${out(name)} left behind`);
@@ -141,7 +167,8 @@ describe('CLI errors', function () {
   });
 
   it('the job pool quotes the error line of a failed job, not a stack frame', async () => {
-    const dir = path.join(d, 'pool', 'r'), lines: string[] = [];
+    const dir = path.join(d, 'pool', 'r'),
+      lines: string[] = [];
     const job = { label: 'bad', dir, args: [...t2run, '--config', badJson, '--out', dir] };
     assert.equal(await runJobs('test', [job], 1, (l) => lines.push(l)), 1);
     const failed = lines.find((l) => l.includes('FAILED'));
@@ -166,8 +193,10 @@ describe('CLI argument parsing', () => {
   it('the failure line of a job log: the error line, else the exception message, else the last line', () => {
     const bugLog = 'step 1\nerror: TypeError: boom\n    at f (x.ts:1:1)\n    at g (x.ts:2:2)\n';
     assert.equal(failureLine(bugLog), 'error: TypeError: boom');
-    assert.equal(failureLine('x.ts:3\n  throw e;\n  ^\n\nRangeError: too far\n    at f (x.ts:1:1)\n\nNode.js v20\n'),
-      'RangeError: too far');
+    assert.equal(
+      failureLine('x.ts:3\n  throw e;\n  ^\n\nRangeError: too far\n    at f (x.ts:1:1)\n\nNode.js v20\n'),
+      'RangeError: too far',
+    );
     assert.equal(failureLine('killed\n\n'), 'killed');
   });
 });

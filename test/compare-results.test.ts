@@ -33,7 +33,12 @@ describe('comparing produced results with the committed reference', () => {
   it('with a list of files compares just those: absent on both sides is fine, on one side is missing', () => {
     const only = compareResults(path.join(root, 'changed'), path.join(root, 'ref'), [], ['table2.csv', 'none.csv']);
     assert.deepEqual([only.differ.map((d) => d.file), only.missing, only.same], [['table2.csv'], [], []]);
-    const one = compareResults(path.join(root, 'same'), path.join(root, 'ref'), [], ['corl/table1.csv', 'figures/t.svg']);
+    const one = compareResults(
+      path.join(root, 'same'),
+      path.join(root, 'ref'),
+      [],
+      ['corl/table1.csv', 'figures/t.svg'],
+    );
     assert.deepEqual([one.missing, one.same], [['corl/table1.csv'], ['figures/t.svg']]);
   });
 });
@@ -45,8 +50,17 @@ describe('the committed full Table 2', function () {
     const { aggregateTable2 } = await import('../analysis/table2.js');
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-verify-full-'));
     aggregateTable2('full', path.join(out, 'no-runs'), out);
-    const tables = ['table2.csv', 'ablations.csv', 'table2_claims.csv', 'table2_power.csv', 'rlcer/curves.csv',
-      'rlcer/eval_curves.csv', 'rlcer/hints.csv', 'rlcer/update_parity.csv', 'evolm/rubric_evolution.csv'];
+    const tables = [
+      'table2.csv',
+      'ablations.csv',
+      'table2_claims.csv',
+      'table2_power.csv',
+      'rlcer/curves.csv',
+      'rlcer/eval_curves.csv',
+      'rlcer/hints.csv',
+      'rlcer/update_parity.csv',
+      'evolm/rubric_evolution.csv',
+    ];
     const c = compareResults(out, 'results', [], tables);
     assert.deepEqual([c.differ, c.missing], [[], []], 'tables that differ from their records');
     assert.ok(c.same.includes('table2.csv') && c.same.includes('rlcer/update_parity.csv'));

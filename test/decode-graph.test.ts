@@ -8,7 +8,14 @@
 import { strict as assert } from 'node:assert';
 import { initBackend, tf } from '../src/models/backend.js';
 import {
-  decodeGraph, decodeInputs, decodeOutputs, gruDecodeGraph, gruInputs, gruOutputs, prefillInputs, prefillOutputs,
+  decodeGraph,
+  decodeInputs,
+  decodeOutputs,
+  gruDecodeGraph,
+  gruInputs,
+  gruOutputs,
+  prefillInputs,
+  prefillOutputs,
   roomFor,
 } from '../src/models/decode-graph.js';
 import { createPolicy } from '../src/models/index.js';
@@ -27,16 +34,25 @@ function stateTensors(state: unknown): Record<string, tf.Tensor> {
     const T = st.keyMask.shape[3]!;
     st.layers.forEach((c, l) => assert.ok(c.k.shape[2]! >= T, `layer ${l}: a cache narrower than the key mask`));
     const written = (t: tf.Tensor) => (t as tf.Tensor4D).slice([0, 0, 0, 0], [-1, -1, T, -1]);
-    return { keyMask: st.keyMask, ...Object.fromEntries(st.layers.flatMap((c, l) =>
-      Object.entries(c).map(([k, t]) => [`l${l}.${k}`, written(t as tf.Tensor)]))) };
+    return {
+      keyMask: st.keyMask,
+      ...Object.fromEntries(
+        st.layers.flatMap((c, l) => Object.entries(c).map(([k, t]) => [`l${l}.${k}`, written(t as tf.Tensor)])),
+      ),
+    };
   }
   const gru = state as { h: tf.Tensor[]; kv: { k: tf.Tensor3D; v: tf.Tensor3D; keyMask: tf.Tensor3D } | null };
-  if (gru.kv) { // the GRU's read cache, cut likewise
+  if (gru.kv) {
+    // the GRU's read cache, cut likewise
     const T = gru.kv.keyMask.shape[2];
     assert.ok(gru.kv.k.shape[1] >= T, 'a read cache narrower than its key mask');
     const written = (t: tf.Tensor3D) => t.slice([0, 0, 0], [-1, T, -1]);
-    return { ...Object.fromEntries(gru.h.map((h, l) => [`h${l}`, h])), keyMask: gru.kv.keyMask,
-      k: written(gru.kv.k), v: written(gru.kv.v) };
+    return {
+      ...Object.fromEntries(gru.h.map((h, l) => [`h${l}`, h])),
+      keyMask: gru.kv.keyMask,
+      k: written(gru.kv.k),
+      v: written(gru.kv.v),
+    };
   }
   const walk = (x: unknown, name: string) => {
     if (x instanceof tf.Tensor) out[name] = x;
@@ -55,7 +71,9 @@ const skipOffNative = (ctx: Mocha.Context) => {
 const withGraph = <T>(on: boolean, f: () => T): T => {
   const before = process.env.WORKBENCH_DECODE_GRAPH;
   process.env.WORKBENCH_DECODE_GRAPH = on ? '1' : '0';
-  try { return f(); } finally {
+  try {
+    return f();
+  } finally {
     if (before === undefined) delete process.env.WORKBENCH_DECODE_GRAPH;
     else process.env.WORKBENCH_DECODE_GRAPH = before;
   }
@@ -63,24 +81,33 @@ const withGraph = <T>(on: boolean, f: () => T): T => {
 const withKernels = <T>(v: string, f: () => T): T => {
   const before = process.env.WORKBENCH_KERNELS;
   process.env.WORKBENCH_KERNELS = v;
-  try { return f(); } finally {
+  try {
+    return f();
+  } finally {
     if (before === undefined) delete process.env.WORKBENCH_KERNELS;
     else process.env.WORKBENCH_KERNELS = before;
   }
 };
 /** Where two tensors differ: '' when bit for bit equal, else the count and the largest difference. */
 function differ(a: tf.Tensor, b: tf.Tensor): string {
-  const x = a.dataSync() as Float32Array, y = b.dataSync() as Float32Array;
+  const x = a.dataSync() as Float32Array,
+    y = b.dataSync() as Float32Array;
   if (x.length !== y.length) return `${x.length} against ${y.length} entries`;
-  let n = 0, worst = 0;
+  let n = 0,
+    worst = 0;
   for (let i = 0; i < x.length; i++) {
-    if (!Object.is(x[i], y[i])) { n++; worst = Math.max(worst, Math.abs(x[i] - y[i])); }
+    if (!Object.is(x[i], y[i])) {
+      n++;
+      worst = Math.max(worst, Math.abs(x[i] - y[i]));
+    }
   }
   return n ? `${n} of ${x.length} entries differ, by up to ${worst.toExponential(2)}` : '';
 }
 
 describe('the decode step as one graph (native backend)', () => {
-  before(async () => { await initBackend(); });
+  before(async () => {
+    await initBackend();
+  });
 
   it('names every input and output once (weights, caches, the ALiBi slopes or the learned positions)', () => {
     const alibi = decodeInputs({ layers: 2, heads: 4, dModel: 64, alibi: true, eps: 1e-5 });
@@ -99,8 +126,14 @@ describe('the decode step as one graph (native backend)', () => {
     assert.equal(new Set(prefill).size, prefill.length);
     assert.equal(prefill.length, 2 + 2 + 2 + 2 * 10 + 3 + 1);
     assert.ok(prefill.includes('pos_emb') && prefill.includes('positions') && prefill.at(-1) === 'temperature');
-    assert.deepEqual(prefillOutputs({ layers: 2, heads: 4, dModel: 64, alibi: true, eps: 1e-5 }),
-      ['logits', 'probs', 'l0_k_out', 'l0_v_out', 'l1_k_out', 'l1_v_out']);
+    assert.deepEqual(prefillOutputs({ layers: 2, heads: 4, dModel: 64, alibi: true, eps: 1e-5 }), [
+      'logits',
+      'probs',
+      'l0_k_out',
+      'l0_v_out',
+      'l1_k_out',
+      'l1_v_out',
+    ]);
   });
 
   const variants: [string, ModelConfig][] = [
@@ -115,31 +148,53 @@ describe('the decode step as one graph (native backend)', () => {
       const policy: Policy = createPolicy(config);
       // every weight moved off its initial value (biases start at 0, gains at 1: a dropped bias would pass)
       Object.values(policy.weights).forEach((w, i) =>
-        tf.tidy(() => w.assign(w.add(tf.randomNormal(w.shape, 0, 0.05, 'float32', i)))));
+        tf.tidy(() => w.assign(w.add(tf.randomNormal(w.shape, 0, 0.05, 'float32', i)))),
+      );
       const rng = makeRng(11);
       // prompts of 3 to 31 tokens: the graph's caches (32 columns) grow during the steps
       const prompts = Array.from({ length: 12 }, (_, b) =>
-        Array.from({ length: 3 + ((b * 7) % 29) }, () => 1 + rng.int(V - 1)));
-      const c = policy.config, graphOf = c.arch === 'transformer'
-        ? decodeGraph({ layers: c.layers, heads: c.heads, dModel: c.dModel, alibi: c.positions === 'alibi', eps: 1e-5 })
-        : gruDecodeGraph({ layers: c.layers, dModel: c.dModel, vocab: c.vocab, attend: c.recallAttention === true,
-          eps: 1e-5 });
+        Array.from({ length: 3 + ((b * 7) % 29) }, () => 1 + rng.int(V - 1)),
+      );
+      const c = policy.config,
+        graphOf =
+          c.arch === 'transformer'
+            ? decodeGraph({
+                layers: c.layers,
+                heads: c.heads,
+                dModel: c.dModel,
+                alibi: c.positions === 'alibi',
+                eps: 1e-5,
+              })
+            : gruDecodeGraph({
+                layers: c.layers,
+                dModel: c.dModel,
+                vocab: c.vocab,
+                attend: c.recallAttention === true,
+                eps: 1e-5,
+              });
       assert.ok(graphOf, 'the graph loads (else both sides would run eagerly)');
       const open = () => {
-        const batch = makeBatch(prompts), r = policy.prefill(batch);
+        const batch = makeBatch(prompts),
+          r = policy.prefill(batch);
         disposeBatch(batch);
         return r;
       };
-      const eager = open(), graph = open();
+      const eager = open(),
+        graph = open();
       let rows = prompts.map((_, b) => b);
       for (let s = 0; s < 6; s++) {
-        if (s === 3) { // a third of the rows leave the batch, as sample() drops finished rows
+        if (s === 3) {
+          // a third of the rows leave the batch, as sample() drops finished rows
           const keep = rows.map((_, r) => r).filter((r) => r % 3 !== 0);
           for (const x of [eager, graph]) x.state.select(keep);
           rows = keep.map((r) => rows[r]);
         }
         const ids = rows.map((b) => 1 + ((b * 7 + s) % (V - 1)));
-        const tok = tf.tensor1d(ids, 'int32'), pos = tf.tensor1d(rows.map((b) => prompts[b].length + s), 'int32');
+        const tok = tf.tensor1d(ids, 'int32'),
+          pos = tf.tensor1d(
+            rows.map((b) => prompts[b].length + s),
+            'int32',
+          );
         // odd steps return the next token's probabilities at a temperature (computed inside the graph)
         const t = s % 2 ? [0.7, 1, 1.3][(s - 1) / 2] : undefined;
         const le = withGraph(false, () => policy.step(eager.state, tok, pos, t));
@@ -154,55 +209,76 @@ describe('the decode step as one graph (native backend)', () => {
         if (t) assert.ok(Math.abs((lg.sum(1).dataSync() as Float32Array)[0] - 1) < 1e-5, 'the probabilities sum to 1');
         tf.dispose([tok, pos, le, lg]);
       }
-      for (const x of [eager, graph]) { x.state.dispose(); x.logits.dispose(); }
+      for (const x of [eager, graph]) {
+        x.state.dispose();
+        x.logits.dispose();
+      }
       for (const w of Object.values(policy.weights)) w.dispose();
     });
   }
 
   for (const positions of ['alibi', 'learned'] as const) {
-    it(`kernels 2: the prefill graph gives the eager prefill's logits and caches within 1e-6 (${positions}), ` +
-      'its caches padded with zero room, the same bits on every call; kernels 1 prefills eagerly', function () {
-      skipOffNative(this);
-      const policy = createPolicy({ ...modelConfig('transformer', 'S', 4), positions });
-      Object.values(policy.weights).forEach((w, i) =>
-        tf.tidy(() => w.assign(w.add(tf.randomNormal(w.shape, 0, 0.05, 'float32', 100 + i)))));
-      const rng = makeRng(12);
-      const batch = makeBatch(Array.from({ length: 12 }, (_, b) =>
-        Array.from({ length: 3 + ((b * 7) % 29) }, () => 1 + rng.int(V - 1))));
-      const T = batch.T;
-      const prefill = (kernels: string, graph: boolean) => withKernels(kernels, () => withGraph(graph, () => {
-        const { state, logits } = policy.prefill(batch);
-        const st = state as unknown as { layers: { k: tf.Tensor4D; v: tf.Tensor4D }[]; keyMask: tf.Tensor };
-        const out = { logits, caches: st.layers.flatMap((c) => [c.k, c.v]), keyMask: st.keyMask };
-        return { ...out, dispose: () => { state.dispose(); logits.dispose(); } };
-      }));
-      const eager = prefill('2', false), g = prefill('2', true), again = prefill('2', true), v1 = prefill('1', true);
-      const scale = Math.max(...(eager.logits.dataSync() as Float32Array).map(Math.abs));
-      const within = (a: tf.Tensor, b: tf.Tensor, what: string) => {
-        const x = a.dataSync(), y = b.dataSync();
-        assert.equal(x.length, y.length, what);
-        const worst = Math.max(...Array.from(x, (v, i) => Math.abs(v - y[i])));
-        assert.ok(worst <= 1e-6 * Math.max(1, scale), `${what}: differs by ${worst}`);
-      };
-      within(g.logits, eager.logits, 'logits');
-      assert.equal(differ(g.keyMask, eager.keyMask), '', 'key mask');
-      g.caches.forEach((c, i) => {
-        assert.equal(c.shape[2], T + roomFor(T, T + 1), `cache ${i}: room for the next column`);
-        tf.tidy(() => {
-          within(c.slice([0, 0, 0, 0], [-1, -1, T, -1]), eager.caches[i], `cache ${i}`);
-          const room = c.slice([0, 0, T, 0], [-1, -1, -1, -1]).abs().max().dataSync()[0];
-          assert.equal(room, 0, `cache ${i}: room is zeros`);
+    it(
+      `kernels 2: the prefill graph gives the eager prefill's logits and caches within 1e-6 (${positions}), ` +
+        'its caches padded with zero room, the same bits on every call; kernels 1 prefills eagerly',
+      function () {
+        skipOffNative(this);
+        const policy = createPolicy({ ...modelConfig('transformer', 'S', 4), positions });
+        Object.values(policy.weights).forEach((w, i) =>
+          tf.tidy(() => w.assign(w.add(tf.randomNormal(w.shape, 0, 0.05, 'float32', 100 + i)))),
+        );
+        const rng = makeRng(12);
+        const batch = makeBatch(
+          Array.from({ length: 12 }, (_, b) => Array.from({ length: 3 + ((b * 7) % 29) }, () => 1 + rng.int(V - 1))),
+        );
+        const T = batch.T;
+        const prefill = (kernels: string, graph: boolean) =>
+          withKernels(kernels, () =>
+            withGraph(graph, () => {
+              const { state, logits } = policy.prefill(batch);
+              const st = state as unknown as { layers: { k: tf.Tensor4D; v: tf.Tensor4D }[]; keyMask: tf.Tensor };
+              const out = { logits, caches: st.layers.flatMap((c) => [c.k, c.v]), keyMask: st.keyMask };
+              return {
+                ...out,
+                dispose: () => {
+                  state.dispose();
+                  logits.dispose();
+                },
+              };
+            }),
+          );
+        const eager = prefill('2', false),
+          g = prefill('2', true),
+          again = prefill('2', true),
+          v1 = prefill('1', true);
+        const scale = Math.max(...(eager.logits.dataSync() as Float32Array).map(Math.abs));
+        const within = (a: tf.Tensor, b: tf.Tensor, what: string) => {
+          const x = a.dataSync(),
+            y = b.dataSync();
+          assert.equal(x.length, y.length, what);
+          const worst = Math.max(...Array.from(x, (v, i) => Math.abs(v - y[i])));
+          assert.ok(worst <= 1e-6 * Math.max(1, scale), `${what}: differs by ${worst}`);
+        };
+        within(g.logits, eager.logits, 'logits');
+        assert.equal(differ(g.keyMask, eager.keyMask), '', 'key mask');
+        g.caches.forEach((c, i) => {
+          assert.equal(c.shape[2], T + roomFor(T, T + 1), `cache ${i}: room for the next column`);
+          tf.tidy(() => {
+            within(c.slice([0, 0, 0, 0], [-1, -1, T, -1]), eager.caches[i], `cache ${i}`);
+            const room = c.slice([0, 0, T, 0], [-1, -1, -1, -1]).abs().max().dataSync()[0];
+            assert.equal(room, 0, `cache ${i}: room is zeros`);
+          });
+          assert.equal(differ(again.caches[i], c), '', `cache ${i}: a second call`);
+          assert.equal(v1.caches[i].shape[2], T, `kernels 1: cache ${i} is the eager prefill's`);
+          assert.equal(differ(v1.caches[i], eager.caches[i]), '', `kernels 1: cache ${i}`);
         });
-        assert.equal(differ(again.caches[i], c), '', `cache ${i}: a second call`);
-        assert.equal(v1.caches[i].shape[2], T, `kernels 1: cache ${i} is the eager prefill's`);
-        assert.equal(differ(v1.caches[i], eager.caches[i]), '', `kernels 1: cache ${i}`);
-      });
-      assert.equal(differ(again.logits, g.logits), '', 'logits: a second call');
-      assert.equal(differ(v1.logits, eager.logits), '', 'kernels 1: logits');
-      for (const x of [eager, g, again, v1]) x.dispose();
-      disposeBatch(batch);
-      for (const w of Object.values(policy.weights)) w.dispose();
-    });
+        assert.equal(differ(again.logits, g.logits), '', 'logits: a second call');
+        assert.equal(differ(v1.logits, eager.logits), '', 'kernels 1: logits');
+        for (const x of [eager, g, again, v1]) x.dispose();
+        disposeBatch(batch);
+        for (const w of Object.values(policy.weights)) w.dispose();
+      },
+    );
   }
 
   for (const arch of ['transformer', 'gru'] as const) {

@@ -13,7 +13,10 @@ interface ModelResult {
   weightHash: string;
   weightSum: number;
 }
-interface ProbeResult { backend: string; models: Record<string, ModelResult> }
+interface ProbeResult {
+  backend: string;
+  models: Record<string, ModelResult>;
+}
 
 const NOT_INSTALLED = 'native backend is not installed';
 const FAMILIES = ['transformer', 'gru'];
@@ -21,18 +24,23 @@ const FAMILIES = ['transformer', 'gru'];
 // 0.9e-7 (transformer) and 1.7e-7 (GRU); worst per-weight gradient difference, max |g_tf - g_wasm| / max |g_wasm|,
 // 5.8e-7 (transformer, l0.ln1_g) and 5.8e-7 (GRU, att_q); after 3 PPO steps the statistics differ by <= 1.3e-6
 // relative. Tolerances are about 50x above those: float32 summation order, not a wrong kernel.
-const LOSS_TOL = 1e-5, GRAD_TOL = 3e-5, STEPS_TOL = 1e-4;
+const LOSS_TOL = 1e-5,
+  GRAD_TOL = 3e-5,
+  STEPS_TOL = 1e-4;
 
 /** Run the probe on one backend; resolves to its result, or to null when the native backend is not installed. */
 function probe(backend: 'wasm' | 'tensorflow', env: NodeJS.ProcessEnv = {}): Promise<ProbeResult | null> {
   return new Promise((resolve, reject) => {
-    execFile('./node_modules/.bin/tsx', ['test/fixtures/engine-probe.ts'],
+    execFile(
+      './node_modules/.bin/tsx',
+      ['test/fixtures/engine-probe.ts'],
       { env: { ...process.env, ...env, TFJS_BACKEND: backend }, maxBuffer: 64 << 20, timeout: 60000 },
       (err, stdout, stderr) => {
         if (!err) return resolve(JSON.parse(stdout) as ProbeResult);
         if (backend === 'tensorflow' && stderr.includes(NOT_INSTALLED)) return resolve(null);
         reject(new Error(`engine probe on ${backend} failed: ${err.message}\n${stderr.slice(-2000)}`));
-      });
+      },
+    );
   });
 }
 
@@ -40,25 +48,31 @@ function probe(backend: 'wasm' | 'tensorflow', env: NodeJS.ProcessEnv = {}): Pro
 const runs: Record<string, Promise<ProbeResult | null>[]> = { wasm: [], tensorflow: [] };
 const run = (backend: 'wasm' | 'tensorflow', i: number) => (runs[backend][i] ??= probe(backend));
 
-const describeEngine = (e: Record<string, string | number>) => e.backend === 'tensorflow'
-  ? `tensorflow (TensorFlow ${e.tensorflow}, ${e.intraOpThreads} intra-op / ${e.interOpThreads} inter-op thread` +
-    `${Number(e.interOpThreads) > 1 ? 's' : ''})`
-  : `${e.backend} (tfjs ${e.tfjs}, ${e.threads} thread)`;
+const describeEngine = (e: Record<string, string | number>) =>
+  e.backend === 'tensorflow'
+    ? `tensorflow (TensorFlow ${e.tensorflow}, ${e.intraOpThreads} intra-op / ${e.interOpThreads} inter-op thread` +
+      `${Number(e.interOpThreads) > 1 ? 's' : ''})`
+    : `${e.backend} (tfjs ${e.tfjs}, ${e.threads} thread)`;
 
 /** Worst max |a - b| / max |a| over the weights, and which weight; every weight must have a non-zero gradient. */
 function worstGradDiff(a: Record<string, number[]>, b: Record<string, number[]>, what: string) {
   assert.deepEqual(Object.keys(b).sort(), Object.keys(a).sort(), `${what}: the two backends name different weights`);
-  let worst = 0, at = '';
+  let worst = 0,
+    at = '';
   for (const [name, ga] of Object.entries(a)) {
     const gb = b[name];
     assert.equal(gb.length, ga.length, `${what}: gradient of ${name} has ${gb.length} entries, expected ${ga.length}`);
-    let scale = 0, diff = 0;
+    let scale = 0,
+      diff = 0;
     for (let i = 0; i < ga.length; i++) {
       scale = Math.max(scale, Math.abs(ga[i]));
       diff = Math.max(diff, Math.abs(ga[i] - gb[i]));
     }
     assert.ok(scale > 0, `${what}: the loss gives weight ${name} no gradient (the test would not cover it)`);
-    if (diff / scale > worst) { worst = diff / scale; at = name; }
+    if (diff / scale > worst) {
+      worst = diff / scale;
+      at = name;
+    }
   }
   return { worst, at };
 }
@@ -72,15 +86,24 @@ function skip(ctx: Mocha.Context): never {
 /** Bit-for-bit comparison of two runs of the probe on the same backend. */
 function assertIdentical(a: ProbeResult, b: ProbeResult) {
   for (const arch of FAMILIES) {
-    const x = a.models[arch], y = b.models[arch], what = `${a.backend} ${arch}`;
+    const x = a.models[arch],
+      y = b.models[arch],
+      what = `${a.backend} ${arch}`;
     assert.equal(y.loss, x.loss, `${what}: loss differs between two processes`);
     for (const [name, g] of Object.entries(x.grads)) {
       const differing = g.filter((v, i) => v !== y.grads[name][i]).length;
-      assert.equal(differing, 0, `${what}: ${differing} of ${g.length} gradient entries of ${name} differ between runs`);
+      assert.equal(
+        differing,
+        0,
+        `${what}: ${differing} of ${g.length} gradient entries of ${name} differ between runs`,
+      );
     }
     assert.deepEqual(y.steps, x.steps, `${what}: the 3 PPO steps' statistics differ between processes`);
-    assert.equal(y.weightHash, x.weightHash,
-      `${what}: final weights differ between processes (sums ${x.weightSum} and ${y.weightSum})`);
+    assert.equal(
+      y.weightHash,
+      x.weightHash,
+      `${what}: final weights differ between processes (sums ${x.weightSum} and ${y.weightSum})`,
+    );
   }
 }
 
@@ -97,10 +120,13 @@ describe('tensor engines: native TensorFlow vs wasm, and determinism', function 
     assert.equal(wasm!.backend, 'wasm');
     assert.equal(native.backend, 'tensorflow');
     for (const arch of FAMILIES) {
-      const w = wasm!.models[arch], n = native.models[arch];
+      const w = wasm!.models[arch],
+        n = native.models[arch];
       const lossRel = Math.abs(n.loss - w.loss) / Math.abs(w.loss);
-      assert.ok(lossRel <= LOSS_TOL,
-        `${arch}: loss ${n.loss} (tensorflow) vs ${w.loss} (wasm), relative difference ${lossRel} > ${LOSS_TOL}`);
+      assert.ok(
+        lossRel <= LOSS_TOL,
+        `${arch}: loss ${n.loss} (tensorflow) vs ${w.loss} (wasm), relative difference ${lossRel} > ${LOSS_TOL}`,
+      );
       const { worst, at } = worstGradDiff(w.grads, n.grads, arch);
       assert.ok(worst <= GRAD_TOL, `${arch}: gradient of ${at} differs by ${worst} of its max |g| (> ${GRAD_TOL})`);
       w.steps.forEach((s, i) => {
@@ -118,9 +144,11 @@ describe('tensor engines: native TensorFlow vs wasm, and determinism', function 
     assertIdentical(a, b);
   });
 
-  it('the BFC allocator changes no number: the probe with TensorFlow\'s default CPU allocator is identical',
-    async function () {
-    const [a, b] = await Promise.all([run('tensorflow', 0), probe('tensorflow', { TF_CPU_ALLOCATOR_USE_BFC: 'false' })]);
+  it("the BFC allocator changes no number: the probe with TensorFlow's default CPU allocator is identical", async function () {
+    const [a, b] = await Promise.all([
+      run('tensorflow', 0),
+      probe('tensorflow', { TF_CPU_ALLOCATOR_USE_BFC: 'false' }),
+    ]);
     if (!a || !b) skip(this);
     assertIdentical(a, b);
   });

@@ -5,8 +5,18 @@ import * as fs from 'node:fs';
 import { initBackend } from '../src/models/backend.js';
 import { createPolicy, loadPolicy } from '../src/models/index.js';
 import { modelConfig } from '../src/models/policy.js';
-import { defaultEvolmConfig, generatorReward, makeEvolmTrainer, needsGeneratorPolicy, PAIR_SOURCES, pairMembers, phaseOf, sampleLayout,
-  temporalGapSteps, type EvolmConfig } from '../src/methods/evolm.js';
+import {
+  defaultEvolmConfig,
+  generatorReward,
+  makeEvolmTrainer,
+  needsGeneratorPolicy,
+  PAIR_SOURCES,
+  pairMembers,
+  phaseOf,
+  sampleLayout,
+  temporalGapSteps,
+  type EvolmConfig,
+} from '../src/methods/evolm.js';
 import type { Policy } from '../src/models/policy.js';
 import { oracleJudge } from '../src/models/verifier.js';
 import { referenceRubric } from '../src/rubrics/rubric.js';
@@ -20,10 +30,10 @@ describe('EvoLM (hand-computed)', () => {
   it('a second policy writes rubrics for the separate generator or the frozen cold start only', () => {
     const needs = (rubricSource: EvolmConfig['rubricSource'], generatorWeights: EvolmConfig['generatorWeights']) =>
       needsGeneratorPolicy({ rubricSource, generatorWeights });
-    assert.equal(needs('generator', 'shared'), false);        // the policy itself writes
-    assert.equal(needs('generator', 'separate'), true);       // the generator's own weights
-    assert.equal(needs('frozen_coldstart', 'shared'), true);  // the frozen cold-start copy
-    assert.equal(needs('teacher', 'shared'), false);          // the teacher's reference rubric, no policy
+    assert.equal(needs('generator', 'shared'), false); // the policy itself writes
+    assert.equal(needs('generator', 'separate'), true); // the generator's own weights
+    assert.equal(needs('frozen_coldstart', 'shared'), true); // the frozen cold-start copy
+    assert.equal(needs('teacher', 'shared'), false); // the teacher's reference rubric, no policy
   });
   it('generator reward: 0.7 margin + 0.3 format; nothing for an unparsed rubric', () => {
     assert.ok(Math.abs(generatorReward(true, 0.9, 0.4) - (0.7 * 0.5 + 0.3)) < 1e-12);
@@ -32,18 +42,43 @@ describe('EvoLM (hand-computed)', () => {
   });
   it('alternates K policy and K generator steps; sequential trains the generator first', () => {
     const alt = { steps: 20, schedule: 'alternate' as const, alternation: 0, alternationFraction: 0.1 };
-    assert.deepEqual([0, 1, 2, 3, 4, 5].map((s) => phaseOf(s, alt)), ['policy', 'policy', 'generator', 'generator', 'policy', 'policy']);
+    assert.deepEqual(
+      [0, 1, 2, 3, 4, 5].map((s) => phaseOf(s, alt)),
+      ['policy', 'policy', 'generator', 'generator', 'policy', 'policy'],
+    );
     assert.equal(phaseOf(5, { ...alt, alternation: 5 }), 'generator');
     const seq = { steps: 3, schedule: 'sequential' as const, alternation: 0, alternationFraction: 0.1 };
-    assert.deepEqual([0, 2, 3, 5].map((s) => phaseOf(s, seq)), ['generator', 'generator', 'policy', 'policy']);
+    assert.deepEqual(
+      [0, 2, 3, 5].map((s) => phaseOf(s, seq)),
+      ['generator', 'generator', 'policy', 'policy'],
+    );
   });
   it('the generator reads an answer outside the scored group and outside every pair', () => {
     // policy step: 3 prompts x (4 scored + 1 read), prompt g's samples at 5g .. 5g + 4
-    assert.deepEqual(sampleLayout(3, 4), { scored: [[0, 1, 2, 3], [5, 6, 7, 8], [10, 11, 12, 13]], read: [4, 9, 14] });
+    assert.deepEqual(sampleLayout(3, 4), {
+      scored: [
+        [0, 1, 2, 3],
+        [5, 6, 7, 8],
+        [10, 11, 12, 13],
+      ],
+      read: [4, 9, 14],
+    });
     // where nothing reads an answer (teacher rubrics, rubrics from the question alone) no extra one is drawn
-    assert.deepEqual(sampleLayout(2, 3, false), { scored: [[0, 1, 2], [3, 4, 5]], read: [] });
-    for (const [P, n] of [[3, 4], [16, 8], [2, 1], [5, 1]]) {
-      const { scored, read } = sampleLayout(P, n), all = scored.flat();
+    assert.deepEqual(sampleLayout(2, 3, false), {
+      scored: [
+        [0, 1, 2],
+        [3, 4, 5],
+      ],
+      read: [],
+    });
+    for (const [P, n] of [
+      [3, 4],
+      [16, 8],
+      [2, 1],
+      [5, 1],
+    ]) {
+      const { scored, read } = sampleLayout(P, n),
+        all = scored.flat();
       assert.equal(new Set([...all, ...read]).size, P * (n + 1), 'every sample has one use');
       read.forEach((r) => assert.ok(!all.includes(r), `read ${r} is scored`));
       if (n !== 1) continue;
@@ -72,38 +107,84 @@ describe('EvoLM (hand-computed)', () => {
   });
   it('judge-only rows have no generator phase', () => {
     const alt = { steps: 20, schedule: 'alternate' as const, alternation: 0, alternationFraction: 0.1 };
-    assert.deepEqual([0, 2, 3].map((s) => phaseOf(s, { ...alt, rubricSource: 'teacher' })), ['policy', 'policy', 'policy']);
+    assert.deepEqual(
+      [0, 2, 3].map((s) => phaseOf(s, { ...alt, rubricSource: 'teacher' })),
+      ['policy', 'policy', 'policy'],
+    );
     assert.equal(phaseOf(0, { ...alt, schedule: 'sequential', rubricSource: 'frozen_coldstart' }), 'policy');
   });
 });
 
 describe('EvoLM training', function () {
   this.timeout(120000);
-  before(async () => { await initBackend(); });
+  before(async () => {
+    await initBackend();
+  });
   it('names bad options', () => {
     const policy = createPolicy(modelConfig('transformer', 'S', 1));
-    assert.throws(() => makeEvolmTrainer(policy, { ...defaultEvolmConfig, schedule: 'both' as never }), (e: Error) => e instanceof ConfigError && /schedule/.test(e.message));
-    assert.throws(() => makeEvolmTrainer(policy, { ...defaultEvolmConfig, pairSources: { temporal: 0, perturbation: 0, rubric_conditioned: 0 } }), /positive total/);
+    assert.throws(
+      () => makeEvolmTrainer(policy, { ...defaultEvolmConfig, schedule: 'both' as never }),
+      (e: Error) => e instanceof ConfigError && /schedule/.test(e.message),
+    );
+    assert.throws(
+      () =>
+        makeEvolmTrainer(policy, {
+          ...defaultEvolmConfig,
+          pairSources: { temporal: 0, perturbation: 0, rubric_conditioned: 0 },
+        }),
+      /positive total/,
+    );
     assert.throws(() => makeEvolmTrainer(policy, defaultEvolmConfig), /verifier "learned" needs/);
     const oracle = { ...defaultEvolmConfig, verifier: 'oracle' as const };
-    assert.throws(() => makeEvolmTrainer(policy, { ...oracle, generatorWeights: 'separate' }), /needs the generator policy/);
-    assert.throws(() => makeEvolmTrainer(policy, { ...oracle, rubricSource: 'frozen_coldstart' }), /needs the generator policy/);
+    assert.throws(
+      () => makeEvolmTrainer(policy, { ...oracle, generatorWeights: 'separate' }),
+      /needs the generator policy/,
+    );
+    assert.throws(
+      () => makeEvolmTrainer(policy, { ...oracle, rubricSource: 'frozen_coldstart' }),
+      /needs the generator policy/,
+    );
     assert.throws(() => makeEvolmTrainer(policy, oracle, undefined, policy), /generator policy is for/);
-    assert.throws(() => makeEvolmTrainer(policy, { ...oracle, rubricSource: 'teacher', generatorWeights: 'separate' }), /needs rubricSource "generator"/);
-    assert.throws(() => makeEvolmTrainer(policy, { ...oracle, temporalGapFraction: [0.5, 0.1] }), /temporalGapFraction/);
+    assert.throws(
+      () => makeEvolmTrainer(policy, { ...oracle, rubricSource: 'teacher', generatorWeights: 'separate' }),
+      /needs rubricSource "generator"/,
+    );
+    assert.throws(
+      () => makeEvolmTrainer(policy, { ...oracle, temporalGapFraction: [0.5, 0.1] }),
+      /temporalGapFraction/,
+    );
   });
   it('one policy step and one generator step (every pair source) from the cold start', function () {
     if (!fs.existsSync(coldStartCheckpoint('S'))) this.skip();
     const policy = loadPolicy(coldStartCheckpoint('S'));
-    const t = makeEvolmTrainer(policy, { ...defaultEvolmConfig, steps: 2, alternation: 1, prompts: 3, rollouts: 2, verifier: 'oracle' });
-    const m0 = t.step(0, makeRng(1)), m1 = t.step(1, makeRng(2));
-    assert.equal(m0.phase, 0); assert.equal(m1.phase, 1);
-    for (const k of ['accuracy', 'judge_score', 'format_rate', 'policy/pg_loss']) assert.ok(Number.isFinite(m0[k]), `${k} = ${m0[k]}`);
-    for (const k of ['generator_reward', 'margin', 'pair_accuracy', 'generator/pg_loss']) assert.ok(Number.isFinite(m1[k]), `${k} = ${m1[k]}`);
+    const t = makeEvolmTrainer(policy, {
+      ...defaultEvolmConfig,
+      steps: 2,
+      alternation: 1,
+      prompts: 3,
+      rollouts: 2,
+      verifier: 'oracle',
+    });
+    const m0 = t.step(0, makeRng(1)),
+      m1 = t.step(1, makeRng(2));
+    assert.equal(m0.phase, 0);
+    assert.equal(m1.phase, 1);
+    for (const k of ['accuracy', 'judge_score', 'format_rate', 'policy/pg_loss'])
+      assert.ok(Number.isFinite(m0[k]), `${k} = ${m0[k]}`);
+    for (const k of ['generator_reward', 'margin', 'pair_accuracy', 'generator/pg_loss'])
+      assert.ok(Number.isFinite(m1[k]), `${k} = ${m1[k]}`);
     assert.ok(m0.judge_score >= 0 && m0.judge_score <= 1);
     for (const src of ['temporal', 'perturbation', 'rubric_conditioned'] as const) {
       const only = { temporal: 0, perturbation: 0, rubric_conditioned: 0, [src]: 1 };
-      const m = makeEvolmTrainer(policy, { ...defaultEvolmConfig, steps: 1, alternation: 1, prompts: 2, rollouts: 2, verifier: 'oracle', pairSources: only }).step(1, makeRng(3));
+      const m = makeEvolmTrainer(policy, {
+        ...defaultEvolmConfig,
+        steps: 1,
+        alternation: 1,
+        prompts: 2,
+        rollouts: 2,
+        verifier: 'oracle',
+        pairSources: only,
+      }).step(1, makeRng(3));
       assert.equal(m[`pairs/${src}`], 1);
       assert.ok(Number.isFinite(m.generator_reward));
     }
@@ -113,12 +194,16 @@ describe('EvoLM training', function () {
     const c = { ...defaultEvolmConfig, steps: 2, alternation: 1, prompts: 3, rollouts: 2, verifier: 'oracle' as const };
     const t = makeEvolmTrainer(loadPolicy(coldStartCheckpoint('S')), c);
     for (let step = 0; step < 4; step++) {
-      const m = t.step(step, makeRng(11 + step)), b = t.lastBatch();
+      const m = t.step(step, makeRng(11 + step)),
+        b = t.lastBatch();
       const used = new Set(m.phase === 0 ? b.scored : b.paired);
       if (m.phase === 0) assert.equal(b.scored.length, c.prompts * c.rollouts);
       else assert.ok(b.paired.length >= c.prompts, 'every pair has a plain member');
       // one read per rubric written: per prompt in a policy step, per rubric (and first rubric) in a generator step
-      assert.ok(b.read.length >= (m.phase === 0 ? c.prompts : c.prompts * c.rollouts), `step ${step}: ${b.read.length}`);
+      assert.ok(
+        b.read.length >= (m.phase === 0 ? c.prompts : c.prompts * c.rollouts),
+        `step ${step}: ${b.read.length}`,
+      );
       for (const i of b.read) {
         assert.ok(Number.isInteger(i) && i >= 0 && i < c.prompts * (m.phase === 0 ? c.rollouts + 1 : 2), `index ${i}`);
         assert.ok(!used.has(i), `step ${step} (phase ${m.phase}): the writer read answer ${i}, which the step uses`);
@@ -130,13 +215,21 @@ describe('EvoLM training', function () {
     const { preferencePairs, rubricatorQuality } = await import('../src/methods/rubric-quality.js');
     const policy = loadPolicy(coldStartCheckpoint('S'));
     const pairs = preferencePairs(policy, 1, 4, makeRng(1)).slice(0, 6);
-    const judge = (xs: { c: Parameters<typeof oracleJudge>[0]; p: Parameters<typeof oracleJudge>[1]; completion: string[] }[]) =>
-      xs.map((x) => oracleJudge(x.c, x.p, x.completion));
+    const judge = (
+      xs: { c: Parameters<typeof oracleJudge>[0]; p: Parameters<typeof oracleJudge>[1]; completion: string[] }[],
+    ) => xs.map((x) => oracleJudge(x.c, x.p, x.completion));
     // no rubric parses from the question alone (format rate 0.000 in results/coldstart/question.csv): every pair ties
     assert.equal(rubricatorQuality(policy, pairs, judge, makeRng(2), 'question'), 0.5);
     assert.notEqual(rubricatorQuality(policy, pairs, judge, makeRng(2)), 0.5);
   });
-  const small = { ...defaultEvolmConfig, steps: 2, alternation: 1, prompts: 3, rollouts: 4, verifier: 'oracle' as const };
+  const small = {
+    ...defaultEvolmConfig,
+    steps: 2,
+    alternation: 1,
+    prompts: 3,
+    rollouts: 4,
+    verifier: 'oracle' as const,
+  };
   it('judge-only rows: the reward is J and nothing else, no labels', function () {
     if (!fs.existsSync(coldStartCheckpoint('S'))) this.skip();
     // teacher rubrics: the reward of every rollout is J recomputed here from the reference rubric and the oracle judge
@@ -149,13 +242,21 @@ describe('EvoLM training', function () {
     for (const r of rs) {
       assert.deepEqual(Object.keys(r.components), ['judge']);
       const items = referenceRubric(r.problem).items;
-      const J = normalisedScore(items.map((i) => i.points), items.map((i) => oracleJudge(i.criterion, r.problem, decode(r.completion))));
+      const J = normalisedScore(
+        items.map((i) => i.points),
+        items.map((i) => oracleJudge(i.criterion, r.problem, decode(r.completion))),
+      );
       assert.equal(r.reward, J);
     }
     assert.ok(new Set(rs.map((r) => r.reward)).size > 1, 'J varies, so the check is not vacuous');
     // rubrics written by the frozen cold start: J alone, in [0, 1]
     const frozen = loadPolicy(coldStartCheckpoint('S'));
-    const u = makeEvolmTrainer(loadPolicy(coldStartCheckpoint('S')), { ...small, rubricSource: 'frozen_coldstart' }, undefined, frozen);
+    const u = makeEvolmTrainer(
+      loadPolicy(coldStartCheckpoint('S')),
+      { ...small, rubricSource: 'frozen_coldstart' },
+      undefined,
+      frozen,
+    );
     const before = weightsOf(frozen);
     u.step(0, makeRng(8));
     for (const r of u.lastRollouts()) {
@@ -166,10 +267,12 @@ describe('EvoLM training', function () {
   });
   it('two models: a generator step leaves the policy untouched, a policy step the generator', function () {
     if (!fs.existsSync(coldStartCheckpoint('S'))) this.skip();
-    const policy = loadPolicy(coldStartCheckpoint('S')), generator = loadPolicy(coldStartCheckpoint('S'));
+    const policy = loadPolicy(coldStartCheckpoint('S')),
+      generator = loadPolicy(coldStartCheckpoint('S'));
     const c: EvolmConfig = { ...small, generatorWeights: 'separate' };
     const t = makeEvolmTrainer(policy, c, undefined, generator);
-    const p0 = weightsOf(policy), g0 = weightsOf(generator);
+    const p0 = weightsOf(policy),
+      g0 = weightsOf(generator);
     const m0 = t.step(0, makeRng(11));
     assert.equal(m0.phase, 0);
     const p1 = weightsOf(policy);
@@ -181,7 +284,10 @@ describe('EvoLM training', function () {
     // the generator writes the rubrics: an untrained (random) generator writes none that parse, the cold start does
     const random = createPolicy(policy.config);
     const r0 = makeEvolmTrainer(loadPolicy(coldStartCheckpoint('S')), c, undefined, random).step(0, makeRng(11));
-    assert.ok(m0.format_rate > 0 && r0.format_rate === 0, `format rate ${m0.format_rate} (cold start), ${r0.format_rate} (random)`);
+    assert.ok(
+      m0.format_rate > 0 && r0.format_rate === 0,
+      `format rate ${m0.format_rate} (cold start), ${r0.format_rate} (random)`,
+    );
   });
 });
 

@@ -4,7 +4,16 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { readCsv, toCsv, writeCsv } from '../src/io/table.js';
-import { archiveRun, batchProgress, claimJob, lastProgress, processAlive, runJobs, stepLine, stepShare } from '../src/io/jobs.js';
+import {
+  archiveRun,
+  batchProgress,
+  claimJob,
+  lastProgress,
+  processAlive,
+  runJobs,
+  stepLine,
+  stepShare,
+} from '../src/io/jobs.js';
 import { spawn } from 'node:child_process';
 import { drawsStatus, progressBar, statusLine, stepOf, tail, TerminalStatus } from '../src/io/progress.js';
 import { findFinishedRuns, loadJsonConfig, openRun, readMetrics } from '../src/io/run.js';
@@ -26,15 +35,22 @@ const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'wb-'));
 describe('tidy tables', () => {
   it('round-trip numbers, strings with commas and quotes', () => {
     const f = path.join(tmp(), 't.csv');
-    writeCsv(f, [{ a: 1.5, b: 'x,y', c: 'say "hi"' }, { a: -2e-9, b: 'plain', c: '' }]);
-    assert.deepEqual(readCsv(f), [{ a: 1.5, b: 'x,y', c: 'say "hi"' }, { a: -2e-9, b: 'plain', c: '' }]);
+    writeCsv(f, [
+      { a: 1.5, b: 'x,y', c: 'say "hi"' },
+      { a: -2e-9, b: 'plain', c: '' },
+    ]);
+    assert.deepEqual(readCsv(f), [
+      { a: 1.5, b: 'x,y', c: 'say "hi"' },
+      { a: -2e-9, b: 'plain', c: '' },
+    ]);
   });
   it('refuse to write NaN or a row missing a column', () => {
     assert.throws(() => toCsv([{ a: NaN }]), /non-finite/);
     assert.throws(() => toCsv([{ a: 1, b: 2 }, { a: 1 }]), /missing column "b"/);
   });
   it('are written atomically: no temp files left, old content replaced whole', () => {
-    const d = tmp(), f = path.join(d, 't.csv');
+    const d = tmp(),
+      f = path.join(d, 't.csv');
     writeCsv(f, [{ a: 1 }]);
     writeCsv(f, [{ a: 2 }]);
     assert.deepEqual(fs.readdirSync(d), ['t.csv']);
@@ -61,7 +77,10 @@ describe('run directory', () => {
     assert.ok(!fs.existsSync(path.join(d, 'done.json')), 'not finished yet');
     run.finish();
     assert.ok(fs.existsSync(path.join(d, 'done.json')));
-    assert.deepEqual(readMetrics(d), [{ step: 0, reward: 1 }, { step: 1, reward: 0.5 }]);
+    assert.deepEqual(readMetrics(d), [
+      { step: 0, reward: 1 },
+      { step: 1, reward: 0.5 },
+    ]);
   });
   it('reads back the finished steps of an interrupted run (torn last line)', async () => {
     const d = path.join(tmp(), 'run');
@@ -85,11 +104,23 @@ describe('config errors name the parameter', () => {
   });
   it('for a theory config: unknown keys, nested bad values, negative step size', () => {
     assert.throws(() => mergeConfig(defaultTheoryConfig, { Kz: [3] }), /unknown config key "Kz"/);
-    assert.throws(() => mergeConfig(defaultTheoryConfig, { stochastic: { lrr: 1 } }), /unknown config key "stochastic.lrr"/);
-    assert.throws(() => checkTheoryConfig(mergeConfig(defaultTheoryConfig, { Ks: [3, 4] })), /Ks\[1\] must be an odd integer/);
-    assert.throws(() => checkTheoryConfig(mergeConfig(defaultTheoryConfig, { stochastic: { lr: -0.1 } })), /stochastic.lr must be > 0/);
+    assert.throws(
+      () => mergeConfig(defaultTheoryConfig, { stochastic: { lrr: 1 } }),
+      /unknown config key "stochastic.lrr"/,
+    );
+    assert.throws(
+      () => checkTheoryConfig(mergeConfig(defaultTheoryConfig, { Ks: [3, 4] })),
+      /Ks\[1\] must be an odd integer/,
+    );
+    assert.throws(
+      () => checkTheoryConfig(mergeConfig(defaultTheoryConfig, { stochastic: { lr: -0.1 } })),
+      /stochastic.lr must be > 0/,
+    );
     assert.throws(() => checkTheoryConfig(mergeConfig(defaultTheoryConfig, { eta: -1 })), /eta must be > 0/);
-    assert.throws(() => checkTheoryConfig(mergeConfig(defaultTheoryConfig, { stochastic: { offsets: [1.5] } })), /stochastic.offsets\[0\]/);
+    assert.throws(
+      () => checkTheoryConfig(mergeConfig(defaultTheoryConfig, { stochastic: { offsets: [1.5] } })),
+      /stochastic.offsets\[0\]/,
+    );
     assert.doesNotThrow(() => checkTheoryConfig(mergeConfig(defaultTheoryConfig, { Ks: [3] })));
   });
   it('for a malformed config file', () => {
@@ -107,9 +138,15 @@ describe('config errors name the parameter', () => {
 
 describe('aggregation over seeds (danfojs)', () => {
   it('gives mean and Student-t 95% CI by hand', () => {
-    const rows = [{ g: 'a', v: 1 }, { g: 'a', v: 2 }, { g: 'a', v: 4 }, { g: 'b', v: 3 }];
+    const rows = [
+      { g: 'a', v: 1 },
+      { g: 'a', v: 2 },
+      { g: 'a', v: 4 },
+      { g: 'b', v: 3 },
+    ];
     const out = meanCi(rows, ['g'], ['v']);
-    const a = out.find((r) => r.g === 'a')!, b = out.find((r) => r.g === 'b')!;
+    const a = out.find((r) => r.g === 'a')!,
+      b = out.find((r) => r.g === 'b')!;
     assert.ok(Math.abs(Number(a.v_mean) - 7 / 3) < 1e-12);
     const sd = Math.sqrt(((1 - 7 / 3) ** 2 + (2 - 7 / 3) ** 2 + (4 - 7 / 3) ** 2) / 2);
     assert.ok(Math.abs(Number(a.v_ci95) - (4.303 * sd) / Math.sqrt(3)) < 1e-9);
@@ -145,7 +182,9 @@ const quiet = () => {};
 describe('job pool archive', function () {
   this.timeout(60000);
   it('archives a finished run without its weights or log, then counts the archived run as done', async () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-arch-')), dir = path.join(root, 'runs', 'r'), archive = path.join(root, 'archive', 'r');
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-arch-')),
+      dir = path.join(root, 'runs', 'r'),
+      archive = path.join(root, 'archive', 'r');
     const write = `const fs=require('fs'),p=require('path'),d=${JSON.stringify(dir)};for(const f of ['final.csv','checkpoint.json','done.json'])fs.writeFileSync(p.join(d,f),f);`;
     const job = { label: 'r', args: ['-e', write], dir, archive };
     assert.equal(await runJobs('test', [job], 1, quiet), 0);
@@ -155,14 +194,25 @@ describe('job pool archive', function () {
     assert.equal(await runJobs('test', [job], 1, quiet), 0);
     assert.equal(fs.existsSync(dir), false);
     // a run finished before it had an archive is archived when a pool with one sees it
-    const dir2 = path.join(root, 'runs', 'old'), archive2 = path.join(root, 'archive', 'old');
+    const dir2 = path.join(root, 'runs', 'old'),
+      archive2 = path.join(root, 'archive', 'old');
     fs.mkdirSync(dir2, { recursive: true });
     for (const f of ['final.csv', 'done.json', 'log.txt']) fs.writeFileSync(path.join(dir2, f), f);
-    assert.equal(await runJobs('test', [{ label: 'old', args: ['-e', 'process.exit(3)'], dir: dir2, archive: archive2 }], 1, quiet), 0);
+    assert.equal(
+      await runJobs(
+        'test',
+        [{ label: 'old', args: ['-e', 'process.exit(3)'], dir: dir2, archive: archive2 }],
+        1,
+        quiet,
+      ),
+      0,
+    );
     assert.deepEqual(fs.readdirSync(archive2).sort(), ['SHA256SUMS', 'done.json', 'final.csv']);
   });
   it('does not archive a failed run', async () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-arch-')), dir = path.join(root, 'r'), archive = path.join(root, 'a');
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-arch-')),
+      dir = path.join(root, 'r'),
+      archive = path.join(root, 'a');
     assert.equal(await runJobs('test', [{ label: 'bad', args: ['-e', 'process.exit(2)'], dir, archive }], 1, quiet), 1);
     assert.equal(fs.existsSync(archive), false);
   });
@@ -175,11 +225,13 @@ describe('job pool deadline', () => {
     try {
       assert.equal(await runJobs('test', [{ label: 'late', args: ['-e', '0'], dir }], 1, quiet), 0);
       assert.equal(fs.existsSync(path.join(dir, 'log.txt')), false);
-    } finally { delete process.env.JOBS_DEADLINE; }
+    } finally {
+      delete process.env.JOBS_DEADLINE;
+    }
   });
 });
 
-describe('a lock\'s holder is alive (processAlive)', () => {
+describe("a lock's holder is alive (processAlive)", () => {
   it('is this process; not a process that ended; not a zombie, which kill(pid, 0) still finds', async () => {
     assert.equal(processAlive(process.pid), true);
     const done = spawn('true');
@@ -193,7 +245,9 @@ describe('a lock\'s holder is alive (processAlive)', () => {
       assert.doesNotThrow(() => process.kill(zombie, 0));
       assert.match(fs.readFileSync(`/proc/${zombie}/stat`, 'utf8'), /\) Z /);
       assert.equal(processAlive(zombie), false);
-    } finally { sh.kill('SIGKILL'); }
+    } finally {
+      sh.kill('SIGKILL');
+    }
   });
 });
 
@@ -211,27 +265,52 @@ describe('job pool progress', function () {
     assert.equal(stepShare('starting'), 0);
   });
   it('shows only the metrics a run has on its step line (no "judge NaN" for RLCER)', () => {
-    const rlcer = stepLine('rlcer S seed 0', 3, 60, 'policy', { accuracy: 0.5, 'reward/cot': 0.25, criteria_valid: 2,
-      criteria_proposed: 4, 'reasoner/approx_kl': 0.0001, judge_score: NaN }, 2.25);
-    assert.equal(rlcer, '[rlcer S seed 0] step 3/60 (policy)  acc 0.500  cot 0.250  kl 1.0e-4  valid 2.00/4.00  eta 2.3 min');
+    const rlcer = stepLine(
+      'rlcer S seed 0',
+      3,
+      60,
+      'policy',
+      {
+        accuracy: 0.5,
+        'reward/cot': 0.25,
+        criteria_valid: 2,
+        criteria_proposed: 4,
+        'reasoner/approx_kl': 0.0001,
+        judge_score: NaN,
+      },
+      2.25,
+    );
+    assert.equal(
+      rlcer,
+      '[rlcer S seed 0] step 3/60 (policy)  acc 0.500  cot 0.250  kl 1.0e-4  valid 2.00/4.00  eta 2.3 min',
+    );
     assert.equal(lastProgress(`noise\n${rlcer}\n`), rlcer);
     assert.equal(stepLine('g', 1, 2, 'generator', {}, 0), '[g] step 1/2 (generator)  eta 0.0 min');
   });
-  it('reads a run\'s latest step line from its log', () => {
-    const log = 'loading\n[rlcer S seed 0] step 1/60  acc 0.3  eta 9.0 min\nnoise\n[rlcer S seed 0] step 2/60  acc 0.4  eta 8.8 min\n';
+  it("reads a run's latest step line from its log", () => {
+    const log =
+      'loading\n[rlcer S seed 0] step 1/60  acc 0.3  eta 9.0 min\nnoise\n[rlcer S seed 0] step 2/60  acc 0.4  eta 8.8 min\n';
     assert.equal(lastProgress(log), '[rlcer S seed 0] step 2/60  acc 0.4  eta 8.8 min');
     assert.equal(lastProgress('loading\n'), '');
   });
   it('prints the latest step of each running job while it runs', async () => {
     const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wb-prog-')), 'run');
-    const job = { label: 'slow', dir, args: ['-e', 'console.log("[slow] step 1/2  eta 0.1 min"); setTimeout(() => {}, 1500)'] };
+    const job = {
+      label: 'slow',
+      dir,
+      args: ['-e', 'console.log("[slow] step 1/2  eta 0.1 min"); setTimeout(() => {}, 1500)'],
+    };
     const lines: string[] = [];
     process.env.JOBS_PROGRESS_S = '0.3';
     try {
       assert.equal(await runJobs('test', [job], 1, (l) => lines.push(l)), 0);
-    } finally { delete process.env.JOBS_PROGRESS_S; }
-    assert.ok(lines.some((l) => l.startsWith('[test] running slow: [slow] step 1/2  eta 0.1 min (batch: 0/1, ')),
-      `no progress line: ${lines.join(' | ')}`);
+    } finally {
+      delete process.env.JOBS_PROGRESS_S;
+    }
+    assert.ok(
+      lines.some((l) => l.startsWith('[test] running slow: [slow] step 1/2  eta 0.1 min (batch: 0/1, ')),
+      `no progress line: ${lines.join(' | ')}`,
+    );
     assert.match(lines.find((l) => l.startsWith('[test] 1/1 done: slow'))!, /min elapsed\)/);
   });
 });
@@ -244,14 +323,19 @@ describe('terminal status line (src/io/progress.ts)', () => {
     assert.equal(progressBar(4, 4, 8), '[########] 4/4');
     assert.equal(progressBar(0, 0, 4), '[####] 0/0');
   });
-  it('takes the step out of a run\'s step line', () => {
+  it("takes the step out of a run's step line", () => {
     assert.equal(stepOf('[rlcer S seed 0] step 17/120 (policy)  acc 0.352  eta 4.9 min'), '17/120');
     assert.equal(stepOf(''), 'starting');
   });
   it('puts the batch and each running run on one line that never wraps', () => {
-    const running = [{ label: 'rlvr S seed 0', step: '3/60' }, { label: 'rlcer S seed 0', step: 'starting' }];
-    assert.equal(statusLine('table2', '[#...] 1/4', '2.0 min elapsed', running, 200),
-      '[table2] [#...] 1/4 runs  2.0 min elapsed  |  rlvr S seed 0 3/60, rlcer S seed 0 starting');
+    const running = [
+      { label: 'rlvr S seed 0', step: '3/60' },
+      { label: 'rlcer S seed 0', step: 'starting' },
+    ];
+    assert.equal(
+      statusLine('table2', '[#...] 1/4', '2.0 min elapsed', running, 200),
+      '[table2] [#...] 1/4 runs  2.0 min elapsed  |  rlvr S seed 0 3/60, rlcer S seed 0 starting',
+    );
     assert.equal(statusLine('t', '[] 0/0', 'x', [], 200), '[t] [] 0/0 runs  x');
     const cut = statusLine('table2', '[#...] 1/4', '2.0 min elapsed', running, 31);
     assert.equal(cut, '[table2] [#...] 1/4 runs  2...');
@@ -266,7 +350,12 @@ describe('terminal status line (src/io/progress.ts)', () => {
   });
   it('prints plain lines above the status line and redraws it', () => {
     let out = '';
-    const st = new TerminalStatus({ write: (s: string) => { out += s; return true; } } as unknown as NodeJS.WriteStream);
+    const st = new TerminalStatus({
+      write: (s: string) => {
+        out += s;
+        return true;
+      },
+    } as unknown as NodeJS.WriteStream);
     st.draw('bar 1');
     st.print('run done');
     st.draw('bar 2');
@@ -291,7 +380,9 @@ describe('median', () => {
 
 describe('checksums of archived records and checkpoints', () => {
   it('an archived record carries SHA256SUMS; a damaged or truncated file is named in one line, never read', () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-sums-')), run = path.join(root, 'run'), arch = path.join(root, 'arch', 'r');
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-sums-')),
+      run = path.join(root, 'run'),
+      arch = path.join(root, 'arch', 'r');
     fs.mkdirSync(run, { recursive: true });
     writeCsv(path.join(run, 'final.csv'), [{ column: 'average', value: 0.5 }]);
     fs.writeFileSync(path.join(run, 'metrics.jsonl'), '{"step":0}\n');
@@ -301,14 +392,23 @@ describe('checksums of archived records and checkpoints', () => {
     archiveRun(run, arch);
     const sums = fs.readFileSync(path.join(arch, SUMS_FILE), 'utf8');
     // sha256sum's format over every archived file, done.json included, sorted by name; no weights
-    assert.deepEqual(sums.trim().split('\n').map((l) => l.slice(66)), ['done.json', 'final.csv', 'metrics.jsonl']);
+    assert.deepEqual(
+      sums
+        .trim()
+        .split('\n')
+        .map((l) => l.slice(66)),
+      ['done.json', 'final.csv', 'metrics.jsonl'],
+    );
     assert.equal(sums.split('\n')[0].slice(0, 64), sha256Hex('{"seconds":1}'));
     assert.deepEqual(findFinishedRuns(path.join(root, 'arch')), [arch]);
     // re-archiving an archive rewrites its sums (they are not copied as data)
     archiveRun(arch, path.join(root, 'arch2', 'r'));
     assert.equal(fs.readFileSync(path.join(root, 'arch2', 'r', SUMS_FILE), 'utf8'), sums);
     fs.writeFileSync(path.join(arch, 'final.csv'), 'column,value\naverage,0.9\n');
-    assert.throws(() => findFinishedRuns(path.join(root, 'arch')), (e: Error) => e instanceof ConfigError && /final\.csv does not match its checksum/.test(e.message));
+    assert.throws(
+      () => findFinishedRuns(path.join(root, 'arch')),
+      (e: Error) => e instanceof ConfigError && /final\.csv does not match its checksum/.test(e.message),
+    );
     fs.rmSync(path.join(arch, 'final.csv'));
     assert.throws(() => verifySums(arch), /final\.csv is missing/);
     fs.writeFileSync(path.join(arch, SUMS_FILE), 'not a sum line\n');
@@ -319,19 +419,33 @@ describe('checksums of archived records and checkpoints', () => {
   });
   it('a checkpoint whose bytes changed but still parse fails its checksum; one without a checksum loads', async () => {
     await initBackend();
-    const config: ModelConfig = { arch: 'transformer', size: 'S', vocab: VOCAB.length, context: 16, dModel: 8, layers: 1,
-      heads: 2, roles: 1, seed: 3, positions: 'alibi' };
+    const config: ModelConfig = {
+      arch: 'transformer',
+      size: 'S',
+      vocab: VOCAB.length,
+      context: 16,
+      dModel: 8,
+      layers: 1,
+      heads: 2,
+      roles: 1,
+      seed: 3,
+      positions: 'alibi',
+    };
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wb-ck-')), 'ck.json');
     saveCheckpoint(createPolicy(config), file, { step: 2 });
     const ck = JSON.parse(fs.readFileSync(file, 'utf8'));
     assert.equal(ck.checksum, sha256Hex(JSON.stringify({ config: ck.config, meta: ck.meta, weights: ck.weights })));
     assert.equal(readCheckpoint(file).meta.step, 2);
     // one base64 character of one weight changed: same length, still valid JSON and base64
-    const name = Object.keys(ck.weights)[0], d: string = ck.weights[name].data;
+    const name = Object.keys(ck.weights)[0],
+      d: string = ck.weights[name].data;
     const flipped = structuredClone(ck);
     flipped.weights[name].data = (d[0] === 'A' ? 'B' : 'A') + d.slice(1);
     fs.writeFileSync(file, JSON.stringify(flipped));
-    assert.throws(() => readCheckpoint(file), (e: Error) => e instanceof ConfigError && /does not match its checksum/.test(e.message));
+    assert.throws(
+      () => readCheckpoint(file),
+      (e: Error) => e instanceof ConfigError && /does not match its checksum/.test(e.message),
+    );
     delete flipped.checksum;
     fs.writeFileSync(file, JSON.stringify(flipped));
     assert.equal(readCheckpoint(file).weights[name].data[0], d[0] === 'A' ? 'B' : 'A');

@@ -31,7 +31,9 @@ function tsFiles(root: string, dir: string): string[] {
 /** The repository files `file` imports (relative specifiers only; packages are no layer), as root-relative paths. */
 function importsOf(file: string, text: string): string[] {
   const info = ts.preProcessFile(text, true, true);
-  return info.importedFiles.map((f) => f.fileName).filter((s) => s.startsWith('.'))
+  return info.importedFiles
+    .map((f) => f.fileName)
+    .filter((s) => s.startsWith('.'))
     .map((s) => path.posix.normalize(path.posix.join(path.posix.dirname(file), s)).replace(/\.js$/, '.ts'));
 }
 
@@ -50,7 +52,10 @@ function layerViolations(graph: Map<string, string[]>, layers: string[][]): stri
   const out: string[] = [];
   for (const [file, imports] of graph) {
     const from = layerOf(file, layers);
-    if (typeof from === 'string') { out.push(`${file} is ${from}`); continue; }
+    if (typeof from === 'string') {
+      out.push(`${file} is ${from}`);
+      continue;
+    }
     for (const target of imports) {
       const to = layerOf(target, layers);
       if (typeof to === 'string') out.push(`${file} (${name(from)}) imports ${target}, ${to}`);
@@ -64,9 +69,24 @@ describe('layers', () => {
   const layers = statedLayers(fs.readFileSync('README.md', 'utf8'));
 
   it('README.md states a layering that names every folder of src/', () => {
-    assert.deepEqual(layers, [['cli'], ['methods'], ['rl'], ['models'], ['rubrics'], ['world', 'theory'], ['io', 'util']]);
-    const folders = fs.readdirSync('src', { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
-    assert.deepEqual(folders.filter((f) => !layers.flat().includes(f)), [], 'src/ folders in no layer');
+    assert.deepEqual(layers, [
+      ['cli'],
+      ['methods'],
+      ['rl'],
+      ['models'],
+      ['rubrics'],
+      ['world', 'theory'],
+      ['io', 'util'],
+    ]);
+    const folders = fs
+      .readdirSync('src', { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    assert.deepEqual(
+      folders.filter((f) => !layers.flat().includes(f)),
+      [],
+      'src/ folders in no layer',
+    );
   });
 
   it('no import in src/ climbs a layer or leaves src/ (analysis/ and test/ may import anything)', () => {
@@ -74,7 +94,8 @@ describe('layers', () => {
     assert.ok(files.length > 50, `only ${files.length} files found under src/`);
     const graph = new Map(files.map((f) => [f, importsOf(f, fs.readFileSync(f, 'utf8'))] as [string, string[]]));
     for (const [f, imports] of graph) {
-      for (const t of imports) assert.ok(fs.existsSync(t), `${f} imports ${t}, which does not exist (the walk resolves it wrong)`);
+      for (const t of imports)
+        assert.ok(fs.existsSync(t), `${f} imports ${t}, which does not exist (the walk resolves it wrong)`);
     }
     const bad = layerViolations(graph, layers);
     assert.deepEqual(bad, [], `imports against the layering (README.md, Layout):\n  ${bad.join('\n  ')}`);
@@ -91,12 +112,26 @@ describe('layers', () => {
       "// import { f } from '../cli/args.js' in a comment is no import",
     ].join('\n');
     const imports = importsOf('src/theory/x.ts', text);
-    assert.deepEqual(imports.sort(), ['analysis/aggregate.ts', 'src/io/table.ts', 'src/rl/advantages.ts',
-      'src/theory/ode.ts', 'src/world/problems.ts']);
-    assert.deepEqual(layerViolations(new Map([['src/theory/x.ts', imports], ['src/tool.ts', []]]), layers), [
-      'src/theory/x.ts (world/theory) imports analysis/aggregate.ts, outside src/',
-      'src/theory/x.ts (world/theory) imports src/rl/advantages.ts (rl), a layer above it',
-      'src/tool.ts is directly in src/, in no layer',
+    assert.deepEqual(imports.sort(), [
+      'analysis/aggregate.ts',
+      'src/io/table.ts',
+      'src/rl/advantages.ts',
+      'src/theory/ode.ts',
+      'src/world/problems.ts',
     ]);
+    assert.deepEqual(
+      layerViolations(
+        new Map([
+          ['src/theory/x.ts', imports],
+          ['src/tool.ts', []],
+        ]),
+        layers,
+      ),
+      [
+        'src/theory/x.ts (world/theory) imports analysis/aggregate.ts, outside src/',
+        'src/theory/x.ts (world/theory) imports src/rl/advantages.ts (rl), a layer above it',
+        'src/tool.ts is directly in src/, in no layer',
+      ],
+    );
   });
 });

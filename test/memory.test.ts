@@ -15,7 +15,8 @@ import { makeRng } from '../src/util/random.js';
 /** Live tensors and RSS (MB) after `warm` steps, and after `more` further steps. */
 function growth(step: (i: number) => void, warm: number, more: number) {
   for (let i = 0; i < warm; i++) step(i);
-  const t0 = tf.memory().numTensors, r0 = process.memoryUsage().rss / 2 ** 20;
+  const t0 = tf.memory().numTensors,
+    r0 = process.memoryUsage().rss / 2 ** 20;
   for (let i = warm; i < warm + more; i++) step(i);
   return { tensors: tf.memory().numTensors - t0, rssMb: process.memoryUsage().rss / 2 ** 20 - r0 };
 }
@@ -35,7 +36,11 @@ describe('memory stays flat over training steps', function () {
   });
   it('RLCER (reasoner and rubricator updates): no tensor leaks per step', () => {
     const policy = loadPolicy(coldStartCheckpoint('S'));
-    const t = makeRlcerTrainer(policy, { ...defaultRlcerConfig, ...small }, { verifier: loadVerifier(VERIFIER_CHECKPOINT) });
+    const t = makeRlcerTrainer(
+      policy,
+      { ...defaultRlcerConfig, ...small },
+      { verifier: loadVerifier(VERIFIER_CHECKPOINT) },
+    );
     const g = growth((i) => t.step(makeRng(200 + i)), 2, 3);
     assert.equal(g.tensors, 0, `${g.tensors} tensors more after 3 further RLCER steps`);
   });

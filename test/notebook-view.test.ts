@@ -8,8 +8,23 @@ import { plotlyJs, readFigureScript, specOf, type Figure } from '../analysis/fig
 import { figureSpecs } from '../analysis/gallery.js';
 import { figureThemes, themeOf } from '../analysis/figure-themes.js';
 import {
-  CHART_CLASS, chartHtml, claims, figure, filterRows, formatValue, frame, nextChartHtml, plotlyLoaderHtml, rowsOf, runs,
-  sameAsCommitted, sortRows, summarise, viewCells, viewHtml, wide,
+  CHART_CLASS,
+  chartHtml,
+  claims,
+  figure,
+  filterRows,
+  formatValue,
+  frame,
+  nextChartHtml,
+  plotlyLoaderHtml,
+  rowsOf,
+  runs,
+  sameAsCommitted,
+  sortRows,
+  summarise,
+  viewCells,
+  viewHtml,
+  wide,
 } from '../analysis/notebook-view.js';
 
 const CLAIMS = [
@@ -28,53 +43,100 @@ describe('notebook views of tidy tables (analysis/notebook-view.ts)', () => {
     assert.ok(Number.isNaN(rows[1].value as number));
     assert.equal(rows[0].note, '');
     assert.equal(rows[2].note, 'a, b');
-    assert.deepEqual(rowsOf(frame(path.join(d, 't.csv'), { method: 'rlcer' })).map((r) => r.seed), [0, 1]);
+    assert.deepEqual(
+      rowsOf(frame(path.join(d, 't.csv'), { method: 'rlcer' })).map((r) => r.seed),
+      [0, 1],
+    );
     assert.deepEqual(frame(path.join(d, 'missing.csv')).shape, [0, 0]);
   });
   it('filters by values, lists and predicates; sorts stably on several keys, descending with "-", blanks last', () => {
-    assert.deepEqual(filterRows(CLAIMS, { paper: 'RLCER' }).map((r) => r.claim), ['b', 'a']);
+    assert.deepEqual(
+      filterRows(CLAIMS, { paper: 'RLCER' }).map((r) => r.claim),
+      ['b', 'a'],
+    );
     assert.deepEqual(filterRows(CLAIMS, { verdict: ['reproduced', 'contradicted'] }).length, 2);
-    assert.deepEqual(filterRows(CLAIMS, (r) => Number(r.delta) < 0).map((r) => r.paper), ['EvoLM']);
-    assert.deepEqual(sortRows(CLAIMS, ['paper', 'claim']).map((r) => `${r.paper}${r.claim}`),
-      ['EvoLMa', 'RLCERa', 'RLCERb']);
-    assert.deepEqual(sortRows(CLAIMS, '-delta').map((r) => r.delta), [0.1, 0, -0.2]);
-    assert.deepEqual(sortRows(CLAIMS, 'ci_low').map((r) => r.ci_low), [-0.3, 0.05, '']);
-    assert.deepEqual(sortRows([{ l: '10' }, { l: '9' }, { l: 'default' }], 'l').map((r) => r.l),
-      ['9', '10', 'default']);
+    assert.deepEqual(
+      filterRows(CLAIMS, (r) => Number(r.delta) < 0).map((r) => r.paper),
+      ['EvoLM'],
+    );
+    assert.deepEqual(
+      sortRows(CLAIMS, ['paper', 'claim']).map((r) => `${r.paper}${r.claim}`),
+      ['EvoLMa', 'RLCERa', 'RLCERb'],
+    );
+    assert.deepEqual(
+      sortRows(CLAIMS, '-delta').map((r) => r.delta),
+      [0.1, 0, -0.2],
+    );
+    assert.deepEqual(
+      sortRows(CLAIMS, 'ci_low').map((r) => r.ci_low),
+      [-0.3, 0.05, ''],
+    );
+    assert.deepEqual(
+      sortRows([{ l: '10' }, { l: '9' }, { l: 'default' }], 'l').map((r) => r.l),
+      ['9', '10', 'default'],
+    );
   });
   it('formats numbers to fixed decimals, integers as they are, blanks and NaN empty', () => {
-    assert.deepEqual([formatValue(0.12345), formatValue(3), formatValue(NaN), formatValue(''), formatValue('x'),
-      formatValue(0.5, 1)], ['0.123', '3', '', '', 'x', '0.5']);
+    assert.deepEqual(
+      [formatValue(0.12345), formatValue(3), formatValue(NaN), formatValue(''), formatValue('x'), formatValue(0.5, 1)],
+      ['0.123', '3', '', '', 'x', '0.5'],
+    );
   });
   it('renders a view: columns picked, the interval beside its estimate, one block per group, escaped', () => {
     const v = viewCells(CLAIMS, { columns: ['claim', 'delta', 'verdict'], ci: 'delta', sort: 'claim' });
     assert.deepEqual(v.columns, ['claim', 'delta', 'verdict']);
-    assert.deepEqual(v.rows.map((r) => r.delta), ['-0.200 [-0.300, -0.100]', '0', '0.100 [0.050, 0.150]']);
+    assert.deepEqual(
+      v.rows.map((r) => r.delta),
+      ['-0.200 [-0.300, -0.100]', '0', '0.100 [0.050, 0.150]'],
+    );
     const html = viewHtml(CLAIMS, { columns: ['claim', 'delta'], ci: 'delta', groupBy: 'paper', caption: 'a <b>' });
     assert.match(html, /<caption[^>]*>a &lt;b&gt; · 3 rows<\/caption>/);
     assert.match(html, /<th>delta \[95% CI\]<\/th>/);
     assert.equal(html.match(/class="wb-group"/g)?.length, 2);
-    assert.match(html,
-      /paper: RLCER \(2\)<\/th><\/tr><tr><td>b<\/td><td>0.100 \[0.050, 0.150\]<\/td><\/tr><tr><td>a<\/td>/);
+    assert.match(
+      html,
+      /paper: RLCER \(2\)<\/th><\/tr><tr><td>b<\/td><td>0.100 \[0.050, 0.150\]<\/td><\/tr><tr><td>a<\/td>/,
+    );
     assert.match(viewHtml(CLAIMS, { limit: 1 }), /first 1 of 3 rows/);
     assert.throws(() => viewHtml(CLAIMS, { columns: ['nope'] }), /no column "nope"/);
     // without columns, the interval's bounds are folded into the estimate
     assert.ok(!viewCells(CLAIMS, { ci: 'delta' }).columns.includes('ci_low'));
   });
   it('summarises per group by danfojs (mean, std, count), sorted by the keys', () => {
-    const rows = [{ m: 'b', v: 1 }, { m: 'a', v: 2 }, { m: 'b', v: 3 }, { m: 'a', v: 4 }, { m: 'a', v: 6 }];
+    const rows = [
+      { m: 'b', v: 1 },
+      { m: 'a', v: 2 },
+      { m: 'b', v: 3 },
+      { m: 'a', v: 4 },
+      { m: 'a', v: 6 },
+    ];
     const s = rowsOf(summarise(frame(rows), ['m'], ['v']));
-    assert.deepEqual(s.map((r) => [r.m, r.v_mean, r.v_count]), [['a', 4, 3], ['b', 2, 2]]);
+    assert.deepEqual(
+      s.map((r) => [r.m, r.v_mean, r.v_count]),
+      [
+        ['a', 4, 3],
+        ['b', 2, 2],
+      ],
+    );
     assert.ok(Math.abs(Number(s[0].v_std) - 2) < 1e-12);
     assert.deepEqual(summarise([], ['m'], ['v']).shape, [0, 0]);
   });
   it('reads a claims table with the paper and setting of each claim in front', () => {
     const d = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-nbv-'));
-    fs.writeFileSync(path.join(d, 'c.csv'), 'profile,claim,run,against,measure,expected_sign,delta,ci_low,ci_high,seeds,' +
-      'verdict\nfull,a,S|rlcer,S|rlvr,average,+,0.1,0.05,0.15,3,reproduced\nfull,b,M|evolm,M|judge_teacher,average,+,0,' +
-      '-1,1,3,inconclusive\nquick,c,S|rlcer,S|rlvr,average,+,0,-1,1,2,inconclusive\n');
+    fs.writeFileSync(
+      path.join(d, 'c.csv'),
+      'profile,claim,run,against,measure,expected_sign,delta,ci_low,ci_high,seeds,' +
+        'verdict\nfull,a,S|rlcer,S|rlvr,average,+,0.1,0.05,0.15,3,reproduced\nfull,b,M|evolm,M|judge_teacher,average,+,0,' +
+        '-1,1,3,inconclusive\nquick,c,S|rlcer,S|rlvr,average,+,0,-1,1,2,inconclusive\n',
+    );
     const rows = rowsOf(claims(path.join(d, 'c.csv'), { profile: 'full' }));
-    assert.deepEqual(rows.map((r) => [r.paper, r.setting, r.claim]), [['RLCER', 'S', 'a'], ['EvoLM', 'M', 'b']]);
+    assert.deepEqual(
+      rows.map((r) => [r.paper, r.setting, r.claim]),
+      [
+        ['RLCER', 'S', 'a'],
+        ['EvoLM', 'M', 'b'],
+      ],
+    );
     assert.deepEqual(Object.keys(rows[0]).slice(0, 3), ['paper', 'setting', 'profile']);
   });
   it('lists finished runs with the parts of their paths as columns', () => {
@@ -85,23 +147,37 @@ describe('notebook views of tidy tables (analysis/notebook-view.ts)', () => {
     }
     fs.mkdirSync(path.join(d, 'S/rlcer/k=1/seed-1'), { recursive: true }); // started, not finished
     const rows = rowsOf(runs(d, ['size', 'method', 'cell', 'seed']));
-    assert.deepEqual(rows.map((r) => [r.method, r.cell, r.seed]), [['rlcer', 'k=1', 0], ['rlvr', 'baseline', 0],
-      ['rlvr', 'baseline', 1]]);
+    assert.deepEqual(
+      rows.map((r) => [r.method, r.cell, r.seed]),
+      [
+        ['rlcer', 'k=1', 0],
+        ['rlvr', 'baseline', 0],
+        ['rlvr', 'baseline', 1],
+      ],
+    );
     assert.equal(rows[0].dir, path.join(d, 'S/rlcer/k=1/seed-0'));
   });
   it('spreads a long table to one row per key, with intervals', () => {
-    const long = [{ method: 'rlvr', column: 'add', mean: 0.5, ci_low: 0.4, ci_high: 0.6 },
+    const long = [
+      { method: 'rlvr', column: 'add', mean: 0.5, ci_low: 0.4, ci_high: 0.6 },
       { method: 'rlvr', column: 'sub', mean: 0.25, ci_low: '', ci_high: '' },
-      { method: 'rlcer', column: 'add', mean: 0.75, ci_low: 0.7, ci_high: 0.8 }];
+      { method: 'rlcer', column: 'add', mean: 0.75, ci_low: 0.7, ci_high: 0.8 },
+    ];
     assert.deepEqual(rowsOf(wide(long, { index: ['method'], column: 'column', value: 'mean', ci: true, digits: 2 })), [
       { method: 'rlvr', add: '0.50 [0.40, 0.60]', sub: '0.25' },
-      { method: 'rlcer', add: '0.75 [0.70, 0.80]', sub: '' }]);
+      { method: 'rlcer', add: '0.75 [0.70, 0.80]', sub: '' },
+    ]);
   });
 });
 
 describe('notebook charts (analysis/notebook-view.ts)', () => {
-  const f: Figure = { name: 'x_</script>', data: [{ type: 'scatter', x: [1, 2], y: [3, 4], name: '<b>' }],
-    layout: { title: { text: 'T' } }, caption: 'c', table: 't.csv' };
+  const f: Figure = {
+    name: 'x_</script>',
+    data: [{ type: 'scatter', x: [1, 2], y: [3, 4], name: '<b>' }],
+    layout: { title: { text: 'T' } },
+    caption: 'c',
+    table: 't.csv',
+  };
   it('draws the spec of results/figures/<name>.js, inside its own div, with no way out of the script', () => {
     const html = chartHtml(f, 'id-1');
     assert.ok(html.startsWith(`<div class="${CHART_CLASS}" id="id-1" data-name="x_&lt;/script&gt;"></div><script`));
@@ -113,17 +189,25 @@ describe('notebook charts (analysis/notebook-view.ts)', () => {
     const loader = plotlyLoaderHtml();
     assert.ok(loader.length > plotlyJs().length - 1000 && loader.startsWith('<script'));
     assert.equal(plotlyLoaderHtml('a</script>b'), '<script type="text/javascript">a<\\/script>b</script>');
-    const first = nextChartHtml(f), second = nextChartHtml(f);
+    const first = nextChartHtml(f),
+      second = nextChartHtml(f);
     assert.ok(first.includes('plotly.js v') && !second.includes('plotly.js v'));
     assert.ok(first.length > 4e6 && second.length < 10000);
   });
   it('builds every gallery figure by name with the builders make-figures uses, equal to its committed spec', () => {
     const specs = figureSpecs('results/figures');
-    const built = new Map(Object.values(figureThemes()).flatMap((t) => t()).map((g) => [g.name, g]));
+    const built = new Map(
+      Object.values(figureThemes())
+        .flatMap((t) => t())
+        .map((g) => [g.name, g]),
+    );
     for (const s of specs) {
       assert.ok(built.has(s.name), `${s.name}: no builder draws it`);
-      assert.deepEqual(JSON.parse(JSON.stringify(specOf(built.get(s.name)!))), s,
-        `${s.name} differs: run "make figures"`);
+      assert.deepEqual(
+        JSON.parse(JSON.stringify(specOf(built.get(s.name)!))),
+        s,
+        `${s.name} differs: run "make figures"`,
+      );
       assert.ok(figureThemes()[themeOf(s.name)], s.name);
     }
     const g = figure('regime_map');

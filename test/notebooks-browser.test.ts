@@ -9,7 +9,10 @@ import * as path from 'node:path';
 import { chartsIn, checkNotebookPage, exportHtml, imagesIn, pageProblems } from '../analysis/notebook-browser.js';
 
 const DIR = 'results/notebooks';
-const NOTEBOOKS = fs.readdirSync(DIR).filter((f) => f.endsWith('.ipynb')).sort();
+const NOTEBOOKS = fs
+  .readdirSync(DIR)
+  .filter((f) => f.endsWith('.ipynb'))
+  .sort();
 
 describe('executed notebooks in a browser (results/notebooks)', function () {
   this.timeout(180000);
@@ -28,7 +31,10 @@ describe('executed notebooks in a browser (results/notebooks)', function () {
       const expected = chartsIn(path.join(DIR, nb));
       const c = await checkNotebookPage(exportHtml(path.join(DIR, nb), out));
       assert.deepEqual(pageProblems(c, expected), []);
-      assert.deepEqual(c.charts.map((p) => p.name), expected);
+      assert.deepEqual(
+        c.charts.map((p) => p.name),
+        expected,
+      );
       assert.ok(c.hovered && c.hovered.tooltip.trim().length > 0, `${nb}: no tooltip`);
     });
   }
@@ -36,15 +42,24 @@ describe('executed notebooks in a browser (results/notebooks)', function () {
     // a page with one chart whose script fails before drawing, and a chart with nothing to hover
     const html = path.join(out, 'broken.html');
     const bundle = path.resolve('node_modules/plotly.js-dist-min/plotly.min.js');
-    fs.writeFileSync(html, `<!doctype html><html><head><script src="file://${bundle}"></script></head><body>` +
-      '<div class="wb-chart" data-name="a"></div><script>throw new Error("planted")</script>' +
-      '<div class="wb-chart" data-name="b"></div><script>Plotly.newPlot(document.querySelectorAll(".wb-chart")[1], ' +
-      '[{type: "scatter", x: [1, 2], y: [1, 2], hoverinfo: "skip"}], {width: 400, height: 300})</script></body></html>');
+    fs.writeFileSync(
+      html,
+      `<!doctype html><html><head><script src="file://${bundle}"></script></head><body>` +
+        '<div class="wb-chart" data-name="a"></div><script>throw new Error("planted")</script>' +
+        '<div class="wb-chart" data-name="b"></div><script>Plotly.newPlot(document.querySelectorAll(".wb-chart")[1], ' +
+        '[{type: "scatter", x: [1, 2], y: [1, 2], hoverinfo: "skip"}], {width: 400, height: 300})</script></body></html>',
+    );
     const c = await checkNotebookPage(html);
     const problems = pageProblems(c, ['a', 'b', 'c']);
-    assert.ok(problems.some((p) => /planted/.test(p)), problems.join('; '));
+    assert.ok(
+      problems.some((p) => /planted/.test(p)),
+      problems.join('; '),
+    );
     assert.ok(problems.includes('a: 0 traces, not drawn'), problems.join('; '));
     assert.ok(problems.includes('2 charts on the page, the notebook draws 3'), problems.join('; '));
-    assert.ok(problems.some((p) => p.startsWith('no tooltip')), problems.join('; '));
+    assert.ok(
+      problems.some((p) => p.startsWith('no tooltip')),
+      problems.join('; '),
+    );
   });
 });

@@ -14,34 +14,80 @@ describe('notebooks', () => {
     it(`${nb} executes headless`, function () {
       this.timeout(budget(nb));
       const out = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-nb-'));
-      const r = spawnSync('/usr/bin/jupyter', ['nbconvert', '--to', 'notebook', '--execute', '--output-dir', out, path.join('notebooks', nb)], {
-        encoding: 'utf8', env: { ...process.env, JUPYTER_PATH: path.resolve('.jupyter/share/jupyter'), PYDEVD_DISABLE_FILE_VALIDATION: '1' },
-      });
+      const r = spawnSync(
+        '/usr/bin/jupyter',
+        ['nbconvert', '--to', 'notebook', '--execute', '--output-dir', out, path.join('notebooks', nb)],
+        {
+          encoding: 'utf8',
+          env: {
+            ...process.env,
+            JUPYTER_PATH: path.resolve('.jupyter/share/jupyter'),
+            PYDEVD_DISABLE_FILE_VALIDATION: '1',
+          },
+        },
+      );
       assert.equal(r.status, 0, `nbconvert failed:\n${r.stderr.slice(-3000)}`);
-      const cells = JSON.parse(fs.readFileSync(path.join(out, nb), 'utf8')).cells as { cell_type: string; outputs?: { output_type: string }[] }[];
+      const cells = JSON.parse(fs.readFileSync(path.join(out, nb), 'utf8')).cells as {
+        cell_type: string;
+        outputs?: { output_type: string }[];
+      }[];
       const code = cells.filter((c) => c.cell_type === 'code');
       assert.ok(code.length > 0 && code.every((c) => (c.outputs ?? []).every((o) => o.output_type !== 'error')));
-      assert.ok(code.some((c) => (c.outputs ?? []).length > 0), 'the notebook produced output');
+      assert.ok(
+        code.some((c) => (c.outputs ?? []).length > 0),
+        'the notebook produced output',
+      );
     });
   }
 });
 
 describe('executed notebooks (results/notebooks)', () => {
   it('number code cells and their results in execution order, markdown untouched', () => {
-    const nb = numberCells({ cells: [{ cell_type: 'code', execution_count: null, outputs: [{ output_type: 'stream' }] },
-      { cell_type: 'markdown' }, { cell_type: 'code', execution_count: null, outputs: [{ output_type: 'execute_result', execution_count: null }] }] });
-    assert.deepEqual(nb.cells.map((c) => c.execution_count), [1, undefined, 2]);
+    const nb = numberCells({
+      cells: [
+        { cell_type: 'code', execution_count: null, outputs: [{ output_type: 'stream' }] },
+        { cell_type: 'markdown' },
+        {
+          cell_type: 'code',
+          execution_count: null,
+          outputs: [{ output_type: 'execute_result', execution_count: null }],
+        },
+      ],
+    });
+    assert.deepEqual(
+      nb.cells.map((c) => c.execution_count),
+      [1, undefined, 2],
+    );
     assert.equal((nb.cells[2].outputs![0] as { execution_count?: number }).execution_count, 2);
   });
   it('are committed with execution counts, no error output, and one for every notebook', () => {
-    const sources = fs.readdirSync('notebooks').filter((f) => f.endsWith('.ipynb')).sort();
-    assert.deepEqual(fs.readdirSync('results/notebooks').filter((f) => f.endsWith('.ipynb')).sort(), sources);
+    const sources = fs
+      .readdirSync('notebooks')
+      .filter((f) => f.endsWith('.ipynb'))
+      .sort();
+    assert.deepEqual(
+      fs
+        .readdirSync('results/notebooks')
+        .filter((f) => f.endsWith('.ipynb'))
+        .sort(),
+      sources,
+    );
     for (const f of sources) {
-      const cells = JSON.parse(fs.readFileSync(path.join('results/notebooks', f), 'utf8')).cells as
-        { cell_type: string; execution_count?: number | null; outputs?: { output_type: string }[] }[];
+      const cells = JSON.parse(fs.readFileSync(path.join('results/notebooks', f), 'utf8')).cells as {
+        cell_type: string;
+        execution_count?: number | null;
+        outputs?: { output_type: string }[];
+      }[];
       const code = cells.filter((c) => c.cell_type === 'code');
-      assert.deepEqual(code.map((c) => c.execution_count), code.map((_, i) => i + 1), `${f}: run "make notebooks"`);
-      assert.ok(code.every((c) => (c.outputs ?? []).every((o) => o.output_type !== 'error')), `${f} has an error output`);
+      assert.deepEqual(
+        code.map((c) => c.execution_count),
+        code.map((_, i) => i + 1),
+        `${f}: run "make notebooks"`,
+      );
+      assert.ok(
+        code.every((c) => (c.outputs ?? []).every((o) => o.output_type !== 'error')),
+        `${f} has an error output`,
+      );
     }
   });
 });
@@ -49,13 +95,22 @@ describe('executed notebooks (results/notebooks)', () => {
 describe('what the notebooks show (analysis/notebook.ts)', () => {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-nbt-'));
   fs.mkdirSync(path.join(d, 'docs'));
-  fs.writeFileSync(path.join(d, 'c.csv'), 'profile,claim,run,against,measure,expected_sign,delta,ci_low,ci_high,seeds,verdict\n' +
-    'full,a,S|rlcer,S|rlvr,average,+,0.1,0.05,0.15,3,reproduced\nfull,b,S|evolm,S|judge_teacher,average,+,0,-1,1,3,inconclusive\n' +
-    'full,c,S|evolm,S|evolm_sequential,average,+,-0.2,-0.3,-0.1,3,contradicted\nquick,d,S|rlcer,S|rlvr,average,+,0,-1,1,2,inconclusive\n');
-  fs.writeFileSync(path.join(d, 'docs', 'r.md'), '<!-- table: c.csv view=rows columns=claim,verdict profile=quick -->\n<!-- /table -->\n' +
-    '<!-- table: c.csv view=rows columns=claim profile=full -->\n<!-- /table -->\n');
+  fs.writeFileSync(
+    path.join(d, 'c.csv'),
+    'profile,claim,run,against,measure,expected_sign,delta,ci_low,ci_high,seeds,verdict\n' +
+      'full,a,S|rlcer,S|rlvr,average,+,0.1,0.05,0.15,3,reproduced\nfull,b,S|evolm,S|judge_teacher,average,+,0,-1,1,3,inconclusive\n' +
+      'full,c,S|evolm,S|evolm_sequential,average,+,-0.2,-0.3,-0.1,3,contradicted\nquick,d,S|rlcer,S|rlvr,average,+,0,-1,1,2,inconclusive\n',
+  );
+  fs.writeFileSync(
+    path.join(d, 'docs', 'r.md'),
+    '<!-- table: c.csv view=rows columns=claim,verdict profile=quick -->\n<!-- /table -->\n' +
+      '<!-- table: c.csv view=rows columns=claim profile=full -->\n<!-- /table -->\n',
+  );
   it('renders a docs marker, and the nth table a report draws from a CSV, without the markers', () => {
-    assert.equal(table('c.csv view=rows columns=claim,verdict profile=quick', d), '| claim | verdict |\n|---|---|\n| d | inconclusive |\n');
+    assert.equal(
+      table('c.csv view=rows columns=claim,verdict profile=quick', d),
+      '| claim | verdict |\n|---|---|\n| d | inconclusive |\n',
+    );
     assert.equal(reportTable('docs/r.md', 'c.csv', 1, d), '| claim |\n|---|\n| a |\n| b |\n| c |\n');
     assert.throws(() => reportTable('docs/r.md', 'c.csv', 2, d), /no table number 3/);
     assert.match(table('none.csv view=rows', d), /Not measured yet/);
@@ -65,17 +120,30 @@ describe('what the notebooks show (analysis/notebook.ts)', () => {
     assert.equal(verdicts(path.join(d, 'c.csv'), 'EvoLM'), '2 claims: 1 inconclusive, 1 contradicted');
     assert.equal(verdicts(path.join(d, 'c.csv'), 'RLCER', 'quick'), '1 claims: 1 inconclusive');
   });
-  it('counts a sweep\'s finished runs per cell and method, blank where a knob does not reach a method', () => {
-    const archive = path.join(d, 'archive'), cfg = path.join(d, 'sweep.json');
-    fs.writeFileSync(cfg, JSON.stringify({ name: 't', root: path.join(d, 'root'), archive, command: ['x.ts'],
-      methods: ['a', 'b'], seeds: [0, 1], sizes: ['S'],
-      knobs: [{ name: 'k', default: '0', methods: ['a'], levels: [{ level: '1' }] }] }));
+  it("counts a sweep's finished runs per cell and method, blank where a knob does not reach a method", () => {
+    const archive = path.join(d, 'archive'),
+      cfg = path.join(d, 'sweep.json');
+    fs.writeFileSync(
+      cfg,
+      JSON.stringify({
+        name: 't',
+        root: path.join(d, 'root'),
+        archive,
+        command: ['x.ts'],
+        methods: ['a', 'b'],
+        seeds: [0, 1],
+        sizes: ['S'],
+        knobs: [{ name: 'k', default: '0', methods: ['a'], levels: [{ level: '1' }] }],
+      }),
+    );
     for (const run of ['a/baseline/seed-0', 'a/baseline/seed-1', 'b/baseline/seed-1', 'a/k=1/seed-0']) {
       fs.mkdirSync(path.join(archive, 'S', run), { recursive: true });
       fs.writeFileSync(path.join(archive, 'S', run, 'done.json'), '{}');
     }
     fs.mkdirSync(path.join(archive, 'S', 'b/baseline/seed-0'), { recursive: true }); // started, not finished
-    assert.equal(sweepProgress(cfg), '4 of 6 runs finished\n\n| cell | a | b |\n|---|---|---|\n' +
-      '| baseline | 2/2 | 1/2 |\n| k=1 | 1/2 |  |\n');
+    assert.equal(
+      sweepProgress(cfg),
+      '4 of 6 runs finished\n\n| cell | a | b |\n|---|---|---|\n' + '| baseline | 2/2 | 1/2 |\n| k=1 | 1/2 |  |\n',
+    );
   });
 });

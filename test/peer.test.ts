@@ -16,7 +16,9 @@ const near = (got: ArrayLike<number>, want: number[], what: string, tol = 1e-6) 
 };
 
 describe('peer test vectors (independent numpy implementations of TRL / CleanRL formulas)', () => {
-  before(async () => { await initBackend(); });
+  before(async () => {
+    await initBackend();
+  });
   it('GRPO group advantages match TRL: (r - mean) / (std_Bessel + 1e-4) per group', () => {
     const { G, eps, rewards, advantages } = peer.grpo;
     const ours: number[] = [];
@@ -32,7 +34,9 @@ describe('peer test vectors (independent numpy implementations of TRL / CleanRL 
     near(r.returns, returns, 'GAE return');
   });
   it('PPO clipped surrogate, clipped value loss and k3 match (float32 tensors: 1e-6 absolute)', () => {
-    const p = peer.ppo, t = (x: number[]) => tf.tensor2d(x, [1, x.length]), mask = tf.ones([1, p.logp.length]);
+    const p = peer.ppo,
+      t = (x: number[]) => tf.tensor2d(x, [1, x.length]),
+      mask = tf.ones([1, p.logp.length]);
     const s = clippedSurrogate(t(p.logp), t(p.old_logp), t(p.advantages), mask, p.clip);
     near([s.loss.dataSync()[0]], [p.pg_loss], 'pg loss');
     const v = clippedValueLoss(t(p.values), t(p.old_values), t(p.returns), mask, p.clip);

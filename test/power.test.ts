@@ -7,8 +7,21 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  halfWidth, holm, mde, noncentralTSf, pairedPower, pooledCells, POOLED_COLUMNS, POWER_COLUMNS, powerCells, powerOf,
-  randomEffects, sampleSd, seedsFor, signTest, tTestP,
+  halfWidth,
+  holm,
+  mde,
+  noncentralTSf,
+  pairedPower,
+  pooledCells,
+  POOLED_COLUMNS,
+  POWER_COLUMNS,
+  powerCells,
+  powerOf,
+  randomEffects,
+  sampleSd,
+  seedsFor,
+  signTest,
+  tTestP,
 } from '../src/util/power.js';
 import { tQuantile95 } from '../src/util/stats.js';
 import { CLAIM_POWER_COLUMNS, claimPowerRows, claimRows, scoresBySeed } from '../analysis/aggregate.js';
@@ -26,14 +39,14 @@ describe('power: the noncentral t against scipy 1.17 (scipy.stats.nct, scipy.sta
     close(noncentralTSf(0, 5, 0), 0.5, 1e-6);
     // noncentral at c = 0: P(Z + ncp > 0) = Phi(ncp) whatever df (the denominator is positive)
     close(noncentralTSf(0, 4, 1), 0.841345, 1e-6);
-    close(noncentralTSf(0, 2, -2), 0.022750, 1e-6);
+    close(noncentralTSf(0, 2, -2), 0.02275, 1e-6);
     // one-sided noncentral tails at the module's own quantiles (scipy: nct.sf(2.776, 4, 2), nct.sf(4.303, 2, 3))
-    near(noncentralTSf(2.776, 4, 2), 0.335910);
+    near(noncentralTSf(2.776, 4, 2), 0.33591);
     near(noncentralTSf(4.303, 2, 3), 0.387345);
     near(tTestP(2.5, 7), 0.040992);
     near(tTestP(-2.5, 7), 0.040992);
   });
-  it('two-sided power at noncentrality 2, df 4; the paired power and MDE at the brief\'s cases', () => {
+  it("two-sided power at noncentrality 2, df 4; the paired power and MDE at the brief's cases", () => {
     const c = tQuantile95(4);
     near(noncentralTSf(c, 4, 2) + noncentralTSf(c, 4, -2), 0.335965);
     near(pairedPower(0.03, 0.023, 3), 0.259265);
@@ -41,7 +54,7 @@ describe('power: the noncentral t against scipy 1.17 (scipy.stats.nct, scipy.sta
     near(mde(0.023, 8), 0.026589);
     near(mde(0.023, 12), 0.020439);
     near(mde(0.05, 2), 0.577494);
-    near(mde(0.02, 5), 0.033640);
+    near(mde(0.02, 5), 0.03364);
     near(mde(0.03, 20), 0.019813);
     // the MDE is the effect whose power is 0.8, and it scales with sd
     near(pairedPower(mde(0.023, 3), 0.023, 3), 0.8, 1e-6);
@@ -50,8 +63,8 @@ describe('power: the noncentral t against scipy 1.17 (scipy.stats.nct, scipy.sta
     assert.throws(() => pairedPower(0.03, 0, 3), /sd > 0/);
   });
   it('half-width by hand, and the fewest seeds for a target MDE', () => {
-    close(halfWidth(0.023, 3), 4.303 * 0.023 / Math.sqrt(3)); // t_{0.975,2} = 4.303
-    close(halfWidth(0.1, 2), 12.706 * 0.1 / Math.sqrt(2));
+    close(halfWidth(0.023, 3), (4.303 * 0.023) / Math.sqrt(3)); // t_{0.975,2} = 4.303
+    close(halfWidth(0.1, 2), (12.706 * 0.1) / Math.sqrt(2));
     // mde(0.023, 7) = 0.0293 <= 0.03 < mde(0.023, 6) = 0.0330
     const s = seedsFor(0.023, 0.03);
     assert.deepEqual([s.seeds, s.met], [7, true]);
@@ -66,7 +79,7 @@ describe('power: the sign test, Holm and the random-effects mean by hand', () =>
   it('sign test: 0 of 13 positive is 2 / 2^13; 1 of 10 is 2 (1 + 10) / 2^10; a tie caps at 1', () => {
     close(signTest(0, 13), 2 / 2 ** 13, 1e-15);
     close(signTest(13, 0), 2 / 2 ** 13, 1e-15);
-    close(signTest(1, 9), 2 * 11 / 1024, 1e-14);
+    close(signTest(1, 9), (2 * 11) / 1024, 1e-14);
     close(signTest(3, 2), 1); // 2 (1 + 5 + 10) / 32 = 1
     close(signTest(0, 0), 1);
   });
@@ -80,17 +93,24 @@ describe('power: the sign test, Holm and the random-effects mean by hand', () =>
   it('DerSimonian-Laird: no heterogeneity, then tau^2 > 0 with unequal standard errors', () => {
     // est (0, 1), se (1, 1): w = (1, 1), fixed 0.5, Q = 0.25 + 0.25 = 0.5 < k - 1 = 1 -> tau^2 = 0; se = sqrt(1/2)
     const a = randomEffects([0, 1], [1, 1]);
-    close(a.tau2, 0); close(a.mean, 0.5); close(a.se, Math.sqrt(0.5));
-    close(a.ci_low, 0.5 - 1.959964 * Math.sqrt(0.5)); close(a.ci_high, 0.5 + 1.959964 * Math.sqrt(0.5));
+    close(a.tau2, 0);
+    close(a.mean, 0.5);
+    close(a.se, Math.sqrt(0.5));
+    close(a.ci_low, 0.5 - 1.959964 * Math.sqrt(0.5));
+    close(a.ci_high, 0.5 + 1.959964 * Math.sqrt(0.5));
     // est (0, 3), se (1, 0.5): w = (1, 4), fixed = 12 / 5 = 2.4, Q = 1 (2.4)^2 + 4 (0.6)^2 = 5.76 + 1.44 = 7.2,
     // C = 5 - 17 / 5 = 1.6, tau^2 = (7.2 - 1) / 1.6 = 3.875; weights 1 / 4.875 and 1 / 4.125, so the mean is
     // (3 / 4.125) / (1 / 4.875 + 1 / 4.125) = 3 x 4.875 / 9 = 1.625 and se = sqrt(4.875 x 4.125 / 9)
     const b = randomEffects([0, 3], [1, 0.5]);
-    close(b.tau2, 3.875); close(b.mean, 1.625); close(b.se, Math.sqrt(4.875 * 4.125 / 9));
+    close(b.tau2, 3.875);
+    close(b.mean, 1.625);
+    close(b.se, Math.sqrt((4.875 * 4.125) / 9));
     assert.equal(b.cells, 2);
     // three equal-se cells (0, 2, 4): Q = 8, C = 3 - 1 = 2, tau^2 = (8 - 2) / 2 = 3, mean 2, se = sqrt(4 / 3)
     const c = randomEffects([0, 2, 4], [1, 1, 1]);
-    close(c.tau2, 3); close(c.mean, 2); close(c.se, Math.sqrt(4 / 3));
+    close(c.tau2, 3);
+    close(c.mean, 2);
+    close(c.se, Math.sqrt(4 / 3));
     assert.throws(() => randomEffects([1], [0]), /standard errors > 0/);
   });
 });
@@ -98,8 +118,11 @@ describe('power: the sign test, Holm and the random-effects mean by hand', () =>
 describe('power of one claim (powerOf, powerCells, pooledCells)', () => {
   it('three differences: delta, sd, half-width, MDE, power at 0.03, detects', () => {
     const p = powerOf([0.01, 0.03, 0.05]); // mean 0.03, sd 0.02
-    close(p.delta, 0.03); close(p.sd!, 0.02); close(p.half_width!, 4.303 * 0.02 / Math.sqrt(3));
-    close(p.mde!, mde(0.02, 3)); close(p.power_at_0_03!, pairedPower(0.03, 0.02, 3));
+    close(p.delta, 0.03);
+    close(p.sd!, 0.02);
+    close(p.half_width!, (4.303 * 0.02) / Math.sqrt(3));
+    close(p.mde!, mde(0.02, 3));
+    close(p.power_at_0_03!, pairedPower(0.03, 0.02, 3));
     assert.equal(p.detects_0_03, 'no'); // mde(0.02, 3) is about 0.065
     // eight seeds with sd 0.023: mde 0.0266 <= 0.03
     const eight = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => 0.02 + (i % 2 ? 1 : -1) * 0.023 * Math.sqrt(7 / 8));
@@ -107,26 +130,54 @@ describe('power of one claim (powerOf, powerCells, pooledCells)', () => {
     assert.equal(powerOf(eight).detects_0_03, 'yes');
   });
   it('below two seeds or with no spread: the power columns empty, and the note says why', () => {
-    assert.deepEqual(powerOf([0.1]), { seeds: 1, delta: 0.1, sd: null, half_width: null, mde: null, power_at_0_03: null,
-      detects_0_03: '' });
-    assert.deepEqual(powerOf([0.5, 0.5, 0.5]), { seeds: 3, delta: 0.5, sd: 0, half_width: 0, mde: null,
-      power_at_0_03: null, detects_0_03: '' });
+    assert.deepEqual(powerOf([0.1]), {
+      seeds: 1,
+      delta: 0.1,
+      sd: null,
+      half_width: null,
+      mde: null,
+      power_at_0_03: null,
+      detects_0_03: '',
+    });
+    assert.deepEqual(powerOf([0.5, 0.5, 0.5]), {
+      seeds: 3,
+      delta: 0.5,
+      sd: 0,
+      half_width: 0,
+      mde: null,
+      power_at_0_03: null,
+      detects_0_03: '',
+    });
     assert.deepEqual(Object.keys(powerCells([0.1, 0.2])), POWER_COLUMNS);
-    assert.deepEqual(powerCells([]), { seeds: 0, delta: '', sd: '', half_width: '', mde: '', power_at_0_03: '',
-      detects_0_03: '', note: 'no seed with both sides measured: nothing to test' });
+    assert.deepEqual(powerCells([]), {
+      seeds: 0,
+      delta: '',
+      sd: '',
+      half_width: '',
+      mde: '',
+      power_at_0_03: '',
+      detects_0_03: '',
+      note: 'no seed with both sides measured: nothing to test',
+    });
     assert.equal(powerCells([0.1]).note, 'one paired seed: no spread, so no interval and no power');
-    assert.equal(powerCells([0.5, 0.5]).note,
-      'the per-seed differences are all equal: no spread, so no t-test and no power');
+    assert.equal(
+      powerCells([0.5, 0.5]).note,
+      'the per-seed differences are all equal: no spread, so no t-test and no power',
+    );
     assert.equal(powerCells([0.5, 0.6]).note, '');
   });
-  it('pooled: cells\' means and standard errors into the random-effects mean; the sign test over the cells', () => {
+  it("pooled: cells' means and standard errors into the random-effects mean; the sign test over the cells", () => {
     // cell means 0.02, -0.01, -0.04 (each sd 0.01, se 0.01 / sqrt 2); the one-seed cell is left out
     const cells = [[0.01, 0.03], [-0.02, 0], [-0.05, -0.03], [0.2]];
-    const r = pooledCells(cells), se = 0.02 / Math.sqrt(2) / Math.sqrt(2);
+    const r = pooledCells(cells),
+      se = 0.02 / Math.sqrt(2) / Math.sqrt(2);
     assert.deepEqual(Object.keys(r), POOLED_COLUMNS);
     const want = randomEffects([0.02, -0.01, -0.04], [se, se, se]);
     assert.deepEqual([r.cells, r.positive, r.negative], [3, 1, 2]);
-    close(r.sign_p, 1); close(r.mean, want.mean); close(r.ci_low, want.ci_low); close(r.tau2, want.tau2);
+    close(r.sign_p, 1);
+    close(r.mean, want.mean);
+    close(r.ci_low, want.ci_low);
+    close(r.tau2, want.tau2);
     close(want.mean, -0.01); // equal weights: the plain mean of the cells
     assert.equal(r.note, '1 cell(s) left out: fewer than two seeds or no spread');
     assert.equal(pooledCells([[0.1]]).cells, 0);
@@ -157,17 +208,25 @@ describe('the power files: one row per claim, from the per-seed differences behi
     const s = scoresBySeed([
       ...[0.5, 0.6, 0.7, 0.9].map((value, seed) => ({ run: 'S|a', seed, measure: 'm', value })),
       ...[0.45, 0.58, 0.61].map((value, seed) => ({ run: 'S|b', seed, measure: 'm', value })),
-      { run: 'S|a', seed: 0, measure: 'late', value: 0.3 }, { run: 'S|a', seed: 1, measure: 'late', value: 0.4 },
-      { run: 'S|a', seed: 0, measure: 'early', value: 0.1 }, { run: 'S|a', seed: 1, measure: 'early', value: 0.3 },
-      { run: 'S|c', seed: 5, measure: 'm', value: 0.2 }]);
-    const claims = [{ claim: 'a beats b', a: 'S|a', b: 'S|b', measure: 'm', sign: 1 as const },
+      { run: 'S|a', seed: 0, measure: 'late', value: 0.3 },
+      { run: 'S|a', seed: 1, measure: 'late', value: 0.4 },
+      { run: 'S|a', seed: 0, measure: 'early', value: 0.1 },
+      { run: 'S|a', seed: 1, measure: 'early', value: 0.3 },
+      { run: 'S|c', seed: 5, measure: 'm', value: 0.2 },
+    ]);
+    const claims = [
+      { claim: 'a beats b', a: 'S|a', b: 'S|b', measure: 'm', sign: 1 as const },
       { claim: 'late over early', a: 'S|a', b: 'S|a', measure: 'late', measureB: 'early', sign: 1 as const },
       { claim: 'one seed', a: 'S|c', b: 'S|c', measure: 'm', sign: -1 as const },
-      { claim: 'none', a: 'S|a', b: 'S|c', measure: 'm', sign: 1 as const }];
-    const rows = claimPowerRows(s, claims, 'quick'), claimed = claimRows(s, claims, 'quick');
+      { claim: 'none', a: 'S|a', b: 'S|c', measure: 'm', sign: 1 as const },
+    ];
+    const rows = claimPowerRows(s, claims, 'quick'),
+      claimed = claimRows(s, claims, 'quick');
     assert.deepEqual(Object.keys(rows[0]), CLAIM_POWER_COLUMNS);
-    assert.deepEqual(rows.map((r) => [r.profile, r.claim, r.run, r.against, r.measure, r.expected_sign]),
-      claimed.map((r) => [r.profile, r.claim, r.run, r.against, r.measure, r.expected_sign]));
+    assert.deepEqual(
+      rows.map((r) => [r.profile, r.claim, r.run, r.against, r.measure, r.expected_sign]),
+      claimed.map((r) => [r.profile, r.claim, r.run, r.against, r.measure, r.expected_sign]),
+    );
     expectRow(rows[0], [0.05, 0.02, 0.09], 'inconclusive'); // seed 3 of a has no partner in b
     close(rows[0].delta, claimed[0].delta as number);
     close(rows[0].half_width, ((claimed[0].ci_high as number) - (claimed[0].ci_low as number)) / 2);
@@ -180,28 +239,40 @@ describe('the power files: one row per claim, from the per-seed differences behi
 
   it('Table 2 (analysis/table2.ts): table2_power.csv beside table2_claims.csv', async () => {
     const { aggregateTable2 } = await import('../analysis/table2.js');
-    const root = tmp('t2'), out = path.join(root, 'out');
+    const root = tmp('t2'),
+      out = path.join(root, 'out');
     const values: Record<string, number[]> = { rlvr: [0.5, 0.7, 0.6], rlcer: [0.62, 0.66, 0.7] };
-    for (const [method, vs] of Object.entries(values)) vs.forEach((value, seed) => runDir(
-      path.join(root, 'quick', 'S', method, `seed-${seed}`), [{ method, size: 'S', seed, column: 'average', value }],
-      { 'metrics.jsonl': JSON.stringify({ step: 0, probe_accuracy: value }) + '\n' }));
+    for (const [method, vs] of Object.entries(values))
+      vs.forEach((value, seed) =>
+        runDir(
+          path.join(root, 'quick', 'S', method, `seed-${seed}`),
+          [{ method, size: 'S', seed, column: 'average', value }],
+          { 'metrics.jsonl': JSON.stringify({ step: 0, probe_accuracy: value }) + '\n' },
+        ),
+      );
     aggregateTable2('quick', root, out, null);
-    const power = readCsv(path.join(out, 'table2_power.csv')), claims = readCsv(path.join(out, 'table2_claims.csv'));
+    const power = readCsv(path.join(out, 'table2_power.csv')),
+      claims = readCsv(path.join(out, 'table2_claims.csv'));
     assert.equal(power.length, claims.length);
     const row = power.find((r) => r.claim === 'RLCER beats RLVR (average accuracy)')!;
     assert.deepEqual([row.run, row.against, row.measure], ['S|rlcer', 'S|rlvr', 'average']);
     expectRow(row, [0.62 - 0.5, 0.66 - 0.7, 0.7 - 0.6], 'inconclusive');
-    assert.equal(power.find((r) => r.claim === 'RLCER beats RLCER without evolving (average accuracy)')!.note,
-      'no seed with both sides measured: nothing to test');
+    assert.equal(
+      power.find((r) => r.claim === 'RLCER beats RLCER without evolving (average accuracy)')!.note,
+      'no seed with both sides measured: nothing to test',
+    );
   });
 
   it('CO-RL (analysis/table1.ts): power.csv beside claims.csv', async () => {
     const { aggregateTable1 } = await import('../analysis/table1.js');
-    const root = tmp('corl'), out = path.join(root, 'out');
-    const run = (method: string, agents: string[], seed: number, value: number) => runDir(
-      path.join(root, 'table8', method, agents.join('+'), `seed-${seed}`),
-      agents.map((agent) => ({ method, agent, seed, column: 'average', value })),
-      { 'config.json': JSON.stringify({ method, agents, seed }) });
+    const root = tmp('corl'),
+      out = path.join(root, 'out');
+    const run = (method: string, agents: string[], seed: number, value: number) =>
+      runDir(
+        path.join(root, 'table8', method, agents.join('+'), `seed-${seed}`),
+        agents.map((agent) => ({ method, agent, seed, column: 'average', value })),
+        { 'config.json': JSON.stringify({ method, agents, seed }) },
+      );
     [0.3, 0.35, 0.5].forEach((v, seed) => run('ttrl', ['gru-M'], seed, v));
     [0.5, 0.6, 0.65].forEach((v, seed) => run('corl_diff_family', ['transformer-M', 'gru-M'], seed, v));
     aggregateTable1('table8', root, out, 'results/coldstart/report.csv', null);
@@ -213,12 +284,18 @@ describe('the power files: one row per claim, from the per-seed differences behi
 
   it('Rubicon (analysis/rubicon.ts): power.csv beside claims.csv', async () => {
     const { aggregateRubicon, powerTable } = await import('../analysis/rubicon.js');
-    const root = tmp('rub'), out = path.join(root, 'out');
-    const run = (rel: string, aggregator: string, schedule: string, seed: number, quality: number) => runDir(
-      path.join(root, 'quick', rel, `seed-${seed}`), [{ tasks: 'standard', aggregator, defence: 'no', schedule, seed,
-        column: 'quality/steps', value: quality }],
-      { 'config.json': JSON.stringify({ rubicon: { aggregator, schedule, filterQuantiles: null, defence: 'auto',
-        tasks: 'standard' } }) });
+    const root = tmp('rub'),
+      out = path.join(root, 'out');
+    const run = (rel: string, aggregator: string, schedule: string, seed: number, quality: number) =>
+      runDir(
+        path.join(root, 'quick', rel, `seed-${seed}`),
+        [{ tasks: 'standard', aggregator, defence: 'no', schedule, seed, column: 'quality/steps', value: quality }],
+        {
+          'config.json': JSON.stringify({
+            rubicon: { aggregator, schedule, filterQuantiles: null, defence: 'auto', tasks: 'standard' },
+          }),
+        },
+      );
     [0.4, 0.5, 0.45].forEach((q, seed) => run('base', 'none', 'base', seed, q));
     [0.6, 0.62, 0.5].forEach((q, seed) => run('qo', 'weighted_sum', 'quality_only', seed, q));
     aggregateRubicon('quick', root, out, null);
@@ -236,15 +313,34 @@ describe('the power files: one row per claim, from the per-seed differences behi
     const specs = expandSweep(c);
     // b - a per seed: 0.1 + noise(seed) at the baseline, + 0.2 where x = 0.2 reaches b, - 0.05 at horizon = 5
     const noise = [0, 0.02, -0.01];
-    const read = (s: { method: string; seed: number; cell: string }) => new Map([['average', 0.5 + (s.method === 'b'
-      ? 0.1 + noise[s.seed] + (s.cell === 'x=0.2' ? 0.2 : 0) - (s.cell === 'horizon=5' ? 0.15 : 0) : 0)]]);
+    const read = (s: { method: string; seed: number; cell: string }) =>
+      new Map([
+        [
+          'average',
+          0.5 +
+            (s.method === 'b'
+              ? 0.1 + noise[s.seed] + (s.cell === 'x=0.2' ? 0.2 : 0) - (s.cell === 'horizon=5' ? 0.15 : 0)
+              : 0),
+        ],
+      ]);
     const { claims, power, pooled } = aggregateSweep(c, specs, read);
     assert.equal(power.length, claims.length);
-    assert.deepEqual(power.map((r) => [r.knob, r.level, r.claim]), claims.map((r) => [r.knob, r.level, r.claim]));
+    assert.deepEqual(
+      power.map((r) => [r.knob, r.level, r.claim]),
+      claims.map((r) => [r.knob, r.level, r.claim]),
+    );
     const base = noise.map((n) => 0.1 + n);
     expectRow(power[0], base, claims[0].verdict as string);
-    expectRow(power[1], base.map((d) => d + 0.2), claims[1].verdict as string);
-    expectRow(power[3], base.map((d) => d - 0.15), claims[3].verdict as string);
+    expectRow(
+      power[1],
+      base.map((d) => d + 0.2),
+      claims[1].verdict as string,
+    );
+    expectRow(
+      power[3],
+      base.map((d) => d - 0.15),
+      claims[3].verdict as string,
+    );
     // four rows, three distinct cells: (baseline, baseline) under x = 0 and horizon = 0 counts once
     assert.equal(pooled.length, 1);
     const want = pooledCells([base, base.map((d) => d + 0.2), base.map((d) => d - 0.15)]);
@@ -261,8 +357,10 @@ describe('the power files: one row per claim, from the per-seed differences behi
     const { aggregateLong } = await import('../analysis/long.js');
     const out = tmp('long');
     aggregateLong(path.join(out, 'no-runs'), out);
-    assert.equal(fs.readFileSync(path.join(out, 'rlcer', 'long_power.csv'), 'utf8'),
-      fs.readFileSync('results/rlcer/long_power.csv', 'utf8'));
+    assert.equal(
+      fs.readFileSync(path.join(out, 'rlcer', 'long_power.csv'), 'utf8'),
+      fs.readFileSync('results/rlcer/long_power.csv', 'utf8'),
+    );
   });
 });
 
@@ -278,8 +376,12 @@ describe('the committed power files agree with the claims tables beside them', (
   ];
   for (const [claimsFile, powerFile, key] of pairs) {
     it(`${powerFile}: same rows, seeds, delta and verdict; half-width = the interval's`, () => {
-      const claims = readCsv(claimsFile), power = readCsv(powerFile);
-      assert.deepEqual(power.map((r) => key.map((k) => r[k])), claims.map((r) => key.map((k) => r[k])));
+      const claims = readCsv(claimsFile),
+        power = readCsv(powerFile);
+      assert.deepEqual(
+        power.map((r) => key.map((k) => r[k])),
+        claims.map((r) => key.map((k) => r[k])),
+      );
       claims.forEach((c, i) => {
         const p = power[i];
         assert.deepEqual([p.seeds, p.verdict], [c.seeds, c.verdict]);

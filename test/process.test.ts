@@ -51,19 +51,23 @@ describe('process score', () => {
     // 45 + 78 - 99: pass 0 (45 + 78 = 123): C0 5 8 0 1 3, C1 4 7 1 1 2; pass 1 (123 - 099): C0 3 9 0 1 4, C1 2 9 1 1 2,
     // C2 1 0 1 0 0
     const chain = solve('chain', [45, 78, 99]);
-    const p0 = 'C0 5 8 0 1 3 C1 4 7 1 1 2', p1 = 'C0 3 9 0 1 4 C1 2 9 1 1 2 C2 1 0 1 0 0';
+    const p0 = 'C0 5 8 0 1 3 C1 4 7 1 1 2',
+      p1 = 'C0 3 9 0 1 4 C1 2 9 1 1 2 C2 1 0 1 0 0';
     assert.equal(score(`${p0} | ${p1} A 0 2 4 <eos>`, chain), 1);
     assert.equal(score(`${p1} A 0 2 4 <eos>`, chain), 0); // pass 1's steps in pass 0: two wrong, one extra
     assert.equal(processScore(chain, tr(`${p1} A 0 2 4 <eos>`)).extra, 1);
     assert.equal(score(`${p0} A 1 2 3 <eos>`, chain), 2 / 5); // pass 1 missing
     assert.equal(score(`${p0} | ${p1} | C0 1 1 0 0 2 A 0 2 4 <eos>`, chain), 5 / 6); // a third pass is extra
   });
-  it('puts dense rewards on each credited step\'s last token, summing to the score', () => {
+  it("puts dense rewards on each credited step's last token, summing to the score", () => {
     const chain = solve('chain', [45, 78, 99]);
     const good = tr('C0 5 8 0 1 3 C1 4 7 1 1 2 | C0 3 9 0 1 4 C1 2 9 1 1 2 C2 1 0 1 0 0 A 0 2 4 <eos>');
     assert.deepEqual(stepEndPositions(good), [5, 11, 18, 24, 30]); // '|' is token 12
     const d = denseProcessRewards(chain, good, 37);
-    assert.deepEqual(d.map((v, i) => (v ? i : -1)).filter((i) => i >= 0), [5, 11, 18, 24, 30]);
+    assert.deepEqual(
+      d.map((v, i) => (v ? i : -1)).filter((i) => i >= 0),
+      [5, 11, 18, 24, 30],
+    );
     assert.ok(Math.abs(d.reduce((a, b) => a + b, 0) - 1) < 1e-12);
     assert.equal(d[5], 1 / 5);
     // the wrong step (column 1 of pass 1) gets nothing; the repeat's token nothing
@@ -77,38 +81,61 @@ describe('process score', () => {
 describe('positive-control rewards', () => {
   const rollout = (s: string, label: boolean): ReasonerRollout => {
     const toks = s.split(' ');
-    return { role: 'reason', group: 0, prompt: [], completion: encode(toks), problem: add, trace: parseTrace(toks),
-      correct: label, label, reward: 0, components: {} };
+    return {
+      role: 'reason',
+      group: 0,
+      prompt: [],
+      completion: encode(toks),
+      problem: add,
+      trace: parseTrace(toks),
+      correct: label,
+      label,
+      reward: 0,
+      components: {},
+    };
   };
-  const wrongCarry = 'C0 7 8 0 1 5 C1 4 3 0 0 7 A 0 7 5 <eos>', right = 'C0 7 8 0 1 5 C1 4 3 1 0 8 A 0 8 5 <eos>';
+  const wrongCarry = 'C0 7 8 0 1 5 C1 4 3 0 0 7 A 0 7 5 <eos>',
+    right = 'C0 7 8 0 1 5 C1 4 3 1 0 8 A 0 8 5 <eos>';
   it('process_oracle: the outcome of the training label plus the process score, on the last token', () => {
     const out = processOracleRewardFn()([rollout(wrongCarry, false), rollout(right, true)]);
-    assert.deepEqual(out.map((o) => o.reward), [-1 + 0.5, 1 + 1]);
+    assert.deepEqual(
+      out.map((o) => o.reward),
+      [-1 + 0.5, 1 + 1],
+    );
     assert.deepEqual(out[0].components, { outcome: -1, process: 0.5 });
     assert.equal(out[0].tokenRewards, undefined);
   });
-  it('process_oracle_dense: the outcome on the last token, the steps\' shares on their last tokens', () => {
+  it("process_oracle_dense: the outcome on the last token, the steps' shares on their last tokens", () => {
     const [o] = denseProcessOracleRewardFn()([rollout(wrongCarry, false)]);
     assert.equal(o.reward, -1);
     assert.equal(o.tokenRewards!.length, 17);
     assert.deepEqual(o.tokenRewards!.map((v, i) => (v ? [i, v] : null)).filter(Boolean), [[5, 0.5]]);
     assert.deepEqual(o.components, { outcome: -1, process: 0.5 });
   });
-  it('per-token rewards enter GAE beside the last token\'s reward (returns by hand, gamma = lambda = 1)', () => {
+  it("per-token rewards enter GAE beside the last token's reward (returns by hand, gamma = lambda = 1)", () => {
     const rs = [{ reward: 1, completion: [1, 2, 3, 4], tokenRewards: [0, 0.5, 0, 0] }];
-    const [{ ret }] = roleAdvantages([{ rs, values: [[0, 0, 0, 0]], logp: [[0, 0, 0, 0]], refLogp: null }],
-      { gamma: 1, lambda: 1, klCoef: 0 });
+    const [{ ret }] = roleAdvantages([{ rs, values: [[0, 0, 0, 0]], logp: [[0, 0, 0, 0]], refLogp: null }], {
+      gamma: 1,
+      lambda: 1,
+      klCoef: 0,
+    });
     assert.deepEqual(Array.from(ret[0]), [1.5, 1.5, 1, 1]);
-    const [{ ret: plain }] = roleAdvantages([{ rs: [{ reward: 1, completion: [1, 2, 3, 4] }], values: [[0, 0, 0, 0]],
-      logp: [[0, 0, 0, 0]], refLogp: null }], { gamma: 1, lambda: 1, klCoef: 0 });
+    const [{ ret: plain }] = roleAdvantages(
+      [{ rs: [{ reward: 1, completion: [1, 2, 3, 4] }], values: [[0, 0, 0, 0]], logp: [[0, 0, 0, 0]], refLogp: null }],
+      { gamma: 1, lambda: 1, klCoef: 0 },
+    );
     assert.deepEqual(Array.from(plain[0]), [1, 1, 1, 1]);
   });
 });
 
 describe('endpoints', () => {
   it('trace error is the share of right answers whose steps hold an error; accuracy averages families', () => {
-    const traces = ['C0 7 8 0 1 5 C1 4 3 1 0 8 A 0 8 5 <eos>', 'C0 7 8 0 1 5 C0 7 8 0 1 5 C1 4 3 1 0 8 A 0 8 5 <eos>',
-      'A 0 8 5 <eos>', 'C0 7 8 0 1 5 C1 4 3 0 0 7 A 0 7 5 <eos>'].map(tr);
+    const traces = [
+      'C0 7 8 0 1 5 C1 4 3 1 0 8 A 0 8 5 <eos>',
+      'C0 7 8 0 1 5 C0 7 8 0 1 5 C1 4 3 1 0 8 A 0 8 5 <eos>',
+      'A 0 8 5 <eos>',
+      'C0 7 8 0 1 5 C1 4 3 0 0 7 A 0 7 5 <eos>',
+    ].map(tr);
     const e = endpointsOf([{ family: 'add', res: [scoreProblem(add, traces)] }]);
     // three right answers (a perfect trace, a repeat, a shortcut), two of them with an erring process
     assert.equal(e.right_answers, 3);
@@ -116,8 +143,10 @@ describe('endpoints', () => {
     assert.equal(e.accuracy, 3 / 4);
     assert.equal(e.process_score, (1 + 2 / 3 + 0 + 1 / 2) / 4);
     const sub = solve('sub', [50, 1]);
-    const e2 = endpointsOf([{ family: 'add', res: [scoreProblem(add, traces)] },
-      { family: 'sub', res: [scoreProblem(sub, [tr('A 0 0 <eos>')])] }]);
+    const e2 = endpointsOf([
+      { family: 'add', res: [scoreProblem(add, traces)] },
+      { family: 'sub', res: [scoreProblem(sub, [tr('A 0 0 <eos>')])] },
+    ]);
     assert.equal(e2.accuracy, (3 / 4 + 0) / 2);
     assert.equal(endpointsOf([{ family: 'sub', res: [scoreProblem(sub, [tr('A 0 0 <eos>')])] }]).trace_error, '');
   });
@@ -139,20 +168,43 @@ describe('gzipped rollout log', () => {
 
 describe('horizons', function () {
   this.timeout(180_000);
-  it('a run\'s full evaluation after step 1 of 2 is byte for byte a 1-step run\'s', () => {
+  it("a run's full evaluation after step 1 of 2 is byte for byte a 1-step run's", () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'horizon-'));
     const run = (steps: number) => {
       const out = path.join(root, `s${steps}`);
-      const r = spawnSync('./node_modules/.bin/tsx', ['src/cli/table2-run.ts', '--method', 'process_oracle_dense', '--profile',
-        'smoke', '--steps', String(steps), '--horizons', '1', '--out', out], { encoding: 'utf8' });
+      const r = spawnSync(
+        './node_modules/.bin/tsx',
+        [
+          'src/cli/table2-run.ts',
+          '--method',
+          'process_oracle_dense',
+          '--profile',
+          'smoke',
+          '--steps',
+          String(steps),
+          '--horizons',
+          '1',
+          '--out',
+          out,
+        ],
+        { encoding: 'utf8' },
+      );
       assert.equal(r.status, 0, r.stderr);
       return out;
     };
-    const one = run(1), two = run(2);
+    const one = run(1),
+      two = run(2);
     for (const t of ['eval', 'final', 'hints']) {
-      assert.equal(fs.readFileSync(path.join(two, `${t}-1.csv`), 'utf8'), fs.readFileSync(path.join(one, `${t}.csv`), 'utf8'), t);
+      assert.equal(
+        fs.readFileSync(path.join(two, `${t}-1.csv`), 'utf8'),
+        fs.readFileSync(path.join(one, `${t}.csv`), 'utf8'),
+        t,
+      );
     }
     assert.ok(!fs.existsSync(path.join(one, 'eval-1.csv')), 'no horizon table at the last step');
-    assert.notEqual(fs.readFileSync(path.join(two, 'eval.csv'), 'utf8'), fs.readFileSync(path.join(one, 'eval.csv'), 'utf8'));
+    assert.notEqual(
+      fs.readFileSync(path.join(two, 'eval.csv'), 'utf8'),
+      fs.readFileSync(path.join(one, 'eval.csv'), 'utf8'),
+    );
   });
 });

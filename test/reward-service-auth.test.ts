@@ -21,8 +21,11 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ cod
 }
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const r = await fetch(url, { method: 'POST', body: JSON.stringify(body),
-    headers: { 'Content-Type': 'application/json', ...headers } });
+  const r = await fetch(url, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'Content-Type': 'application/json', ...headers },
+  });
   return { status: r.status, text: await r.text(), auth: r.headers.get('www-authenticate') };
 }
 
@@ -38,20 +41,26 @@ describe('reward service: off loopback', function () {
 
   it('refuses to start beyond loopback without a token, or with a short one', async () => {
     for (const host of ['0.0.0.0', '::', '10.0.0.5']) {
-      await assert.rejects(startRewardServer({ host, port: 0 }),
-        (e: Error) => e instanceof ConfigError && /beyond loopback, without a shared token/.test(e.message));
+      await assert.rejects(
+        startRewardServer({ host, port: 0 }),
+        (e: Error) => e instanceof ConfigError && /beyond loopback, without a shared token/.test(e.message),
+      );
     }
-    await assert.rejects(startRewardServer({ host: '0.0.0.0', port: 0, tokens: ['short'] }),
-      (e: Error) => e instanceof ConfigError && /at least 16 printable/.test(e.message)
-        && !e.message.includes('short'));
+    await assert.rejects(
+      startRewardServer({ host: '0.0.0.0', port: 0, tokens: ['short'] }),
+      (e: Error) => e instanceof ConfigError && /at least 16 printable/.test(e.message) && !e.message.includes('short'),
+    );
     await assert.rejects(startRewardServer({ host: '0.0.0.0', port: 0, tokens: [TOKEN_A, TOKEN_A] }), /twice/);
   });
 
   it('the CLI exits with one line naming --token and REWARD_SERVICE_TOKEN', async () => {
     const env = { ...process.env };
     delete env.REWARD_SERVICE_TOKEN;
-    const r = await run('./node_modules/.bin/tsx', ['src/cli/serve-rewards.ts', '--host', '0.0.0.0', '--port', '0'],
-      env);
+    const r = await run(
+      './node_modules/.bin/tsx',
+      ['src/cli/serve-rewards.ts', '--host', '0.0.0.0', '--port', '0'],
+      env,
+    );
     assert.equal(r.code, 2, r.out);
     assert.match(r.out, /^error: refusing to serve rewards on 0\.0\.0\.0.*--token.*REWARD_SERVICE_TOKEN/m);
   });
@@ -61,10 +70,18 @@ describe('reward service: off loopback', function () {
     const logs: string[] = [];
     const groups: ScoredGroup[] = [];
     before(async () => {
-      srv = await startRewardServer({ host: '0.0.0.0', port: 0, tokens: [TOKEN_A, TOKEN_B], log: (l) => logs.push(l),
-        onGroup: (g) => groups.push(g), service: { ...defaultServiceConfig, groupTimeoutMs: 20_000 } });
+      srv = await startRewardServer({
+        host: '0.0.0.0',
+        port: 0,
+        tokens: [TOKEN_A, TOKEN_B],
+        log: (l) => logs.push(l),
+        onGroup: (g) => groups.push(g),
+        service: { ...defaultServiceConfig, groupTimeoutMs: 20_000 },
+      });
     });
-    after(async () => { await srv.close(); });
+    after(async () => {
+      await srv.close();
+    });
     const url = (path: string) => `http://127.0.0.1:${srv.port}${path}`;
     const one = { query: ['\\boxed{1}'], prompts: [''], labels: ['1'] };
 
@@ -89,12 +106,15 @@ describe('reward service: off loopback', function () {
       assert.deepEqual(JSON.parse(ok.text).rewards, [1]);
     });
 
-    it('keys RLCER groups per token and per X-Client-Id: no client joins another\'s open group', async () => {
+    it("keys RLCER groups per token and per X-Client-Id: no client joins another's open group", async () => {
       groups.length = 0;
       const label = (correct: boolean) => ({ group: 'g', group_size: 2, correct });
-      const send = (token: string, correct: boolean, id?: string) => post(url('/rlcer'),
-        { query: ['x'], prompts: ['p'], labels: [label(correct)] },
-        { Authorization: `Bearer ${token}`, ...(id ? { 'X-Client-Id': id } : {}) });
+      const send = (token: string, correct: boolean, id?: string) =>
+        post(
+          url('/rlcer'),
+          { query: ['x'], prompts: ['p'], labels: [label(correct)] },
+          { Authorization: `Bearer ${token}`, ...(id ? { 'X-Client-Id': id } : {}) },
+        );
       // four clients open group "g" at once: A, B, A as client x, A as client y; none completes another's
       const first = [send(TOKEN_A, true), send(TOKEN_B, false), send(TOKEN_A, true, 'x'), send(TOKEN_A, false, 'y')];
       await new Promise((r) => setTimeout(r, 200));
@@ -108,16 +128,20 @@ describe('reward service: off loopback', function () {
       const logsOf = replies.map((r) => JSON.parse(r.text).extra_logs);
       for (const l of logsOf) assert.deepEqual([l.group_members[0], l.incomplete[0]], [2, 0]);
       // each group's correctness is its own client's: A [1, 0], B [0, 0], A/x [1, 1], A/y [0, 1]
-      assert.deepEqual(logsOf.map((l) => l.correct[0]), [1, 0, 1, 0, 0, 0, 1, 1]);
+      assert.deepEqual(
+        logsOf.map((l) => l.correct[0]),
+        [1, 0, 1, 0, 0, 0, 1, 1],
+      );
       const bad = await post(url('/rlcer'), one, { Authorization: `Bearer ${TOKEN_A}`, 'X-Client-Id': 'a b' });
       assert.equal(bad.status, 400);
     });
 
     it('the Python shims send $REWARD_SERVICE_TOKEN and $REWARD_CLIENT_ID', async () => {
-      const script = 'import sys; sys.path.insert(0, "python"); import reward_shims as rs\n'
-        + 'try:\n  print(rs.compute_score(data_source="d", solution_str="\\\\boxed{1}", ground_truth="1", '
-        + `extra_info=None, reward_url="${url('/outcome')}")["score"])\n`
-        + 'except rs.RewardServiceError as e:\n  print(e.status, e.reason)\n';
+      const script =
+        'import sys; sys.path.insert(0, "python"); import reward_shims as rs\n' +
+        'try:\n  print(rs.compute_score(data_source="d", solution_str="\\\\boxed{1}", ground_truth="1", ' +
+        `extra_info=None, reward_url="${url('/outcome')}")["score"])\n` +
+        'except rs.RewardServiceError as e:\n  print(e.status, e.reason)\n';
       const env: NodeJS.ProcessEnv = { ...process.env, REWARD_CLIENT_ID: 'trainer-1' };
       delete env.REWARD_SERVICE_TOKEN;
       const refused = await run('/usr/bin/python3', ['-c', script], env);
@@ -127,15 +151,18 @@ describe('reward service: off loopback', function () {
     });
   });
 
-  it('on loopback without tokens, X-Client-Id still keeps clients\' groups apart', async () => {
+  it("on loopback without tokens, X-Client-Id still keeps clients' groups apart", async () => {
     const groups: ScoredGroup[] = [];
     const srv = await startRewardServer({ port: 0, onGroup: (g) => groups.push(g) });
     try {
       const body = { query: ['x'], prompts: ['same prompt'], labels: [{ group_size: 2, correct: true }] };
-      const rs = await Promise.all(['a', 'b', 'a', 'b'].map((id) => post(`${srv.url}/rlcer`, body,
-        { 'X-Client-Id': id })));
+      const rs = await Promise.all(
+        ['a', 'b', 'a', 'b'].map((id) => post(`${srv.url}/rlcer`, body, { 'X-Client-Id': id })),
+      );
       for (const r of rs) assert.equal(r.status, 200, r.text);
       assert.deepEqual(groups.map((g) => g.client).sort(), ['/a', '/b']);
-    } finally { await srv.close(); }
+    } finally {
+      await srv.close();
+    }
   });
 });

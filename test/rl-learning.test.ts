@@ -16,25 +16,42 @@ function rollouts(policy: Policy, groups: number, n: number, seed: number): Roll
   const prompts = Array.from({ length: groups * n }, () => prompt);
   return sample(policy, prompts, { maxNew: 2, temperature: 1, topP: 1 }, makeRng(seed)).map((completion, i) => {
     const reward = completion[0] === SEVEN ? 1 : -1;
-    return { role: 'reason' as const, group: Math.floor(i / n), prompt, completion, reward, components: { outcome: reward } };
+    return {
+      role: 'reason' as const,
+      group: Math.floor(i / n),
+      prompt,
+      completion,
+      reward,
+      components: { outcome: reward },
+    };
   });
 }
 
 function probSeven(policy: Policy): number {
   return tf.tidy(() => {
-    const { logits } = policy.prefill({ tokens: tf.tensor2d([prompt], undefined, 'int32'), positions: tf.tensor2d([prompt.map((_, i) => i)], undefined, 'int32'), valid: tf.ones([1, prompt.length]), pad: [0], lengths: [prompt.length], T: prompt.length } as never);
+    const { logits } = policy.prefill({
+      tokens: tf.tensor2d([prompt], undefined, 'int32'),
+      positions: tf.tensor2d([prompt.map((_, i) => i)], undefined, 'int32'),
+      valid: tf.ones([1, prompt.length]),
+      pad: [0],
+      lengths: [prompt.length],
+      T: prompt.length,
+    } as never);
     return tf.softmax(logits).dataSync()[SEVEN];
   });
 }
 
 describe('RL engine learns a toy task', function () {
   this.timeout(120000);
-  before(async () => { await initBackend(); });
+  before(async () => {
+    await initBackend();
+  });
   it('PPO raises the probability of the rewarded token', () => {
     const policy = createPolicy(modelConfig('transformer', 'S', 11));
     const p0 = probSeven(policy);
     const opts = makeRoleOptimizers({ reason: 3e-3, rubric: 3e-3, hint: 3e-3 });
-    for (let s = 0; s < 12; s++) ppoUpdate(policy, opts, rollouts(policy, 4, 16, s), { ...defaultPpoConfig, minibatches: 1 }, makeRng(s));
+    for (let s = 0; s < 12; s++)
+      ppoUpdate(policy, opts, rollouts(policy, 4, 16, s), { ...defaultPpoConfig, minibatches: 1 }, makeRng(s));
     const p1 = probSeven(policy);
     assert.ok(p1 > Math.max(0.5, 5 * p0), `P(7) went from ${p0} to ${p1}`);
   });
@@ -42,7 +59,8 @@ describe('RL engine learns a toy task', function () {
     const policy = createPolicy(modelConfig('transformer', 'S', 12));
     const opt = tf.train.adam(3e-3);
     const p0 = probSeven(policy);
-    for (let s = 0; s < 12; s++) grpoUpdate(policy, opt, rollouts(policy, 4, 16, 100 + s), { ...defaultGrpoConfig, minibatches: 1 }, makeRng(s));
+    for (let s = 0; s < 12; s++)
+      grpoUpdate(policy, opt, rollouts(policy, 4, 16, 100 + s), { ...defaultGrpoConfig, minibatches: 1 }, makeRng(s));
     const p1 = probSeven(policy);
     assert.ok(p1 > Math.max(0.3, 10 * p0), `P(7) went from ${p0} to ${p1}`);
     const flat = rollouts(policy, 2, 4, 999).map((r) => ({ ...r, reward: -1 }));

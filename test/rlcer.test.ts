@@ -4,12 +4,24 @@ import * as fs from 'node:fs';
 import { initBackend, tf } from '../src/models/backend.js';
 import { createPolicy, loadPolicy } from '../src/models/index.js';
 import { modelConfig } from '../src/models/policy.js';
-import { cotRewards, criterionValidity, normalisedScore, poolItems, randomValidity, rubricatorReward } from '../src/rubrics/rewards.js';
+import {
+  cotRewards,
+  criterionValidity,
+  normalisedScore,
+  poolItems,
+  randomValidity,
+  rubricatorReward,
+} from '../src/rubrics/rewards.js';
 import { judgePairs, pairwiseAccuracy } from '../src/methods/rubric-quality.js';
 import { defaultPpoConfig, makeRoleOptimizers, ppoUpdate } from '../src/rl/ppo.js';
 import { defaultGrpoConfig, grpoUpdate } from '../src/rl/grpo.js';
-import { defaultRlcerConfig, groupRewards, makeRlcerTrainer, type RewardSettings, type RlcerConfig }
-  from '../src/methods/rlcer.js';
+import {
+  defaultRlcerConfig,
+  groupRewards,
+  makeRlcerTrainer,
+  type RewardSettings,
+  type RlcerConfig,
+} from '../src/methods/rlcer.js';
 import { sftStep, sampleExample, defaultColdStartData } from '../src/methods/coldstart.js';
 import { criterionText, parseCriterion } from '../src/rubrics/criteria.js';
 import type { Parsed, RubricItem } from '../src/rubrics/rubric.js';
@@ -20,20 +32,35 @@ import { decode } from '../src/world/vocab.js';
 import { promptTokens } from '../src/world/trace.js';
 import { sampleProblem } from '../src/world/problems.js';
 
-const close = (a: number, b: number, tol = 1e-12, what = '') => assert.ok(Math.abs(a - b) <= tol, `${what} ${a} != ${b}`);
+const close = (a: number, b: number, tol = 1e-12, what = '') =>
+  assert.ok(Math.abs(a - b) <= tol, `${what} ${a} != ${b}`);
 
 describe('RLCER rewards (hand-computed)', () => {
   it('validity: corr > threshold and varying satisfaction', () => {
     const z = [1, 1, 1, 0, 0, 0];
     // corr([1,1,0,1,0,0], z) = 0.5 / 1.5 = 1/3
-    const v = [[1, 1, 1, 0, 0, 0], [1, 1, 0, 1, 0, 0], [0, 1, 0, 1, 1, 0], [1, 1, 1, 1, 1, 1], [0, 0, 0, 1, 1, 1]];
+    const v = [
+      [1, 1, 1, 0, 0, 0],
+      [1, 1, 0, 1, 0, 0],
+      [0, 1, 0, 1, 1, 0],
+      [1, 1, 1, 1, 1, 1],
+      [0, 0, 0, 1, 1, 1],
+    ];
     const r = criterionValidity(v, z, 0.2);
-    close(r.corr[0]!, 1); close(r.corr[1]!, 1 / 3); close(r.corr[2]!, -1 / 3); assert.equal(r.corr[3], null); close(r.corr[4]!, -1);
+    close(r.corr[0]!, 1);
+    close(r.corr[1]!, 1 / 3);
+    close(r.corr[2]!, -1 / 3);
+    assert.equal(r.corr[3], null);
+    close(r.corr[4]!, -1);
     assert.deepEqual(r.valid, [true, true, false, false, false]);
     assert.deepEqual(criterionValidity(v, z, 0.4).valid, [true, false, false, false, false]);
   });
   it('validity when correctness is constant: none valid, or every varying criterion', () => {
-    const v = [[1, 0, 1, 0], [1, 1, 1, 1]], z = [1, 1, 1, 1];
+    const v = [
+        [1, 0, 1, 0],
+        [1, 1, 1, 1],
+      ],
+      z = [1, 1, 1, 1];
     assert.deepEqual(criterionValidity(v, z, 0.2, 'none_valid').valid, [false, false]);
     assert.deepEqual(criterionValidity(v, z, 0.2, 'discriminative').valid, [true, false]);
   });
@@ -44,11 +71,29 @@ describe('RLCER rewards (hand-computed)', () => {
     assert.equal(normalisedScore([], []), 0);
   });
   it('CoT reward normalised over the rubric or over the group', () => {
-    const sat = [[true, false], [true, true], [false, true]];
-    assert.deepEqual(cotRewards([2, -1], sat, 'rubric').map((x) => +x.toFixed(12)), [1, +(2 / 3).toFixed(12), 0]);
+    const sat = [
+      [true, false],
+      [true, true],
+      [false, true],
+    ];
+    assert.deepEqual(
+      cotRewards([2, -1], sat, 'rubric').map((x) => +x.toFixed(12)),
+      [1, +(2 / 3).toFixed(12), 0],
+    );
     assert.deepEqual(cotRewards([1], [[true], [true]], 'rubric'), [1, 1]);
     assert.deepEqual(cotRewards([1], [[true], [true]], 'group'), [0, 0]);
-    assert.deepEqual(cotRewards([1, 2], [[true, false], [false, true], [false, false]], 'group'), [0.5, 1, 0]);
+    assert.deepEqual(
+      cotRewards(
+        [1, 2],
+        [
+          [true, false],
+          [false, true],
+          [false, false],
+        ],
+        'group',
+      ),
+      [0.5, 1, 0],
+    );
     assert.deepEqual(cotRewards([], [[], []]), [0, 0]);
   });
   it('rubricator reward: K_valid / K + format; format only without evolution', () => {
@@ -65,9 +110,19 @@ describe('RLCER rewards (hand-computed)', () => {
     }
   });
   it('pooling keeps one copy of each criterion, the first points', () => {
-    const it = (name: 'STEPS' | 'CARRY', points: number): RubricItem => ({ category: name === 'STEPS' ? 'decomposition' : 'clarity', criterion: { name, args: [] }, points });
+    const it = (name: 'STEPS' | 'CARRY', points: number): RubricItem => ({
+      category: name === 'STEPS' ? 'decomposition' : 'clarity',
+      criterion: { name, args: [] },
+      points,
+    });
     const pooled = poolItems([[it('STEPS', 2)], [it('STEPS', 3), it('CARRY', 1)]], (i) => criterionText(i.criterion));
-    assert.deepEqual(pooled.map((i) => [i.criterion.name, i.points]), [['STEPS', 2], ['CARRY', 1]]);
+    assert.deepEqual(
+      pooled.map((i) => [i.criterion.name, i.points]),
+      [
+        ['STEPS', 2],
+        ['CARRY', 1],
+      ],
+    );
   });
   it('pairwise accuracy counts ties as one half', () => {
     close(pairwiseAccuracy([1, 0.5, 0, 0.7], [0, 0.5, 1, 0.2]), (1 + 0.5 + 0 + 1) / 4);
@@ -79,38 +134,68 @@ describe('RLCER rewards (hand-computed)', () => {
   it('edge cases of the normalised score and the default CoT normalisation (over the rubric)', () => {
     assert.equal(normalisedScore([0, 0], [true, false]), 0, 'all points 0: 0, not 0/0');
     // default 'rubric': [2/3, 0]; 'group' would give [1, 0]
-    assert.deepEqual(cotRewards([2, 1], [[true, false], [false, false]]), [2 / 3, 0]);
+    assert.deepEqual(
+      cotRewards(
+        [2, 1],
+        [
+          [true, false],
+          [false, false],
+        ],
+      ),
+      [2 / 3, 0],
+    );
   });
   it('validity with signs: a null correlation stays null, sign 0 reads as positive, the threshold is strict', () => {
     // satisfaction constant: pearson is null, and a penalty's sign must not turn it into -0
     assert.deepEqual(criterionValidity([[1, 1, 1, 1]], [1, 0, 1, 0], 0.2, 'none_valid', [-1]).corr, [null]);
     // v = z: corr 1; a criterion with 0 points (sign 0) is not negated, so it stays 1 > 0.2 and valid
     const zero = criterionValidity([[1, 1, 0, 0]], [1, 1, 0, 0], 0.2, 'none_valid', [0]);
-    assert.deepEqual(zero.corr, [1]); assert.deepEqual(zero.valid, [true]);
+    assert.deepEqual(zero.corr, [1]);
+    assert.deepEqual(zero.valid, [true]);
     // corr exactly 1 (1 / sqrt(1 * 1)) with threshold 1: not > 1
     assert.deepEqual(criterionValidity([[1, 0, 1, 0]], [1, 0, 1, 0], 1).valid, [false]);
   });
   it('random validity shuffles by Fisher-Yates with rng.int(i + 1) for i = n - 1 down to 1', () => {
     // a scripted rng: int(4) -> 0, int(3) -> 1, int(2) -> 0
-    const calls: number[] = [], draws = [0, 1, 0];
-    const rng = { int: (n: number) => { calls.push(n); return draws.shift()!; } } as unknown as ReturnType<typeof makeRng>;
+    const calls: number[] = [],
+      draws = [0, 1, 0];
+    const rng = {
+      int: (n: number) => {
+        calls.push(n);
+        return draws.shift()!;
+      },
+    } as unknown as ReturnType<typeof makeRng>;
     // idx [0,1,2,3]; i=3, j=0: [3,1,2,0]; i=2, j=1: [3,2,1,0]; i=1, j=0: [2,3,1,0]; the filter kept 2: keep {2, 3}
     assert.deepEqual(randomValidity([true, true, false, false], rng), [false, false, true, true]);
     assert.deepEqual(calls, [4, 3, 2]);
   });
   it('group CoT normalisation subtracts the lowest raw score; the rubricator reward of an empty rubric is 0', () => {
     // raw [1, 2, 3]: lo 1, hi 3 -> [(1-1)/2, (2-1)/2, (3-1)/2] = [0, 0.5, 1]
-    assert.deepEqual(cotRewards([1, 2], [[true, false], [false, true], [true, true]], 'group'), [0, 0.5, 1]);
+    assert.deepEqual(
+      cotRewards(
+        [1, 2],
+        [
+          [true, false],
+          [false, true],
+          [true, true],
+        ],
+        'group',
+      ),
+      [0, 0.5, 1],
+    );
     // parsed, evolving, but 0 items proposed: 0, not 0 / 0
     assert.deepEqual(rubricatorReward(true, 0, 0, true), { evolving: 0, format: 1 });
   });
-  it('judge scores of preference pairs: J per response under its pair\'s rubric, 0 for both when unparsed', () => {
+  it("judge scores of preference pairs: J per response under its pair's rubric, 0 for both when unparsed", () => {
     // pair 0: rubric STEPS +3, CARRY -1 (J = (raw + 1) / 4); pair 1: unparsed; pair 2: VERIFY +2 (J = raw / 2).
     // The judge is asked item by item, chosen before rejected: STEPS c, r, CARRY c, r (pair 0), VERIFY c, r (pair 2).
     // answers: STEPS c yes, r no; CARRY c no, r yes -> J = (3 + 1) / 4 = 1 and (-1 + 1) / 4 = 0;
     //          VERIFY c no, r yes -> J = 0 and 1. Pairwise accuracy (1 + 1/2 (tie 0, 0) + 0) / 3 = 1/2.
-    const item = (name: 'STEPS' | 'CARRY' | 'VERIFY', points: number): RubricItem =>
-      ({ category: 'clarity', criterion: { name, args: [] }, points });
+    const item = (name: 'STEPS' | 'CARRY' | 'VERIFY', points: number): RubricItem => ({
+      category: 'clarity',
+      criterion: { name, args: [] },
+      points,
+    });
     const rubrics: Parsed[] = [
       { ok: true, rubric: { domain: 'add', items: [item('STEPS', 3), item('CARRY', -1)] } },
       { ok: false, reason: 'bad json' },
@@ -141,11 +226,20 @@ describe('RLCER reward assembly of one step (golden, hand-computed)', () => {
   //   SHORT        -1    [1,1,1,0]  sxy 0.5 / sqrt(sxx 0.75 * syy 1) = 1/sqrt3  valid   (sign-aware: invalid)
   //   VERIFY       +1    [1,1,1,1]  null (constant satisfaction)                invalid
   const correct = [true, true, false, false];
-  const sat = new Map(Object.entries({
-    STEPS: [1, 1, 0, 0], CARRY: [1, 0, 1, 0], REPEAT: [0, 0, 1, 1], SHORT: [1, 1, 1, 0], VERIFY: [1, 1, 1, 1],
-  }).map(([k, v]) => [k, v.map(Boolean)]));
-  const item = (text: string, points: number): RubricItem =>
-    ({ category: 'clarity', criterion: parseCriterion(text)!, points });
+  const sat = new Map(
+    Object.entries({
+      STEPS: [1, 1, 0, 0],
+      CARRY: [1, 0, 1, 0],
+      REPEAT: [0, 0, 1, 1],
+      SHORT: [1, 1, 1, 0],
+      VERIFY: [1, 1, 1, 1],
+    }).map(([k, v]) => [k, v.map(Boolean)]),
+  );
+  const item = (text: string, points: number): RubricItem => ({
+    category: 'clarity',
+    criterion: parseCriterion(text)!,
+    points,
+  });
   const set = (...items: RubricItem[]): Parsed => ({ ok: true, rubric: { domain: 'arith/add', items } });
   // one set per rollout (the default 'each_pooled'): set 1 repeats STEPS with other points, set 2 did not parse
   const sets: Parsed[] = [
@@ -154,8 +248,17 @@ describe('RLCER reward assembly of one step (golden, hand-computed)', () => {
     { ok: false, reason: 'hand-made parse failure' },
     set(item('VERIFY', 1)),
   ];
-  const settings: RewardSettings = { validity: 'correlation', validityReading: 'literal', threshold: 0.2, constantCorrectness: 'none_valid',
-    evolve: true, cotNorm: 'rubric', rubricatorSees: 'each_pooled', outcomeWeight: 1, cotWeight: 1 };
+  const settings: RewardSettings = {
+    validity: 'correlation',
+    validityReading: 'literal',
+    threshold: 0.2,
+    constantCorrectness: 'none_valid',
+    evolve: true,
+    cotNorm: 'rubric',
+    rubricatorSees: 'each_pooled',
+    outcomeWeight: 1,
+    cotWeight: 1,
+  };
   const closeAll = (a: number[], b: number[], what: string) => {
     assert.equal(a.length, b.length, what);
     a.forEach((x, i) => close(x, b[i], 1e-12, `${what}[${i}]:`));
@@ -182,7 +285,10 @@ describe('RLCER reward assembly of one step (golden, hand-computed)', () => {
     assert.deepEqual(s1.valid, [true, true]);
     assert.deepEqual(s3.valid, [false]);
     // rubricator: 2/5 + 1, 2/2 + 1, unparsed 0, 0/1 + 1
-    assert.deepEqual(r.sets.map((s) => s.rubricator.evolving), [0.4, 1, 0, 0]);
+    assert.deepEqual(
+      r.sets.map((s) => s.rubricator.evolving),
+      [0.4, 1, 0, 0],
+    );
     // pool: STEPS +3, REPEAT -2 (set 0's points); min -2, max 3, range 5: rollouts 0-1 satisfy STEPS only -> 1,
     // rollouts 2-3 show REPEAT only -> 0
     closeAll(r.cot, [1, 1, 0, 0], 'CoT reward');
@@ -191,10 +297,20 @@ describe('RLCER reward assembly of one step (golden, hand-computed)', () => {
   // Rubricator reward per set: K_valid / K + format.
   it('rubricator reward: 2/5 + 1, 1/2 + 1, 0 + 0 (unparsed), 0/1 + 1', () => {
     const r = groupRewards(sets, sat, correct, settings, makeRng(0));
-    assert.deepEqual(r.sets.map((s) => s.rubricator), [{ evolving: 0.4, format: 1 }, { evolving: 0.5, format: 1 },
-      { evolving: 0, format: 0 }, { evolving: 0, format: 1 }]);
+    assert.deepEqual(
+      r.sets.map((s) => s.rubricator),
+      [
+        { evolving: 0.4, format: 1 },
+        { evolving: 0.5, format: 1 },
+        { evolving: 0, format: 0 },
+        { evolving: 0, format: 1 },
+      ],
+    );
     const noEvolve = groupRewards(sets, sat, correct, { ...settings, evolve: false }, makeRng(0));
-    assert.deepEqual(noEvolve.sets.map((s) => s.rubricator.evolving), [0, 0, 0, 0]);
+    assert.deepEqual(
+      noEvolve.sets.map((s) => s.rubricator.evolving),
+      [0, 0, 0, 0],
+    );
   });
   // CoT reward over the pooled valid criteria, and the reasoner's reward outcome + CoT.
   it('CoT reward over the pooled valid criteria and reasoner reward = outcome + CoT', () => {
@@ -206,16 +322,30 @@ describe('RLCER reward assembly of one step (golden, hand-computed)', () => {
     assert.deepEqual(r.outcome, [1, 1, -1, -1]);
     closeAll(r.reward, [1.75, 1.75, -1, -0.75], 'reasoner reward');
     // rubric-only training (outcome weight 0) and a CoT weight of 2
-    closeAll(groupRewards(sets, sat, correct, { ...settings, outcomeWeight: 0, cotWeight: 2 }, makeRng(0)).reward,
-      [1.5, 1.5, 0, 0.5], 'rubric-only reasoner reward');
+    closeAll(
+      groupRewards(sets, sat, correct, { ...settings, outcomeWeight: 0, cotWeight: 2 }, makeRng(0)).reward,
+      [1.5, 1.5, 0, 0.5],
+      'rubric-only reasoner reward',
+    );
   });
   // The random-rubrics control: the filter's count kept, the criteria drawn from rng (scripted here).
   it('validity "random": as many criteria as the filter kept, chosen by the shuffle, and the rewards that follow', () => {
     // one set STEPS +3, CARRY +2, VERIFY +1: the filter keeps STEPS only (corr 1, 0, null: see the table above)
-    const calls: number[] = [], draws = [1, 0];
-    const rng = { int: (n: number) => { calls.push(n); return draws.shift()!; } } as unknown as ReturnType<typeof makeRng>;
-    const r = groupRewards([set(item('STEPS', 3), item('CARRY', 2), item('VERIFY', 1))], sat, correct,
-      { ...settings, validity: 'random' }, rng);
+    const calls: number[] = [],
+      draws = [1, 0];
+    const rng = {
+      int: (n: number) => {
+        calls.push(n);
+        return draws.shift()!;
+      },
+    } as unknown as ReturnType<typeof makeRng>;
+    const r = groupRewards(
+      [set(item('STEPS', 3), item('CARRY', 2), item('VERIFY', 1))],
+      sat,
+      correct,
+      { ...settings, validity: 'random' },
+      rng,
+    );
     // shuffle of idx [0,1,2]: i=2, int(3) -> 1: [0,2,1]; i=1, int(2) -> 0: [2,0,1]; keep the first 1: VERIFY
     assert.deepEqual(calls, [3, 2]);
     assert.deepEqual(r.sets[0].valid, [false, false, true]);
@@ -237,13 +367,21 @@ describe('RLCER reward assembly of one step (golden, hand-computed)', () => {
 
 describe('RLCER configuration and training step', function () {
   this.timeout(120000);
-  before(async () => { await initBackend(); });
+  before(async () => {
+    await initBackend();
+  });
   it('names a bad option', () => {
     const policy = createPolicy(modelConfig('transformer', 'S', 1));
-    assert.throws(() => makeRlcerTrainer(policy, { ...defaultRlcerConfig, rubricSource: 'oracle' } as unknown as RlcerConfig), (e: Error) => e instanceof ConfigError && /rubricSource/.test(e.message));
+    assert.throws(
+      () => makeRlcerTrainer(policy, { ...defaultRlcerConfig, rubricSource: 'oracle' } as unknown as RlcerConfig),
+      (e: Error) => e instanceof ConfigError && /rubricSource/.test(e.message),
+    );
     assert.throws(() => makeRlcerTrainer(policy, { ...defaultRlcerConfig, rollouts: 1 }), /rollouts/);
     assert.throws(() => makeRlcerTrainer(policy, defaultRlcerConfig), /verifier "learned" needs/);
-    assert.throws(() => makeRlcerTrainer(policy, { ...defaultRlcerConfig, verifier: 'oracle', rubricSource: 'fixed_untrained' }), /frozen cold-start/);
+    assert.throws(
+      () => makeRlcerTrainer(policy, { ...defaultRlcerConfig, verifier: 'oracle', rubricSource: 'fixed_untrained' }),
+      /frozen cold-start/,
+    );
   });
   it('the rubricator prompt carries the CoT after the question', () => {
     const p = sampleProblem('add', 2, makeRng(1));
@@ -256,7 +394,16 @@ describe('RLCER configuration and training step', function () {
     const policy = loadPolicy(coldStartCheckpoint('S'));
     const trainer = makeRlcerTrainer(policy, { ...defaultRlcerConfig, prompts: 3, rollouts: 4, verifier: 'oracle' });
     const m = trainer.step(makeRng(5));
-    for (const k of ['accuracy', 'reward/outcome', 'reward/cot', 'reward/rubricator', 'format_rate', 'reason/entropy', 'rubric/pg_loss']) assert.ok(Number.isFinite(m[k]), `${k} = ${m[k]}`);
+    for (const k of [
+      'accuracy',
+      'reward/outcome',
+      'reward/cot',
+      'reward/rubricator',
+      'format_rate',
+      'reason/entropy',
+      'rubric/pg_loss',
+    ])
+      assert.ok(Number.isFinite(m[k]), `${k} = ${m[k]}`);
     close(m['reward/reasoner'], m['reward/outcome'] + m['reward/cot'], 1e-9);
     assert.ok(m.format_rate > 0.3, `the cold-start rubricator should mostly parse (format rate ${m.format_rate})`);
     assert.ok(trainer.lastRubrics().length > 0);
@@ -266,32 +413,64 @@ describe('RLCER configuration and training step', function () {
 
 describe('PPO over two roles on shared weights', function () {
   this.timeout(60000);
-  before(async () => { await initBackend(); });
+  before(async () => {
+    await initBackend();
+  });
   // Adam's first step moves every parameter with a gradient by about its learning rate
   const maxMove = (roleMixing: 'weighted_sum' | 'separate_adam') => {
     const policy = createPolicy(modelConfig('transformer', 'S', 4));
     const before = Object.fromEntries(Object.entries(policy.weights).map(([k, v]) => [k, v.clone()]));
-    const rng = makeRng(2), prompt = [2, 15, 6, 17, 7, 18];
-    const rs = Array.from({ length: 8 }, (_, i) => ({ role: (i < 4 ? 'reason' : 'rubric') as 'reason' | 'rubric', group: 0, prompt, completion: [5 + (i % 3), 1], reward: i % 2 ? 1 : -1, components: {} }));
+    const rng = makeRng(2),
+      prompt = [2, 15, 6, 17, 7, 18];
+    const rs = Array.from({ length: 8 }, (_, i) => ({
+      role: (i < 4 ? 'reason' : 'rubric') as 'reason' | 'rubric',
+      group: 0,
+      prompt,
+      completion: [5 + (i % 3), 1],
+      reward: i % 2 ? 1 : -1,
+      components: {},
+    }));
     // the paper's rates (rubricator 10x), set explicitly: the defaults are the calibrated 1x
     const lr = { reason: 1e-4, rubric: 1e-3, hint: 1e-4 };
-    ppoUpdate(policy, makeRoleOptimizers(lr), rs, { ...defaultPpoConfig, lr, epochs: 1, minibatches: 1, roleMixing }, rng);
-    const d = Math.max(...Object.keys(before).map((k) => tf.tidy(() => policy.weights[k].sub(before[k]).abs().max().dataSync()[0])));
+    ppoUpdate(
+      policy,
+      makeRoleOptimizers(lr),
+      rs,
+      { ...defaultPpoConfig, lr, epochs: 1, minibatches: 1, roleMixing },
+      rng,
+    );
+    const d = Math.max(
+      ...Object.keys(before).map((k) => tf.tidy(() => policy.weights[k].sub(before[k]).abs().max().dataSync()[0])),
+    );
     tf.dispose(Object.values(before));
     return d;
   };
   it('length buckets give the same update as one padded minibatch', () => {
-    const rng = makeRng(9), prompt = [2, 15, 6, 17, 7, 18];
-    const rs = Array.from({ length: 12 }, (_, i) => ({ role: (i % 3 ? 'reason' : 'rubric') as 'reason' | 'rubric', group: 0, prompt: prompt.slice(0, 3 + (i % 4)),
-      completion: Array.from({ length: 2 + ((i * 7) % 11) }, (_, t) => 5 + ((i + t) % 9)), reward: (i % 5) - 2, components: {} }));
+    const rng = makeRng(9),
+      prompt = [2, 15, 6, 17, 7, 18];
+    const rs = Array.from({ length: 12 }, (_, i) => ({
+      role: (i % 3 ? 'reason' : 'rubric') as 'reason' | 'rubric',
+      group: 0,
+      prompt: prompt.slice(0, 3 + (i % 4)),
+      completion: Array.from({ length: 2 + ((i * 7) % 11) }, (_, t) => 5 + ((i + t) % 9)),
+      reward: (i % 5) - 2,
+      components: {},
+    }));
     const run = (lengthBuckets: number) => {
       const policy = createPolicy(modelConfig('transformer', 'S', 8));
       const sgd = { reason: tf.train.sgd(0.05), rubric: tf.train.sgd(0.05), hint: tf.train.sgd(0.05) };
-      const m = ppoUpdate(policy, sgd, rs, { ...defaultPpoConfig, epochs: 1, minibatches: 1, lengthBuckets }, makeRng(3));
+      const m = ppoUpdate(
+        policy,
+        sgd,
+        rs,
+        { ...defaultPpoConfig, epochs: 1, minibatches: 1, lengthBuckets },
+        makeRng(3),
+      );
       return { policy, m };
     };
     void rng;
-    const a = run(1), b = run(3);
+    const a = run(1),
+      b = run(3);
     assert.ok(Math.abs(a.m['reason/pg_loss'] - b.m['reason/pg_loss']) < 1e-5);
     for (const name of Object.keys(a.policy.weights)) {
       const d = tf.tidy(() => a.policy.weights[name].sub(b.policy.weights[name]).abs().max().dataSync()[0]);
@@ -300,21 +479,35 @@ describe('PPO over two roles on shared weights', function () {
   });
   it('GRPO length buckets give the same update as one padded minibatch', () => {
     const prompt = [2, 15, 6, 17, 7, 18];
-    const rs = Array.from({ length: 12 }, (_, i) => ({ role: 'reason' as const, group: i % 3, prompt: prompt.slice(0, 3 + (i % 4)),
-      completion: Array.from({ length: 2 + ((i * 7) % 11) }, (_, t) => 5 + ((i + t) % 9)), reward: (i % 5) - 2, components: {} }));
+    const rs = Array.from({ length: 12 }, (_, i) => ({
+      role: 'reason' as const,
+      group: i % 3,
+      prompt: prompt.slice(0, 3 + (i % 4)),
+      completion: Array.from({ length: 2 + ((i * 7) % 11) }, (_, t) => 5 + ((i + t) % 9)),
+      reward: (i % 5) - 2,
+      components: {},
+    }));
     const run = (lengthBuckets: number) => {
       const policy = createPolicy(modelConfig('transformer', 'S', 8));
-      grpoUpdate(policy, tf.train.sgd(0.05), rs, { ...defaultGrpoConfig, epochs: 1, minibatches: 1, lengthBuckets }, makeRng(3));
+      grpoUpdate(
+        policy,
+        tf.train.sgd(0.05),
+        rs,
+        { ...defaultGrpoConfig, epochs: 1, minibatches: 1, lengthBuckets },
+        makeRng(3),
+      );
       return policy;
     };
-    const a = run(1), b = run(3);
+    const a = run(1),
+      b = run(3);
     for (const name of Object.keys(a.weights)) {
       const d = tf.tidy(() => a.weights[name].sub(b.weights[name]).abs().max().dataSync()[0]);
       assert.ok(d < 1e-5, `${name} differs by ${d}`);
     }
   });
   it('weighted_sum takes one Adam step at the reasoner rate; separate_adam adds the rubricator step at 10x', () => {
-    const ws = maxMove('weighted_sum'), sa = maxMove('separate_adam');
+    const ws = maxMove('weighted_sum'),
+      sa = maxMove('separate_adam');
     assert.ok(ws <= 1.05e-4, `weighted_sum moved a weight by ${ws}`);
     assert.ok(sa > 9e-4 && sa <= 1.11e-3, `separate_adam moved a weight by ${sa}`);
   });
@@ -322,12 +515,17 @@ describe('PPO over two roles on shared weights', function () {
 
 describe('SFT in length buckets', function () {
   this.timeout(60000);
-  before(async () => { await initBackend(); });
+  before(async () => {
+    await initBackend();
+  });
   it('gives the same loss and update as one padded batch', () => {
-    const rng = makeRng(7), batch = Array.from({ length: 16 }, () => sampleExample(defaultColdStartData, rng));
+    const rng = makeRng(7),
+      batch = Array.from({ length: 16 }, () => sampleExample(defaultColdStartData, rng));
     assert.ok(batch.some((e) => e.kind === 'rubric') || decode(batch[0].prompt).length > 0);
-    const a = createPolicy(modelConfig('transformer', 'S', 2)), b = createPolicy(modelConfig('transformer', 'S', 2));
-    const la = sftStep(a, tf.train.sgd(0.1), batch, 1e9, 1), lb = sftStep(b, tf.train.sgd(0.1), batch, 1e9, 4);
+    const a = createPolicy(modelConfig('transformer', 'S', 2)),
+      b = createPolicy(modelConfig('transformer', 'S', 2));
+    const la = sftStep(a, tf.train.sgd(0.1), batch, 1e9, 1),
+      lb = sftStep(b, tf.train.sgd(0.1), batch, 1e9, 4);
     close(la.loss, lb.loss, 1e-4);
     for (const name of Object.keys(a.weights)) {
       const d = tf.tidy(() => a.weights[name].sub(b.weights[name]).abs().max().dataSync()[0]);
@@ -343,10 +541,18 @@ describe('cold-start data: rubric examples written from the question alone', () 
     const { checkColdStartData } = await import('../src/methods/coldstart.js');
     const stream = (share: number) => {
       const rng = makeRng(7);
-      return Array.from({ length: 200 }, () => sampleExample({ ...defaultColdStartData, rubricQuestionShare: share }, rng));
+      return Array.from({ length: 200 }, () =>
+        sampleExample({ ...defaultColdStartData, rubricQuestionShare: share }, rng),
+      );
     };
     // the hash of the stream before the option existed (the committed cold starts were trained on it)
-    assert.equal(createHash('sha256').update(JSON.stringify(stream(0))).digest('hex').slice(0, 16), '1e8427b4e5024c63');
+    assert.equal(
+      createHash('sha256')
+        .update(JSON.stringify(stream(0)))
+        .digest('hex')
+        .slice(0, 16),
+      '1e8427b4e5024c63',
+    );
     const rubric = (xs: ReturnType<typeof stream>) => xs.filter((x) => x.kind === 'rubric');
     assert.equal(rubric(stream(0)).length, 26);
     // every rubric prompt holds a CoT (its answer token 'A') at share 0, none at share 1
@@ -358,6 +564,9 @@ describe('cold-start data: rubric examples written from the question alone', () 
       assert.ok(!x.prompt.includes(encode(['C0'])[0]) && !x.prompt.includes(encode(['A'])[0]), 'a CoT in the prompt');
     }
     assert.ok(rubric(stream(0)).every((x) => x.prompt.includes(encode(['A'])[0])));
-    assert.throws(() => checkColdStartData({ ...defaultColdStartData, rubricQuestionShare: 1.5 }), /rubricQuestionShare/);
+    assert.throws(
+      () => checkColdStartData({ ...defaultColdStartData, rubricQuestionShare: 1.5 }),
+      /rubricQuestionShare/,
+    );
   });
 });

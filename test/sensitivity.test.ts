@@ -6,22 +6,41 @@ import { campaignSeeds, confirmClaims, confirmPooled, pairedDifferences, seedRul
 import { mde, seedsFor, tTestP } from '../src/util/power.js';
 import type { Row } from '../src/io/table.js';
 
-const rec = (method: string, seed: number, value: number | '', o: Partial<Row> = {}): Row =>
-  ({ size: 'S', cell: 'baseline', method, seed, horizon: 60, endpoint: 'in_distribution', value, n: 10, ...o });
+const rec = (method: string, seed: number, value: number | '', o: Partial<Row> = {}): Row => ({
+  size: 'S',
+  cell: 'baseline',
+  method,
+  seed,
+  horizon: 60,
+  endpoint: 'in_distribution',
+  value,
+  n: 10,
+  ...o,
+});
 
 describe('sensitivity pilot', () => {
   it('pairs by seed, skips seeds without a value, and gives the interval and MDE of the differences', () => {
-    const records = [rec('rlvr', 0, 0.5), rec('rlvr', 1, 0.6), rec('rlvr', 2, 0.7), rec('process_oracle', 0, 0.55),
-      rec('process_oracle', 1, 0.62), rec('process_oracle', 2, 0.78), rec('process_oracle', 3, 0.9)];
+    const records = [
+      rec('rlvr', 0, 0.5),
+      rec('rlvr', 1, 0.6),
+      rec('rlvr', 2, 0.7),
+      rec('process_oracle', 0, 0.55),
+      rec('process_oracle', 1, 0.62),
+      rec('process_oracle', 2, 0.78),
+      rec('process_oracle', 3, 0.9),
+    ];
     const [r] = pairedDifferences(records, 'process_oracle', 'rlvr');
     // differences 0.05, 0.02, 0.08: mean 0.05, sd 0.03
     assert.equal(r.seeds, 3);
     assert.ok(Math.abs(Number(r.delta) - 0.05) < 1e-12);
     assert.ok(Math.abs(Number(r.sd) - 0.03) < 1e-12);
     assert.ok(Math.abs(Number(r.mde) - mde(0.03, 3)) < 1e-12);
-    assert.ok(Math.abs(Number(r.half_width) - 4.303 * 0.03 / Math.sqrt(3)) < 1e-9);
-    const te = pairedDifferences([rec('rlvr', 0, '', { endpoint: 'trace_error' }), rec('process_oracle', 0, 0.1, { endpoint: 'trace_error' })],
-      'process_oracle', 'rlvr');
+    assert.ok(Math.abs(Number(r.half_width) - (4.303 * 0.03) / Math.sqrt(3)) < 1e-9);
+    const te = pairedDifferences(
+      [rec('rlvr', 0, '', { endpoint: 'trace_error' }), rec('process_oracle', 0, 0.1, { endpoint: 'trace_error' })],
+      'process_oracle',
+      'rlvr',
+    );
     assert.equal(te.length, 0, 'a trace error without right answers pairs with nothing');
   });
   it('sizes seeds from the larger accuracy SD only (means never read), capped at 20', () => {
@@ -38,7 +57,10 @@ describe('sensitivity pilot', () => {
     assert.ok(Math.abs(Number(base.mde_trace_error) - mde(0.05, Number(base.seeds))) < 1e-12);
     assert.equal(sparse.seeds, 20);
     assert.equal(sparse.target_met, 'no');
-    assert.deepEqual(campaignSeeds([base, sparse], [{ size: 'M', seeds_rule: 3 }]), { S: { baseline: Math.max(8, Number(base.seeds)), sparse: 20 }, M: 8 });
+    assert.deepEqual(campaignSeeds([base, sparse], [{ size: 'M', seeds_rule: 3 }]), {
+      S: { baseline: Math.max(8, Number(base.seeds)), sparse: 20 },
+      M: 8,
+    });
   });
 });
 
@@ -48,7 +70,12 @@ describe('sensitivity campaign verdicts', () => {
   const arm = (m: string, shift: number, o: Partial<Row> = {}) =>
     noise.map((e, s) => rec(m, s, 0.5 + shift + (m === 'rlvr' ? 0 : e * 0.5), o));
   it('helps / hurts by Holm-adjusted p, a null inside +-MDE, and uninformative only where the control fails', () => {
-    const records = [...arm('rlvr', 0), ...arm('process_oracle', 0.1), ...arm('rlcer', 0.001), ...arm('fixed_teacher', -0.1)];
+    const records = [
+      ...arm('rlvr', 0),
+      ...arm('process_oracle', 0.1),
+      ...arm('rlcer', 0.001),
+      ...arm('fixed_teacher', -0.1),
+    ];
     const claims = confirmClaims(records, () => 8);
     const v = (c: string) => claims.find((r) => r.claim === c)!;
     assert.equal(v('process_oracle_minus_rlvr').verdict, 'helps');
@@ -56,36 +83,53 @@ describe('sensitivity campaign verdicts', () => {
     assert.equal(v('rlcer_minus_rlvr').verdict, 'no effect larger than MDE');
     assert.equal(v('rlcer_minus_rlvr').positive_control, 'beats RLVR');
     // Holm: the smallest p times 3 (three comparisons in the family)
-    const ps = claims.map((c) => Number(c.p)), min = Math.min(...ps);
+    const ps = claims.map((c) => Number(c.p)),
+      min = Math.min(...ps);
     assert.ok(Math.abs(Number(claims[ps.indexOf(min)].p_holm) - Math.min(1, 3 * min)) < 1e-12);
-    const d = noise.map((e) => e * 0.5 + 0.001), m = d.reduce((a, b) => a + b) / 8;
+    const d = noise.map((e) => e * 0.5 + 0.001),
+      m = d.reduce((a, b) => a + b) / 8;
     const sd = Math.sqrt(d.reduce((a, x) => a + (x - m) ** 2, 0) / 7);
     assert.ok(Math.abs(Number(v('rlcer_minus_rlvr').p) - tTestP(m / (sd / Math.sqrt(8)), 7)) < 1e-12);
     // the same with a positive control that does nothing: the rubric arm's null is uninformative, its hurt stays
-    const flat = confirmClaims([...arm('rlvr', 0), ...arm('process_oracle', 0.001), ...arm('rlcer', 0.001),
-      ...arm('fixed_teacher', -0.1)], () => 8);
+    const flat = confirmClaims(
+      [...arm('rlvr', 0), ...arm('process_oracle', 0.001), ...arm('rlcer', 0.001), ...arm('fixed_teacher', -0.1)],
+      () => 8,
+    );
     assert.equal(flat.find((r) => r.claim === 'rlcer_minus_rlvr')!.verdict, 'uninformative');
     assert.equal(flat.find((r) => r.claim === 'fixed_teacher_minus_rlvr')!.verdict, 'hurts');
     assert.equal(flat.find((r) => r.claim === 'rlcer_minus_rlvr')!.positive_control, 'does not beat RLVR');
   });
   it('tests the Holm-adjusted p, not the raw one; a null must lie inside +-MDE on both sides', () => {
     // rlcer +0.007: raw p about 0.03, fourth of five in its family, so Holm doubles it past 0.05
-    const claims = confirmClaims([...arm('rlvr', 0), ...arm('process_oracle', 0.1), ...arm('fixed_teacher', -0.1),
-      ...arm('rlcer', 0.007), ...arm('rlcer_no_evolve', 0)], () => 8);
+    const claims = confirmClaims(
+      [
+        ...arm('rlvr', 0),
+        ...arm('process_oracle', 0.1),
+        ...arm('fixed_teacher', -0.1),
+        ...arm('rlcer', 0.007),
+        ...arm('rlcer_no_evolve', 0),
+      ],
+      () => 8,
+    );
     const r = claims.find((c) => c.claim === 'rlcer_minus_rlvr')!;
     assert.ok(Number(r.p) < 0.05 && Number(r.p_holm) >= 0.05, `p ${r.p}, Holm ${r.p_holm}`);
     assert.equal(r.verdict, 'inconclusive');
     // -0.006: not significant, its interval reaches below -MDE: inconclusive, not a null
-    const low = confirmClaims([...arm('rlvr', 0), ...arm('process_oracle', 0.1), ...arm('rlcer', -0.006)], () => 8)
-      .find((c) => c.claim === 'rlcer_minus_rlvr')!;
-    assert.ok(Number(low.p_holm) >= 0.05 && Number(low.ci_low) < -Number(low.mde) && Number(low.ci_high) < Number(low.mde));
+    const low = confirmClaims(
+      [...arm('rlvr', 0), ...arm('process_oracle', 0.1), ...arm('rlcer', -0.006)],
+      () => 8,
+    ).find((c) => c.claim === 'rlcer_minus_rlvr')!;
+    assert.ok(
+      Number(low.p_holm) >= 0.05 && Number(low.ci_low) < -Number(low.mde) && Number(low.ci_high) < Number(low.mde),
+    );
     assert.equal(low.verdict, 'inconclusive');
   });
   it('reads trace error with the sign flipped, and leaves comparisons short of their seeds pending', () => {
     const te = { endpoint: 'trace_error' };
     const runs = [...arm('rlvr', 0), ...arm('process_oracle', 0.1)]; // the runs' in-distribution records: all finished
-    const claims = confirmClaims([...runs, ...arm('rlvr', 0, te), ...arm('process_oracle', -0.1, te)], () => 8)
-      .filter((c) => c.endpoint === 'trace_error');
+    const claims = confirmClaims([...runs, ...arm('rlvr', 0, te), ...arm('process_oracle', -0.1, te)], () => 8).filter(
+      (c) => c.endpoint === 'trace_error',
+    );
     assert.equal(claims[0].verdict, 'helps');
     assert.equal(claims[0].expected_sign, -1);
     const short = confirmClaims([...arm('rlvr', 0), ...arm('process_oracle', 0.1).slice(0, 5)], () => 8);
@@ -94,27 +138,53 @@ describe('sensitivity campaign verdicts', () => {
   });
   it('reads a family only when every arm in it is finished; a trace error with under two valued seeds is not testable', () => {
     // the rubric arm finished, the positive control not: its null waits (pending), it is not "no effect"
-    const partial = confirmClaims([...arm('rlvr', 0), ...arm('rlcer', 0.001), ...arm('process_oracle', 0.001).slice(0, 5)], () => 8);
-    assert.deepEqual(partial.map((c) => c.verdict), ['pending', 'pending']);
+    const partial = confirmClaims(
+      [...arm('rlvr', 0), ...arm('rlcer', 0.001), ...arm('process_oracle', 0.001).slice(0, 5)],
+      () => 8,
+    );
+    assert.deepEqual(
+      partial.map((c) => c.verdict),
+      ['pending', 'pending'],
+    );
     assert.equal(partial.find((c) => c.a === 'rlcer')!.positive_control, 'pending');
     // trace error: RLVR has right answers in one seed only
-    const te = (m: string, o: number[]) => noise.map((_, s) => rec(m, s, o.includes(s) ? 0.5 : '', { endpoint: 'trace_error' }));
-    const claims = confirmClaims([...arm('rlvr', 0), ...arm('process_oracle', 0.1), ...te('rlvr', [3]),
-      ...te('process_oracle', [0, 1, 2, 3, 4, 5, 6, 7])], () => 8).filter((c) => c.endpoint === 'trace_error');
+    const te = (m: string, o: number[]) =>
+      noise.map((_, s) => rec(m, s, o.includes(s) ? 0.5 : '', { endpoint: 'trace_error' }));
+    const claims = confirmClaims(
+      [
+        ...arm('rlvr', 0),
+        ...arm('process_oracle', 0.1),
+        ...te('rlvr', [3]),
+        ...te('process_oracle', [0, 1, 2, 3, 4, 5, 6, 7]),
+      ],
+      () => 8,
+    ).filter((c) => c.endpoint === 'trace_error');
     assert.equal(claims[0].verdict, 'not testable');
     assert.equal(claims[0].seeds, 1);
   });
-  it('leaves the sparse regime\'s trace error untested by construction (amendment 1), never uninformative', () => {
-    const sp = { cell: 'regime=sparse' }, te = { cell: 'regime=sparse', endpoint: 'trace_error' };
-    const claims = confirmClaims([...arm('rlvr', 0, sp), ...arm('process_oracle', 0.001, sp), ...arm('rlcer', 0.001, sp),
-      ...arm('rlvr', 0, te), ...arm('process_oracle', -0.1, te), ...arm('rlcer', 0.001, te)], () => 8)
-      .filter((c) => c.endpoint === 'trace_error');
+  it("leaves the sparse regime's trace error untested by construction (amendment 1), never uninformative", () => {
+    const sp = { cell: 'regime=sparse' },
+      te = { cell: 'regime=sparse', endpoint: 'trace_error' };
+    const claims = confirmClaims(
+      [
+        ...arm('rlvr', 0, sp),
+        ...arm('process_oracle', 0.001, sp),
+        ...arm('rlcer', 0.001, sp),
+        ...arm('rlvr', 0, te),
+        ...arm('process_oracle', -0.1, te),
+        ...arm('rlcer', 0.001, te),
+      ],
+      () => 8,
+    ).filter((c) => c.endpoint === 'trace_error');
     assert.ok(claims.length === 2 && claims.every((c) => String(c.verdict).startsWith('not testable')));
   });
   it('pools a claim across the regimes of its size, one horizon at a time', () => {
     const cells = ['baseline', 'regime=sparse'];
     const records = cells.flatMap((cell) => [...arm('rlvr', 0, { cell }), ...arm('process_oracle', 0.1, { cell })]);
-    const pooled = confirmPooled(records, confirmClaims(records, () => 8));
+    const pooled = confirmPooled(
+      records,
+      confirmClaims(records, () => 8),
+    );
     assert.equal(pooled.length, 1);
     assert.equal(pooled[0].horizon, 60);
     assert.equal(pooled[0].cells, 2);

@@ -97,25 +97,31 @@ const starts = (s: RunSpec) => {
 describe('Slurm answers', () => {
   it('squeue: tasks in a final state are not queued; suspended ones are running', () => {
     const q = parseSqueue('12_3 RUNNING\n12_4 COMPLETED\n12_5 SUSPENDED\n12_6 TIMEOUT\n12_[7-8] PENDING\n', ['12']);
-    assert.deepEqual([...q.entries()].sort((a, b) => a[0] - b[0]), [
-      [3, 'running'],
-      [5, 'running'],
-      [7, 'pending'],
-      [8, 'pending'],
-    ]);
+    assert.deepEqual(
+      [...q.entries()].sort((a, b) => a[0] - b[0]),
+      [
+        [3, 'running'],
+        [5, 'running'],
+        [7, 'pending'],
+        [8, 'pending'],
+      ],
+    );
   });
   it('sacct: per job and index, the first word of the state; pending ranges expanded', () => {
     const m = parseSacct(
       '12_0|COMPLETED\n12_1|CANCELLED by 1000\n12_2|OUT_OF_MEMORY\n12_[3-4%2]|PENDING\n13|FAILED\n\n',
     );
-    assert.deepEqual([...m.entries()], [
-      ['12_0', 'COMPLETED'],
-      ['12_1', 'CANCELLED'],
-      ['12_2', 'OUT_OF_MEMORY'],
-      ['12_3', 'PENDING'],
-      ['12_4', 'PENDING'],
-      ['13', 'FAILED'],
-    ]);
+    assert.deepEqual(
+      [...m.entries()],
+      [
+        ['12_0', 'COMPLETED'],
+        ['12_1', 'CANCELLED'],
+        ['12_2', 'OUT_OF_MEMORY'],
+        ['12_3', 'PENDING'],
+        ['12_4', 'PENDING'],
+        ['13', 'FAILED'],
+      ],
+    );
   });
   it('retries: waits doubling from the backoff up to its cap, until the client answers', () => {
     const waits: number[] = [];
@@ -123,7 +129,13 @@ describe('Slurm answers', () => {
     const once = (): SlurmAnswer => (++n <= 4 ? { ok: false, error: 'exit 1: busy' } : { ok: true, out: 'x' });
     const r = { patienceSeconds: 3600, backoffSeconds: 2, maxBackoffSeconds: 10, callSeconds: 1 };
     assert.deepEqual(
-      retrying('squeue', once, r, () => {}, (ms) => waits.push(ms)),
+      retrying(
+        'squeue',
+        once,
+        r,
+        () => {},
+        (ms) => waits.push(ms),
+      ),
       { ok: true, out: 'x' },
     );
     assert.deepEqual(waits, [2000, 4000, 8000, 10000]);
@@ -251,7 +263,7 @@ describe('Slurm executor with a failing squeue (fake clients on PATH)', () => {
     assert.equal(fs.existsSync(path.join(sweepDir(root), 'status')), false);
   });
 
-  it('refuses to swap the run list under queued tasks; sets the old list\'s files aside when none is', async () => {
+  it("refuses to swap the run list under queued tasks; sets the old list's files aside when none is", async () => {
     const specs = submitted(root, [['12', [0, 1]]]);
     fake.plan('squeue', ['12_1 RUNNING']);
     fake.plan('sbatch', ['13']);
@@ -262,7 +274,10 @@ describe('Slurm executor with a failing squeue (fake clients on PATH)', () => {
     const sub = await ex.submit(root, other);
     assert.equal(sub.submitted.length, specs.length);
     const slurm = fs.readdirSync(path.join(sweepDir(root), 'slurm'));
-    assert.ok(slurm.some((f) => /^jobs-until-.*\.jsonl$/.test(f)), slurm.join(' '));
+    assert.ok(
+      slurm.some((f) => /^jobs-until-.*\.jsonl$/.test(f)),
+      slurm.join(' '),
+    );
   });
 });
 
@@ -403,15 +418,24 @@ describe('every campaign CLI takes the executor options', () => {
       assert.match(r.stdout, /--poll-seconds .*\(default 30\)/, cli);
     }
   });
-  it('a campaign\'s jobs as a run list; its sweep files per run list; the executor named or refused', () => {
+  it("a campaign's jobs as a run list; its sweep files per run list; the executor named or refused", () => {
     const jobs = [
       { label: 'a', dir: 'runs/x/a', args: ['s.ts'], method: 'm', seed: 2 },
       { label: 'b', dir: 'runs/x/b', args: ['t.ts'], archive: 'results/runs/x/b' },
     ];
     assert.deepEqual(campaignSpecs('corl', jobs), [
       { index: 0, label: 'a', dir: 'runs/x/a', args: ['s.ts'], method: 'm', size: '', seed: 2, cell: 'baseline' },
-      { index: 1, label: 'b', dir: 'runs/x/b', args: ['t.ts'], method: 'corl', size: '', seed: 0, cell: 'baseline',
-        archive: 'results/runs/x/b' },
+      {
+        index: 1,
+        label: 'b',
+        dir: 'runs/x/b',
+        args: ['t.ts'],
+        method: 'corl',
+        size: '',
+        seed: 0,
+        cell: 'baseline',
+        archive: 'results/runs/x/b',
+      },
     ]);
     const root = campaignRoot('table2', 'full', 'evolm-oracle', undefined, 'sizes=S');
     assert.equal(root, 'runs/sweeps/table2-full-evolm-oracle-sizes=S');
@@ -421,7 +445,8 @@ describe('every campaign CLI takes the executor options', () => {
   });
   it('the cold starts on Slurm: one array job over the models, a wait, unfinished runs reported', function () {
     this.timeout(60_000);
-    const fake = fakeSlurm(), cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstarts-slurm-'));
+    const fake = fakeSlurm(),
+      cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstarts-slurm-'));
     try {
       fake.plan('sbatch', ['77']);
       fake.plan('squeue', ['77_0 RUNNING;77_1 PENDING', '77_1 RUNNING', 'empty']);
@@ -437,7 +462,10 @@ describe('every campaign CLI takes the executor options', () => {
         ['src/cli/coldstart.ts', '--arch', arch, '--size', size, '--resume', 'yes', '--out'].concat(
           `runs/coldstart/${arch}-${size}-seed0`,
         );
-      assert.deepEqual(specs.map((s) => s.args), [cold('transformer', 'S'), cold('gru', 'M')]);
+      assert.deepEqual(
+        specs.map((s) => s.args),
+        [cold('transformer', 'S'), cold('gru', 'M')],
+      );
       const sbatch = fs.readFileSync(path.join(fake.bin, 'sbatch.args'), 'utf8').trim();
       assert.equal(sbatch, `--parsable --array=0-1%2 --partition=cpu ${sweepDir(root)}/slurm/array.sh`);
     } finally {

@@ -14,24 +14,29 @@ describe('shared statistics', () => {
     assert.equal(pearson([0, 1, 2], [5, 5, 5]), null);
     assert.equal(pearson([], []), null);
     assert.throws(() => pearson([1, 2], [1]), /^Error: pearson: lengths differ \(2 vs 1\)$/);
-    assert.equal(validityPearson, pearson, 'RLCER\'s validity test reads the shared pearson');
+    assert.equal(validityPearson, pearson, "RLCER's validity test reads the shared pearson");
   });
 
-  it('pearson and the interval\'s standard deviation agree with simple-statistics on random samples', () => {
+  it("pearson and the interval's standard deviation agree with simple-statistics on random samples", () => {
     const rng = makeRng(43);
     for (let t = 0; t < 200; t++) {
-      const n = 2 + rng.int(40), x = Array.from({ length: n }, () => rng.next()), y = x.map((v) => v + rng.next());
+      const n = 2 + rng.int(40),
+        x = Array.from({ length: n }, () => rng.next()),
+        y = x.map((v) => v + rng.next());
       assert.ok(Math.abs(pearson(x, y)! - sampleCorrelation(x, y)) < 1e-12);
       const { mean: m, ci_high } = meanInterval(x);
       assert.equal(m, mean(x));
-      const half = tQuantile95(n - 1) * sampleStandardDeviation(x) / Math.sqrt(n);
+      const half = (tQuantile95(n - 1) * sampleStandardDeviation(x)) / Math.sqrt(n);
       assert.ok(Math.abs(ci_high! - m - half) < 1e-12);
     }
   });
 
   it('percentile: the nearest rank of sorted values (p50, p90, p99 of 1..10), NaN for none', () => {
     const s = Array.from({ length: 10 }, (_, i) => i + 1);
-    assert.deepEqual([0, 10, 50, 90, 99, 100].map((p) => percentile(s, p)), [1, 1, 5, 9, 10, 10]);
+    assert.deepEqual(
+      [0, 10, 50, 90, 99, 100].map((p) => percentile(s, p)),
+      [1, 1, 5, 9, 10, 10],
+    );
     assert.equal(percentile([7], 50), 7);
     assert.ok(Number.isNaN(percentile([], 50)));
   });

@@ -7,32 +7,71 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
-import { aggregateSweep, CLAIM_COLUMNS, expandSweep, localExecutor, parseSqueue, rangeList, readFinal, sbatchCommand, verdictOf, type RunSpec,
-  type SweepConfig } from '../src/io/sweep.js';
+import {
+  aggregateSweep,
+  CLAIM_COLUMNS,
+  expandSweep,
+  localExecutor,
+  parseSqueue,
+  rangeList,
+  readFinal,
+  sbatchCommand,
+  verdictOf,
+  type RunSpec,
+  type SweepConfig,
+} from '../src/io/sweep.js';
 
-const fake = (root: string): SweepConfig => ({ ...JSON.parse(fs.readFileSync('test/fixtures/sweep-fake.json', 'utf8')), root });
+const fake = (root: string): SweepConfig => ({
+  ...JSON.parse(fs.readFileSync('test/fixtures/sweep-fake.json', 'utf8')),
+  root,
+});
 const close = (a: unknown, b: number) => assert.ok(Math.abs(Number(a) - b) < 1e-9, `${a} vs ${b}`);
 // t_{0.975,2} sd / sqrt(3) for seeds 0, 1, 2 (sd of 0.5, 0.51, 0.52 = 0.01)
-const H = 4.303 * 0.01 / Math.sqrt(3);
+const H = (4.303 * 0.01) / Math.sqrt(3);
 
 describe('sweep expansion', () => {
   const specs = expandSweep(fake('/r'));
   it('indexes seeds outermost, then cells, sizes, methods; a knob reruns only the methods it reaches', () => {
     assert.equal(specs.length, 15); // per seed: baseline a, b; x=0.2 b only; horizon=5 a, b
-    assert.deepEqual(specs.slice(0, 5).map((s) => s.label), ['S a baseline seed 0', 'S b baseline seed 0', 'S b x=0.2 seed 0',
-      'S a horizon=5 seed 0', 'S b horizon=5 seed 0']);
+    assert.deepEqual(
+      specs.slice(0, 5).map((s) => s.label),
+      [
+        'S a baseline seed 0',
+        'S b baseline seed 0',
+        'S b x=0.2 seed 0',
+        'S a horizon=5 seed 0',
+        'S b horizon=5 seed 0',
+      ],
+    );
     assert.equal(specs[5].label, 'S a baseline seed 1');
     assert.ok(specs.every((s, i) => s.index === i));
   });
-  it('fills the command template and appends a level\'s args and overrides', () => {
-    assert.deepEqual(specs[2].args, ['test/fixtures/sweep-fake-run.ts', '--method', 'b', '--size', 'S', '--seed', '0', '--out', '/r/S/b/x=0.2/seed-0',
-      '--overrides', '{"x":0.2}']);
+  it("fills the command template and appends a level's args and overrides", () => {
+    assert.deepEqual(specs[2].args, [
+      'test/fixtures/sweep-fake-run.ts',
+      '--method',
+      'b',
+      '--size',
+      'S',
+      '--seed',
+      '0',
+      '--out',
+      '/r/S/b/x=0.2/seed-0',
+      '--overrides',
+      '{"x":0.2}',
+    ]);
     assert.deepEqual(specs[3].args.slice(-2), ['--steps', '5']);
     assert.equal(specs[0].args.includes('--overrides'), false);
   });
   it('rejects a comparison or knob naming a method outside the sweep', () => {
-    assert.throws(() => expandSweep({ ...fake('/r'), comparisons: [{ claim: 'c', a: 'z', b: 'a', column: 'average' }] }), /method "z"/);
-    assert.throws(() => expandSweep({ ...fake('/r'), knobs: [{ name: 'k', default: '1', levels: [{ level: '1' }] }] }), /distinct/);
+    assert.throws(
+      () => expandSweep({ ...fake('/r'), comparisons: [{ claim: 'c', a: 'z', b: 'a', column: 'average' }] }),
+      /method "z"/,
+    );
+    assert.throws(
+      () => expandSweep({ ...fake('/r'), knobs: [{ name: 'k', default: '1', levels: [{ level: '1' }] }] }),
+      /distinct/,
+    );
   });
 });
 
@@ -42,13 +81,24 @@ describe('Slurm command lines', () => {
     assert.equal(rangeList([4]), '4');
   });
   it('sbatch: the array with its throttle, the passed-through flags, the script last', () => {
-    assert.deepEqual(sbatchCommand('a.sh', [0, 1, 2, 4], { concurrency: 2, sbatchArgs: ['--partition=cpu', '--time=01:00:00'] }),
-      ['--parsable', '--array=0-2,4%2', '--partition=cpu', '--time=01:00:00', 'a.sh']);
+    assert.deepEqual(
+      sbatchCommand('a.sh', [0, 1, 2, 4], { concurrency: 2, sbatchArgs: ['--partition=cpu', '--time=01:00:00'] }),
+      ['--parsable', '--array=0-2,4%2', '--partition=cpu', '--time=01:00:00', 'a.sh'],
+    );
   });
   it('squeue: running and pending tasks of our jobs, pending ranges expanded, other jobs ignored', () => {
     const q = parseSqueue('12_3 RUNNING\n12_[5-7,9%2] PENDING\n13_1 PENDING\n12_4 COMPLETING\n', ['12']);
-    assert.deepEqual([...q.entries()].sort((a, b) => a[0] - b[0]),
-      [[3, 'running'], [4, 'running'], [5, 'pending'], [6, 'pending'], [7, 'pending'], [9, 'pending']]);
+    assert.deepEqual(
+      [...q.entries()].sort((a, b) => a[0] - b[0]),
+      [
+        [3, 'running'],
+        [4, 'running'],
+        [5, 'pending'],
+        [6, 'pending'],
+        [7, 'pending'],
+        [9, 'pending'],
+      ],
+    );
   });
 });
 
@@ -60,24 +110,42 @@ describe('verdicts and aggregation', () => {
     assert.equal(verdictOf(0.01, 0.2, 2, 3), 'unclear');
     assert.equal(verdictOf(null, null, 1, 1), 'unclear');
   });
-  it('table and claims from the records: the baseline under every default level, a knob\'s unreached method too', () => {
-    const c = fake('/r'), specs = expandSweep(c);
+  it("table and claims from the records: the baseline under every default level, a knob's unreached method too", () => {
+    const c = fake('/r'),
+      specs = expandSweep(c);
     // the fake method's formula, without running it
     const read = (s: RunSpec) => {
-      const avg = 0.5 + 0.01 * s.seed + (s.method === 'b' ? 0.1 : 0) + (s.cell === 'x=0.2' ? 0.2 : 0) + (s.cell === 'horizon=5' ? 0.005 : 0);
+      const avg =
+        0.5 +
+        0.01 * s.seed +
+        (s.method === 'b' ? 0.1 : 0) +
+        (s.cell === 'x=0.2' ? 0.2 : 0) +
+        (s.cell === 'horizon=5' ? 0.005 : 0);
       return new Map([['average', avg]]);
     };
     const { table, claims } = aggregateSweep(c, specs, read);
-    const row = (knob: string, level: string, method: string) => table.find((r) => r.knob === knob && r.level === level && r.method === method)!;
+    const row = (knob: string, level: string, method: string) =>
+      table.find((r) => r.knob === knob && r.level === level && r.method === method)!;
     assert.equal(table.length, 8); // 2 knobs x 2 levels x 2 methods, one column
-    close(row('x', '0', 'a').mean, 0.51); close(row('x', '0', 'a').ci_low, 0.51 - H); close(row('x', '0', 'a').ci_high, 0.51 + H);
-    close(row('x', '0.2', 'a').mean, 0.51);   // a is not reached by x: the baseline's runs
+    close(row('x', '0', 'a').mean, 0.51);
+    close(row('x', '0', 'a').ci_low, 0.51 - H);
+    close(row('x', '0', 'a').ci_high, 0.51 + H);
+    close(row('x', '0.2', 'a').mean, 0.51); // a is not reached by x: the baseline's runs
     close(row('x', '0.2', 'b').mean, 0.81);
     close(row('horizon', '5', 'b').mean, 0.615);
     assert.equal(row('x', '0.2', 'b').seeds, 3);
-    assert.deepEqual(claims.map((r) => [r.knob, r.level, r.claim, r.verdict]), [['x', '0', 'b_minus_a', 'helps'], ['x', '0.2', 'b_minus_a', 'helps'],
-      ['horizon', '0', 'b_minus_a', 'helps'], ['horizon', '5', 'b_minus_a', 'helps']]);
-    close(claims[1].delta, 0.3); close(claims[1].ci_low, 0.3); close(claims[0].delta, 0.1);
+    assert.deepEqual(
+      claims.map((r) => [r.knob, r.level, r.claim, r.verdict]),
+      [
+        ['x', '0', 'b_minus_a', 'helps'],
+        ['x', '0.2', 'b_minus_a', 'helps'],
+        ['horizon', '0', 'b_minus_a', 'helps'],
+        ['horizon', '5', 'b_minus_a', 'helps'],
+      ],
+    );
+    close(claims[1].delta, 0.3);
+    close(claims[1].ci_low, 0.3);
+    close(claims[0].delta, 0.1);
     // each claim names its endpoint: the column its comparison reads
     assert.ok(claims.every((r) => r.endpoint === 'average'));
     assert.deepEqual(Object.keys(claims[0]), CLAIM_COLUMNS);
@@ -91,27 +159,40 @@ describe('verdicts and aggregation', () => {
 describe('local executor', () => {
   it('runs every entry, reports the one that failed, reruns only it, and aggregates the records', async function () {
     this.timeout(300_000);
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sweep-local-')), c = fake(root), specs = expandSweep(c);
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sweep-local-')),
+      c = fake(root),
+      specs = expandSweep(c);
     fs.mkdirSync(specs[7].dir, { recursive: true });
     fs.writeFileSync(path.join(specs[7].dir, 'FAIL_ONCE'), '');
     const ex = localExecutor(2, () => {});
     const first = await ex.submit(root, specs);
     assert.equal(first.submitted.length, 15);
     const st = ex.status(root, specs);
-    assert.deepEqual(st.map((s, i) => [i, s]).filter(([, s]) => s !== 'done'), [[7, 'failed']]);
+    assert.deepEqual(
+      st.map((s, i) => [i, s]).filter(([, s]) => s !== 'done'),
+      [[7, 'failed']],
+    );
     const again = await ex.submit(root, specs);
     assert.deepEqual(again.submitted, [7]);
     assert.ok(ex.status(root, specs).every((s) => s === 'done'));
     const { claims } = aggregateSweep(c, specs, readFinal);
     close(claims[1].delta, 0.3);
-    assert.equal(claims.every((r) => r.verdict === 'helps'), true);
+    assert.equal(
+      claims.every((r) => r.verdict === 'helps'),
+      true,
+    );
     fs.rmSync(root, { recursive: true, force: true });
   });
   it('with an archive: every finished record is copied there, and the archive alone makes the table', async function () {
     this.timeout(300_000);
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sweep-arch-')), arch = path.join(root, 'archive');
-    const c = { ...fake(path.join(root, 'runs')), archive: arch }, specs = expandSweep(c);
-    assert.equal(specs[4].archive, path.join(arch, specs[4].size, specs[4].method, specs[4].cell, `seed-${specs[4].seed}`));
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sweep-arch-')),
+      arch = path.join(root, 'archive');
+    const c = { ...fake(path.join(root, 'runs')), archive: arch },
+      specs = expandSweep(c);
+    assert.equal(
+      specs[4].archive,
+      path.join(arch, specs[4].size, specs[4].method, specs[4].cell, `seed-${specs[4].seed}`),
+    );
     assert.equal(expandSweep(fake('/r'))[4].archive, undefined);
     assert.throws(() => expandSweep({ ...c, archive: '' }), /sweep archive must be a path/);
     const ex = localExecutor(2, () => {});
@@ -128,16 +209,30 @@ describe('local executor', () => {
 describe('a sweep killed mid-way', () => {
   it('resumes only what did not finish: each finished run started once, every run finished', async function () {
     this.timeout(300_000);
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sweep-kill-')), specs = expandSweep(fake(root));
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sweep-kill-')),
+      specs = expandSweep(fake(root));
     const starts = (i: number) => {
       const f = path.join(specs[i].dir, 'starts.txt');
       return fs.existsSync(f) ? fs.readFileSync(f, 'utf8').trim().split('\n').length : 0;
     };
     const done = () => specs.filter((s) => fs.existsSync(path.join(s.dir, 'done.json'))).length;
     // the sweep CLI in its own process group, each fake run taking 600 ms; SIGKILL to the group once 4 runs finished
-    const child = spawn('./node_modules/.bin/tsx', ['src/cli/sweep.ts', 'submit', '--config', 'test/fixtures/sweep-fake.json',
-      '--root', root, '--executor', 'local', '--jobs', '2'], { detached: true, stdio: 'ignore',
-      env: { ...process.env, FAKE_SLEEP_MS: '600', JOBS_PLAIN: '1' } });
+    const child = spawn(
+      './node_modules/.bin/tsx',
+      [
+        'src/cli/sweep.ts',
+        'submit',
+        '--config',
+        'test/fixtures/sweep-fake.json',
+        '--root',
+        root,
+        '--executor',
+        'local',
+        '--jobs',
+        '2',
+      ],
+      { detached: true, stdio: 'ignore', env: { ...process.env, FAKE_SLEEP_MS: '600', JOBS_PLAIN: '1' } },
+    );
     const exited = new Promise((r) => child.on('exit', r));
     const t0 = Date.now();
     while (done() < 4) {
@@ -149,13 +244,23 @@ describe('a sweep killed mid-way', () => {
     await new Promise((r) => setTimeout(r, 200));
     const before = specs.map((s) => fs.existsSync(path.join(s.dir, 'done.json')));
     const finishedBefore = before.filter(Boolean).length;
-    assert.ok(finishedBefore >= 4 && finishedBefore < specs.length, `${finishedBefore} of ${specs.length} finished before the kill`);
+    assert.ok(
+      finishedBefore >= 4 && finishedBefore < specs.length,
+      `${finishedBefore} of ${specs.length} finished before the kill`,
+    );
     const ex = localExecutor(2, () => {});
     // the runs killed mid-way hold a stale lock (running.pid of a dead process): they count as not finished
     const states = ex.status(root, specs);
-    assert.deepEqual(states.map((st, i) => [i, st]).filter(([, st]) => st === 'running'), [], 'a dead lock looks alive');
+    assert.deepEqual(
+      states.map((st, i) => [i, st]).filter(([, st]) => st === 'running'),
+      [],
+      'a dead lock looks alive',
+    );
     const again = await ex.submit(root, specs);
-    assert.deepEqual(again.submitted, specs.map((s) => s.index).filter((i) => !before[i]));
+    assert.deepEqual(
+      again.submitted,
+      specs.map((s) => s.index).filter((i) => !before[i]),
+    );
     assert.ok(ex.status(root, specs).every((s) => s === 'done'));
     for (const s of specs) if (before[s.index]) assert.equal(starts(s.index), 1, `${s.label} ran again`);
     const { claims } = aggregateSweep(fake(root), specs, readFinal);

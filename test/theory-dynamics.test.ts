@@ -11,13 +11,16 @@ describe('ODE integrator', () => {
     const times = [0, 0.5, 1, 2, 5, 10];
     const sol = solveOde((_t, [y]) => [y * (1 - y)], [0.1], times, { tol: 1e-6 });
     let worst = 0;
-    sol.states.forEach(([y], i) => { worst = Math.max(worst, Math.abs(y - 1 / (1 + 9 * Math.exp(-times[i])))); });
+    sol.states.forEach(([y], i) => {
+      worst = Math.max(worst, Math.abs(y - 1 / (1 + 9 * Math.exp(-times[i]))));
+    });
     assert.ok(worst <= sol.errorBound, `true error ${worst} exceeds stated bound ${sol.errorBound}`);
     assert.ok(sol.errorBound < 1e-6, `bound ${sol.errorBound} is loose`);
   });
   it('reports a larger bound for a looser tolerance', () => {
     const f = (_t: number, [y]: number[]) => [Math.cos(3 * y)];
-    const a = solveOde(f, [0], [0, 3], { tol: 1e-4 }), b = solveOde(f, [0], [0, 3], { tol: 1e-9 });
+    const a = solveOde(f, [0], [0, 3], { tol: 1e-4 }),
+      b = solveOde(f, [0], [0, 3], { tol: 1e-9 });
     assert.ok(a.errorBound > b.errorBound);
   });
   it('rejects bad input by name', () => {
@@ -29,10 +32,11 @@ describe('ODE integrator', () => {
 
 describe('self-rewarding (Prop. 2)', () => {
   it('goes to 1 exactly when p > 1/2, to 0 when p < 1/2, and 1/2 stays put', () => {
-    for (const K of [3, 5, 9]) for (const p of [0.05, 0.3, 0.45, 0.49, 0.51, 0.55, 0.7, 0.95]) {
-      const end = finalState(selfRewardPath(p, { K, eta: 1 }, [0, 1e6]))[0];
-      assert.ok(p > 0.5 ? end > 0.999 : end < 0.001, `K=${K} p0=${p} ended at ${end}`);
-    }
+    for (const K of [3, 5, 9])
+      for (const p of [0.05, 0.3, 0.45, 0.49, 0.51, 0.55, 0.7, 0.95]) {
+        const end = finalState(selfRewardPath(p, { K, eta: 1 }, [0, 1e6]))[0];
+        assert.ok(p > 0.5 ? end > 0.999 : end < 0.001, `K=${K} p0=${p} ended at ${end}`);
+      }
     assert.equal(finalState(selfRewardPath(0.5, { K: 5, eta: 1 }, [0, 1e3]))[0], 0.5);
   });
 });
@@ -40,7 +44,11 @@ describe('self-rewarding (Prop. 2)', () => {
 describe('co-training (Theorem 1)', () => {
   const prm = { K: 5, eta: 1 };
   it('conserves F_K(pA) - F_K(pB) along trajectories', () => {
-    for (const s of [[0.6, 0.45], [0.35, 0.55], [0.8, 0.3]] as [number, number][]) {
+    for (const s of [
+      [0.6, 0.45],
+      [0.35, 0.55],
+      [0.8, 0.3],
+    ] as [number, number][]) {
       const path = coTrainingPath(s, prm, [0, 5, 10, 20, 40]);
       const c0 = F(s[0], prm) - F(s[1], prm);
       for (const [a, b] of path.states) assert.ok(Math.abs(F(a, prm) - F(b, prm) - c0) < 1e-6, `drift at ${a},${b}`);
@@ -58,8 +66,12 @@ describe('co-training (Theorem 1)', () => {
     assert.ok(rows.length > 100);
     for (const r of rows) {
       for (const ag of ['A', 'B']) {
-        const fin = Number(r[`final_p${ag}`]), pred = Number(r[`predicted_p${ag}`]);
-        assert.ok(Math.abs(fin - pred) < 1e-3, `${r.method} K=${r.K} start (${r.pA0},${r.pB0}) agent ${ag}: ${fin} vs ${pred}`);
+        const fin = Number(r[`final_p${ag}`]),
+          pred = Number(r[`predicted_p${ag}`]);
+        assert.ok(
+          Math.abs(fin - pred) < 1e-3,
+          `${r.method} K=${r.K} start (${r.pA0},${r.pB0}) agent ${ag}: ${fin} vs ${pred}`,
+        );
       }
     }
   });
@@ -79,11 +91,12 @@ describe('co-training (Theorem 1)', () => {
   });
 });
 
-describe('the phase portrait\'s level sets (phaseInvariant)', () => {
-  const c = { ...defaultTheoryConfig, portraitK: 5 }, prm = { K: 5, eta: c.eta };
+describe("the phase portrait's level sets (phaseInvariant)", () => {
+  const c = { ...defaultTheoryConfig, portraitK: 5 },
+    prm = { K: 5, eta: c.eta };
   const rows = phaseInvariant(c, 9);
-  const at = (pA: number, pB: number) => Number(rows.find((r) => Math.abs(Number(r.pA) - pA) < 1e-12
-    && Math.abs(Number(r.pB) - pB) < 1e-12)!.F_diff);
+  const at = (pA: number, pB: number) =>
+    Number(rows.find((r) => Math.abs(Number(r.pA) - pA) < 1e-12 && Math.abs(Number(r.pB) - pB) < 1e-12)!.F_diff);
   it('is F_K(pA) - F_K(pB) on the grid: zero on the diagonal, antisymmetric', () => {
     assert.equal(rows.length, 81);
     const g = [...new Set(rows.map((r) => Number(r.pA)))];
@@ -91,11 +104,12 @@ describe('the phase portrait\'s level sets (phaseInvariant)', () => {
     for (const p of g) assert.equal(at(p, p), 0);
     for (const a of g) for (const b of g) assert.ok(Math.abs(at(a, b) + at(b, a)) < 1e-12);
     assert.ok(Math.abs(at(g[6], g[1]) - (F(g[6], prm) - F(g[1], prm))) < 1e-12);
-    assert.ok(at(g[7], g[4]) > 0, "F_K grows away from 1/2 (F_K(1/2) = 0)");
+    assert.ok(at(g[7], g[4]) > 0, 'F_K grows away from 1/2 (F_K(1/2) = 0)');
   });
   it('is constant along the flow: its gradient is orthogonal to the vector field', () => {
     // dF/dt = F'(pA) dpA/dt - F'(pB) dpB/dt = 0, by central differences of F at an interior point
-    const [pA, pB] = [0.62, 0.31], h = 1e-5;
+    const [pA, pB] = [0.62, 0.31],
+      h = 1e-5;
     const dF = (p: number) => (F(p + h, prm) - F(p - h, prm)) / (2 * h);
     const [vA, vB] = coTrainingRate([pA, pB], prm);
     assert.ok(Math.abs(dF(pA) * vA - dF(pB) * vB) < 1e-6 * Math.hypot(vA, vB));

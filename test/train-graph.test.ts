@@ -4,8 +4,14 @@
 // left padding included; the same bits on every call; no tensor left behind; kernels 1 never runs them.
 import { strict as assert } from 'node:assert';
 import { initBackend, tf } from '../src/models/backend.js';
-import { backwardInputs, backwardOutputs, forwardInputs, forwardOutputs, savedNames, trainWeights }
-  from '../src/models/train-graph.js';
+import {
+  backwardInputs,
+  backwardOutputs,
+  forwardInputs,
+  forwardOutputs,
+  savedNames,
+  trainWeights,
+} from '../src/models/train-graph.js';
 import { createPolicy } from '../src/models/index.js';
 import { modelConfig, type Policy } from '../src/models/policy.js';
 import { disposeSequenceBatch, makeSequenceBatch, tokenLogProbs, type SequenceBatch } from '../src/models/logprobs.js';
@@ -16,9 +22,12 @@ import { V } from '../src/world/vocab.js';
 function withEnv<T>(env: Record<string, string>, f: () => T): T {
   const before = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
-  try { return f(); } finally {
+  try {
+    return f();
+  } finally {
     for (const [k, v] of Object.entries(before)) {
-      if (v === undefined) delete process.env[k]; else process.env[k] = v;
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
     }
   }
 }
@@ -35,7 +44,9 @@ function lossAndGrads(m: Policy, sb: SequenceBatch) {
     };
     const { value, grads } = tf.variableGrads(loss, Object.values(m.weights));
     return {
-      loss: value.dataSync()[0], logits: Array.from(out.logits.dataSync()), values: Array.from(out.values.dataSync()),
+      loss: value.dataSync()[0],
+      logits: Array.from(out.logits.dataSync()),
+      values: Array.from(out.values.dataSync()),
       grads: Object.fromEntries(Object.entries(grads).map(([k, g]) => [k, Array.from(g.dataSync())])),
     };
   });
@@ -47,7 +58,9 @@ const relDiff = (a: number[], b: number[]) =>
 
 describe('the training graphs (kernels 2, native backend)', function () {
   this.timeout(60000);
-  before(async () => { await initBackend(); });
+  before(async () => {
+    await initBackend();
+  });
 
   it('name every weight once, and hand each saved activation from the forward to the backward graph', () => {
     for (const alibi of [true, false]) {
@@ -64,43 +77,71 @@ describe('the training graphs (kernels 2, native backend)', function () {
   });
 
   for (const positions of ['alibi', 'learned'] as const) {
-    it(`give the eager pass's outputs and autodiff's gradients within float32 rounding (${positions}), ` +
-      'the same bits on every call, and leave no tensor behind', function () {
-      if (tf.getBackend() !== 'tensorflow') { this.test!.title += ' (skipped: native backend only)'; this.skip(); }
-      const m = createPolicy({ ...modelConfig('transformer', 'S', 5), positions });
-      // every weight moved off its initial value (a dropped bias or gain would pass at 0 and 1)
-      Object.values(m.weights).forEach((w, i) =>
-        tf.tidy(() => w.assign(w.add(tf.randomNormal(w.shape, 0, 0.05, 'float32', i)))));
-      const rng = makeRng(3);
-      const prompts = Array.from({ length: 6 }, (_, i) => Array.from({ length: 2 + i * 3 }, () => 3 + rng.int(V - 3)));
-      const sb = makeSequenceBatch(prompts,
-        prompts.map((_, i) => Array.from({ length: 3 + (i % 4) }, () => 3 + rng.int(V - 3))));
-      const eager = withEnv(EAGER, () => lossAndGrads(m, sb));
-      const before = tf.memory().numTensors;
-      const graph = withEnv(GRAPH, () => lossAndGrads(m, sb)), again = withEnv(GRAPH, () => lossAndGrads(m, sb));
-      assert.equal(tf.memory().numTensors, before, 'tensors left behind');
-      assert.ok(Math.abs(graph.loss - eager.loss) <= 1e-5 * Math.abs(eager.loss),
-        `loss ${graph.loss} vs ${eager.loss}`);
-      assert.ok(relDiff(eager.logits, graph.logits) < 2e-6, 'logits');
-      assert.ok(relDiff(eager.values, graph.values) < 2e-6, 'values');
-      assert.deepEqual(Object.keys(graph.grads).sort(), Object.keys(eager.grads).sort());
-      assert.equal(Object.keys(graph.grads).length, Object.keys(m.weights).length, 'a gradient for every weight');
-      for (const [k, g] of Object.entries(eager.grads)) {
-        assert.ok(Math.max(...g.map(Math.abs)) > 0, `${k}: no gradient from the loss (the test would not cover it)`);
-        assert.ok(relDiff(g, graph.grads[k]) < 1e-5, `${k}: gradient differs by ${relDiff(g, graph.grads[k])}`);
-      }
-      assert.deepEqual(again, graph, 'a second call');
-      disposeSequenceBatch(sb);
-      for (const w of Object.values(m.weights)) w.dispose();
-    });
+    it(
+      `give the eager pass's outputs and autodiff's gradients within float32 rounding (${positions}), ` +
+        'the same bits on every call, and leave no tensor behind',
+      function () {
+        if (tf.getBackend() !== 'tensorflow') {
+          this.test!.title += ' (skipped: native backend only)';
+          this.skip();
+        }
+        const m = createPolicy({ ...modelConfig('transformer', 'S', 5), positions });
+        // every weight moved off its initial value (a dropped bias or gain would pass at 0 and 1)
+        Object.values(m.weights).forEach((w, i) =>
+          tf.tidy(() => w.assign(w.add(tf.randomNormal(w.shape, 0, 0.05, 'float32', i)))),
+        );
+        const rng = makeRng(3);
+        const prompts = Array.from({ length: 6 }, (_, i) =>
+          Array.from({ length: 2 + i * 3 }, () => 3 + rng.int(V - 3)),
+        );
+        const sb = makeSequenceBatch(
+          prompts,
+          prompts.map((_, i) => Array.from({ length: 3 + (i % 4) }, () => 3 + rng.int(V - 3))),
+        );
+        const eager = withEnv(EAGER, () => lossAndGrads(m, sb));
+        const before = tf.memory().numTensors;
+        const graph = withEnv(GRAPH, () => lossAndGrads(m, sb)),
+          again = withEnv(GRAPH, () => lossAndGrads(m, sb));
+        assert.equal(tf.memory().numTensors, before, 'tensors left behind');
+        assert.ok(
+          Math.abs(graph.loss - eager.loss) <= 1e-5 * Math.abs(eager.loss),
+          `loss ${graph.loss} vs ${eager.loss}`,
+        );
+        assert.ok(relDiff(eager.logits, graph.logits) < 2e-6, 'logits');
+        assert.ok(relDiff(eager.values, graph.values) < 2e-6, 'values');
+        assert.deepEqual(Object.keys(graph.grads).sort(), Object.keys(eager.grads).sort());
+        assert.equal(Object.keys(graph.grads).length, Object.keys(m.weights).length, 'a gradient for every weight');
+        for (const [k, g] of Object.entries(eager.grads)) {
+          assert.ok(Math.max(...g.map(Math.abs)) > 0, `${k}: no gradient from the loss (the test would not cover it)`);
+          assert.ok(relDiff(g, graph.grads[k]) < 1e-5, `${k}: gradient differs by ${relDiff(g, graph.grads[k])}`);
+        }
+        assert.deepEqual(again, graph, 'a second call');
+        disposeSequenceBatch(sb);
+        for (const w of Object.values(m.weights)) w.dispose();
+      },
+    );
   }
 
   /** A small transformer-S and batch for f, disposed after; skipped off the native backend. */
   function onSmallModel(ctx: Mocha.Context, seed: number, f: (m: Policy, sb: SequenceBatch) => void) {
-    if (tf.getBackend() !== 'tensorflow') { ctx.test!.title += ' (skipped: native backend only)'; ctx.skip(); }
+    if (tf.getBackend() !== 'tensorflow') {
+      ctx.test!.title += ' (skipped: native backend only)';
+      ctx.skip();
+    }
     const m = createPolicy(modelConfig('transformer', 'S', seed));
-    const sb = makeSequenceBatch([[2, 14, 15], [2, 16]], [[20, 21], [22, 23, 24]]);
-    try { f(m, sb); } finally {
+    const sb = makeSequenceBatch(
+      [
+        [2, 14, 15],
+        [2, 16],
+      ],
+      [
+        [20, 21],
+        [22, 23, 24],
+      ],
+    );
+    try {
+      f(m, sb);
+    } finally {
       disposeSequenceBatch(sb);
       for (const w of Object.values(m.weights)) w.dispose();
     }
@@ -108,8 +149,15 @@ describe('the training graphs (kernels 2, native backend)', function () {
 
   it('leave the read-out a loss does not read without a gradient, as autodiff does', function () {
     onSmallModel(this, 7, (m, sb) => {
-      const names = (env: Record<string, string>) => withEnv(env, () => tf.tidy(() => Object.keys(tf.variableGrads(
-        () => tokenLogProbs(m, sb, 0, false).logp.sum() as tf.Scalar, Object.values(m.weights)).grads).sort()));
+      const names = (env: Record<string, string>) =>
+        withEnv(env, () =>
+          tf.tidy(() =>
+            Object.keys(
+              tf.variableGrads(() => tokenLogProbs(m, sb, 0, false).logp.sum() as tf.Scalar, Object.values(m.weights))
+                .grads,
+            ).sort(),
+          ),
+        );
       const eager = names(EAGER);
       assert.equal(eager.length, Object.keys(m.weights).length - 2, 'eagerly, the value head gets no gradient');
       assert.deepEqual(names(GRAPH), eager);

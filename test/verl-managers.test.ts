@@ -11,11 +11,25 @@ import { ruleJudge } from './fixtures/rule-judge.js';
 
 const PY = '/usr/bin/python3';
 const hasAiohttp = (() => {
-  try { execFileSync(PY, ['-c', 'import aiohttp'], { stdio: 'ignore' }); return true; } catch { return false; }
+  try {
+    execFileSync(PY, ['-c', 'import aiohttp'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 })();
 
-interface Result { score: number; extra: Record<string, number> }
-interface Scenario { results?: Result[]; error?: string; status?: number; elapsed_s: number; calls?: number }
+interface Result {
+  score: number;
+  extra: Record<string, number>;
+}
+interface Scenario {
+  results?: Result[];
+  error?: string;
+  status?: number;
+  elapsed_s: number;
+  calls?: number;
+}
 
 describe('reward service: verl reward managers', function () {
   this.timeout(120_000);
@@ -29,15 +43,21 @@ describe('reward service: verl reward managers', function () {
       this.skip();
     }
     // verl's rollout.n is the service's group size; a wrongly formed group would wait for this timeout
-    srv = await startRewardServer({ port: 0, onGroup: (g) => groups.push(g),
-      service: { ...defaultServiceConfig, groupSize: 4, groupTimeoutMs: 30_000, llm: ruleJudge } });
+    srv = await startRewardServer({
+      port: 0,
+      onGroup: (g) => groups.push(g),
+      service: { ...defaultServiceConfig, groupSize: 4, groupTimeoutMs: 30_000, llm: ruleJudge },
+    });
     const printed = await new Promise<string>((resolve, reject) => {
-      execFile(PY, ['test/fixtures/verl_managers.py', srv.url], { timeout: 100_000 },
-        (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)));
+      execFile(PY, ['test/fixtures/verl_managers.py', srv.url], { timeout: 100_000 }, (err, stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
+      );
     });
     out = JSON.parse(printed);
   });
-  after(async () => { await srv?.close(); });
+  after(async () => {
+    await srv?.close();
+  });
 
   // 1+2=: correct [1, 1, 0, 0]; "so" [1, 1, 0, 0] (corr 1: valid, +2), "?" [0, 1, 1, 0] (corr 0: invalid). Only
   // "so" counts: cot 1 with it, 0 without; reward = outcome + cot. 2+2=: correct [1, 0, 0, 1]; "so" [0, 1, 1, 0]
@@ -49,7 +69,10 @@ describe('reward service: verl reward managers', function () {
   it('v0.7+ reward loop, compute_score_async: every sample in flight, groups form across requests', () => {
     const s = out.loop_async_rlcer;
     assert.equal(s.error, undefined, s.error);
-    assert.deepEqual(s.results!.map((r) => r.score), EXPECTED);
+    assert.deepEqual(
+      s.results!.map((r) => r.score),
+      EXPECTED,
+    );
     for (const r of s.results!) {
       assert.deepEqual([r.extra.group_members, r.extra.incomplete], [4, 0]);
       assert.equal(r.extra.score, r.score);
@@ -75,7 +98,10 @@ describe('reward service: verl reward managers', function () {
   it('v0.6 batch manager, compute_score_batch (plural keywords): one request, the same rewards', () => {
     const s = out.legacy_batch_rlcer;
     assert.equal(s.error, undefined, s.error);
-    assert.deepEqual(s.results!.map((r) => r.score), EXPECTED);
+    assert.deepEqual(
+      s.results!.map((r) => r.score),
+      EXPECTED,
+    );
     for (const r of s.results!) assert.deepEqual([r.extra.group_members, r.extra.incomplete], [4, 0]);
   });
 
@@ -97,8 +123,16 @@ describe('reward service: verl reward managers', function () {
     for (const name of ['legacy_naive_outcome', 'loop_sync_outcome']) {
       const s = out[name];
       assert.equal(s.error, undefined, s.error);
-      assert.deepEqual(s.results!.map((r) => r.score), correct.map((c) => (c ? 1 : -1)), name);
-      assert.deepEqual(s.results!.map((r) => r.extra.correct), correct, name);
+      assert.deepEqual(
+        s.results!.map((r) => r.score),
+        correct.map((c) => (c ? 1 : -1)),
+        name,
+      );
+      assert.deepEqual(
+        s.results!.map((r) => r.extra.correct),
+        correct,
+        name,
+      );
       assert.deepEqual(Object.keys(s.results![0].extra), ['score', 'correct', 'has_answer']);
     }
     assert.deepEqual(out.positional.results, [{ score: 1, extra: { score: 1, correct: 1, has_answer: 1 } }]);

@@ -8,8 +8,15 @@ import { initBackend } from '../src/models/backend.js';
 import { createPolicy } from '../src/models/index.js';
 import { modelConfig } from '../src/models/policy.js';
 import { checkWorldConfig, defaultWorld, drawTrainingProblem } from '../src/world/defaults.js';
-import { defaultRlvrConfig, formatReward, makeRlvrTrainer, noisyLabel, outcomeRewardFn, randomRewardFn, type ReasonerRollout }
-  from '../src/methods/rlvr.js';
+import {
+  defaultRlvrConfig,
+  formatReward,
+  makeRlvrTrainer,
+  noisyLabel,
+  outcomeRewardFn,
+  randomRewardFn,
+  type ReasonerRollout,
+} from '../src/methods/rlvr.js';
 import { defaultRlcerConfig, makeRlcerTrainer, weakenVerdicts } from '../src/methods/rlcer.js';
 import { methodSpec } from '../src/methods/table2.js';
 import { makeRng, type Rng } from '../src/util/random.js';
@@ -26,8 +33,10 @@ describe('world knobs at their defaults', () => {
     this.timeout(300_000);
     const golden = JSON.parse(fs.readFileSync('test/fixtures/knob-golden.json', 'utf8')).backends;
     // the golden values come from kernel generation 1 (backend.ts), which the records made before 2026-12-05 rerun on
-    const out = execFileSync('./node_modules/.bin/tsx', ['test/fixtures/knob-golden.ts'],
-      { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, WORKBENCH_KERNELS: '1' } }).toString();
+    const out = execFileSync('./node_modules/.bin/tsx', ['test/fixtures/knob-golden.ts'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, WORKBENCH_KERNELS: '1' },
+    }).toString();
     const now = JSON.parse(out.trim().split('\n').pop()!);
     if (!golden[now.backend]) this.skip(); // no golden values recorded on this backend
     assert.deepEqual(now.rlvr, golden[now.backend].rlvr);
@@ -44,50 +53,94 @@ describe('world knobs at their defaults', () => {
 describe('label noise', () => {
   it('flips a label when the draw is below the noise, and draws nothing at noise 0', () => {
     const r = stubRng([0.05, 0.2]);
-    assert.equal(noisyLabel(true, 0.1, r), false);  // 0.05 < 0.1: flipped
-    assert.equal(noisyLabel(true, 0.1, r), true);   // 0.2 >= 0.1: kept
+    assert.equal(noisyLabel(true, 0.1, r), false); // 0.05 < 0.1: flipped
+    assert.equal(noisyLabel(true, 0.1, r), true); // 0.2 >= 0.1: kept
     const z = stubRng([]);
     assert.equal(noisyLabel(false, 0, z), false);
     assert.equal(z.draws, 0);
   });
   it("RLVR's reward reads the training label, not the exact correctness", () => {
     const r = (correct: boolean, label: boolean) => ({ correct, label }) as ReasonerRollout;
-    assert.deepEqual(outcomeRewardFn([r(true, false), r(false, true), r(true, true)]).map((x) => x.reward), [-1, 1, 1]);
+    assert.deepEqual(
+      outcomeRewardFn([r(true, false), r(false, true), r(true, true)]).map((x) => x.reward),
+      [-1, 1, 1],
+    );
   });
   it('rejects a noise outside [0, 1) and cells outside the training families', () => {
-    assert.throws(() => checkWorldConfig({ ...defaultWorld, labelNoise: 1 }), (e: Error) => e instanceof ConfigError && /labelNoise/.test(e.message));
-    assert.throws(() => checkWorldConfig({ ...defaultWorld, trainCells: [{ family: 'chain_ood', digits: 3 }] }), /not a training family/);
+    assert.throws(
+      () => checkWorldConfig({ ...defaultWorld, labelNoise: 1 }),
+      (e: Error) => e instanceof ConfigError && /labelNoise/.test(e.message),
+    );
+    assert.throws(
+      () => checkWorldConfig({ ...defaultWorld, trainCells: [{ family: 'chain_ood', digits: 3 }] }),
+      /not a training family/,
+    );
     assert.throws(() => checkWorldConfig({ ...defaultWorld, trainCells: [] }), /non-empty/);
   });
   describe('in a training step (a small untrained policy, oracle verifier)', () => {
-    before(async () => { await initBackend(); });
+    before(async () => {
+      await initBackend();
+    });
     // with labels flipped with probability 0.999999 every one of the 12 labels flips (seeded), so the logged outcome
     // reward is the exact one negated: -(2 accuracy - 1); the logged accuracy stays exact
     const world = { ...defaultWorld, labelNoise: 0.999999 };
     it('RLVR', function () {
       this.timeout(120_000);
-      const m = makeRlvrTrainer(createPolicy(modelConfig('transformer', 'S', 3)), { ...defaultRlvrConfig, prompts: 3, rollouts: 4, world }).step(makeRng(5));
-      assert.ok(Math.abs(m['reward/outcome'] - (1 - 2 * m.accuracy)) < 1e-12, `${m['reward/outcome']} vs accuracy ${m.accuracy}`);
+      const m = makeRlvrTrainer(createPolicy(modelConfig('transformer', 'S', 3)), {
+        ...defaultRlvrConfig,
+        prompts: 3,
+        rollouts: 4,
+        world,
+      }).step(makeRng(5));
+      assert.ok(
+        Math.abs(m['reward/outcome'] - (1 - 2 * m.accuracy)) < 1e-12,
+        `${m['reward/outcome']} vs accuracy ${m.accuracy}`,
+      );
     });
     it('RLCER (validity and the outcome reward read the same noisy label)', function () {
       this.timeout(120_000);
-      const m = makeRlcerTrainer(createPolicy(modelConfig('transformer', 'S', 3)), { ...defaultRlcerConfig, prompts: 3, rollouts: 4, verifier: 'oracle', world }).step(makeRng(5));
-      assert.ok(Math.abs(m['reward/outcome'] - (1 - 2 * m.accuracy)) < 1e-12, `${m['reward/outcome']} vs accuracy ${m.accuracy}`);
+      const m = makeRlcerTrainer(createPolicy(modelConfig('transformer', 'S', 3)), {
+        ...defaultRlcerConfig,
+        prompts: 3,
+        rollouts: 4,
+        verifier: 'oracle',
+        world,
+      }).step(makeRng(5));
+      assert.ok(
+        Math.abs(m['reward/outcome'] - (1 - 2 * m.accuracy)) < 1e-12,
+        `${m['reward/outcome']} vs accuracy ${m.accuracy}`,
+      );
     });
   });
 });
 
 describe('sparsity: training cells', () => {
   it('draws only from the listed cells, each about equally often', () => {
-    const w = { ...defaultWorld, trainCells: [{ family: 'add' as const, digits: 5 }, { family: 'sub' as const, digits: 5 }] };
-    const rng = makeRng(1), seen: Record<string, number> = {};
-    for (let i = 0; i < 400; i++) { const p = drawTrainingProblem(w, rng); const k = `${p.family}${p.digits}`; seen[k] = (seen[k] ?? 0) + 1; }
+    const w = {
+      ...defaultWorld,
+      trainCells: [
+        { family: 'add' as const, digits: 5 },
+        { family: 'sub' as const, digits: 5 },
+      ],
+    };
+    const rng = makeRng(1),
+      seen: Record<string, number> = {};
+    for (let i = 0; i < 400; i++) {
+      const p = drawTrainingProblem(w, rng);
+      const k = `${p.family}${p.digits}`;
+      seen[k] = (seen[k] ?? 0) + 1;
+    }
     assert.deepEqual(Object.keys(seen).sort(), ['add5', 'sub5']);
     assert.ok(seen.add5 > 150 && seen.sub5 > 150, JSON.stringify(seen));
   });
   it('null draws exactly as the default world', () => {
-    const a = makeRng(9), b = makeRng(9);
-    for (let i = 0; i < 20; i++) assert.deepEqual(drawTrainingProblem({ ...defaultWorld, trainCells: null }, a).operands, drawTrainingProblem(defaultWorld, b).operands);
+    const a = makeRng(9),
+      b = makeRng(9);
+    for (let i = 0; i < 20; i++)
+      assert.deepEqual(
+        drawTrainingProblem({ ...defaultWorld, trainCells: null }, a).operands,
+        drawTrainingProblem(defaultWorld, b).operands,
+      );
   });
 });
 
@@ -95,7 +148,10 @@ describe('weakened verifier', () => {
   it('flips only verdicts of the weakened kind, each with probability delta, drawing once per such verdict', () => {
     const r = stubRng([0.05, 0.5]);
     // CARRY: 0.05 < 0.1 flips; CARRY: 0.5 keeps; STEPS is not the kind (no draw)
-    assert.deepEqual(weakenVerdicts([true, true, true], ['CARRY', 'CARRY', 'STEPS'], { kind: 'CARRY', delta: 0.1 }, r), [false, true, true]);
+    assert.deepEqual(
+      weakenVerdicts([true, true, true], ['CARRY', 'CARRY', 'STEPS'], { kind: 'CARRY', delta: 0.1 }, r),
+      [false, true, true],
+    );
     assert.equal(r.draws, 2);
     const z = stubRng([]);
     assert.deepEqual(weakenVerdicts([true, false], ['CARRY', 'CARRY'], null, z), [true, false]);
@@ -103,8 +159,24 @@ describe('weakened verifier', () => {
   });
   it('rejects an unknown kind and a delta outside [0, 1]', () => {
     const policy = {} as never;
-    assert.throws(() => makeRlcerTrainer(policy, { ...defaultRlcerConfig, verifier: 'oracle', weakVerifier: { kind: 'NOPE' as never, delta: 0.1 } }), /weakVerifier.kind/);
-    assert.throws(() => makeRlcerTrainer(policy, { ...defaultRlcerConfig, verifier: 'oracle', weakVerifier: { kind: 'CARRY', delta: 2 } }), /weakVerifier.delta/);
+    assert.throws(
+      () =>
+        makeRlcerTrainer(policy, {
+          ...defaultRlcerConfig,
+          verifier: 'oracle',
+          weakVerifier: { kind: 'NOPE' as never, delta: 0.1 },
+        }),
+      /weakVerifier.kind/,
+    );
+    assert.throws(
+      () =>
+        makeRlcerTrainer(policy, {
+          ...defaultRlcerConfig,
+          verifier: 'oracle',
+          weakVerifier: { kind: 'CARRY', delta: 2 },
+        }),
+      /weakVerifier.delta/,
+    );
   });
 });
 
@@ -116,7 +188,10 @@ describe('controls', () => {
   });
   it('random reward: +1 below one half, -1 otherwise, whatever the rollout', () => {
     const rs = [{ correct: true }, { correct: true }, { correct: false }] as ReasonerRollout[];
-    assert.deepEqual(randomRewardFn(stubRng([0.3, 0.7, 0.5]))(rs).map((x) => x.reward), [1, -1, -1]);
+    assert.deepEqual(
+      randomRewardFn(stubRng([0.3, 0.7, 0.5]))(rs).map((x) => x.reward),
+      [1, -1, -1],
+    );
   });
   it('are Table 2 methods of the RLVR kind', () => {
     assert.equal(methodSpec('random_reward').kind, 'rlvr');

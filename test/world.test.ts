@@ -5,7 +5,16 @@ import * as path from 'node:path';
 import { columnPass, isCarryFree, sampleProblem, solve, FAMILIES, checkFamily } from '../src/world/problems.js';
 import { writeTrace, STYLES, checkStyle } from '../src/world/teacher.js';
 import { isCorrect, parseTrace, promptTokens } from '../src/world/trace.js';
-import { EVAL_DIR, EVAL_GRID, EXTRA_EVAL_CELLS, evalFile, generateEvalSet, loadEvalSet, serialise, sha256 } from '../src/world/datasets.js';
+import {
+  EVAL_DIR,
+  EVAL_GRID,
+  EXTRA_EVAL_CELLS,
+  evalFile,
+  generateEvalSet,
+  loadEvalSet,
+  serialise,
+  sha256,
+} from '../src/world/datasets.js';
 import { VOCAB, encode, decode } from '../src/world/vocab.js';
 import { makeRng } from '../src/util/random.js';
 import type { Family } from '../src/world/problems.js';
@@ -15,22 +24,30 @@ describe('problems', () => {
     assert.equal(solve('add', [347, 589]).answer.join(''), '0936');
     assert.equal(solve('add', [999, 111]).answer.join(''), '1110');
     assert.equal(solve('sub', [503, 498]).answer.join(''), '005');
-    assert.equal(solve('chain', [45, 78, 99]).answer.join(''), '024');   // 123 - 99
+    assert.equal(solve('chain', [45, 78, 99]).answer.join(''), '024'); // 123 - 99
     assert.equal(solve('chain_ood', [91, 15, 60]).answer.join(''), '136'); // 76 + 60
   });
   it('write carries and borrows per column', () => {
     const { columns } = columnPass(503, 498, '-', 3);
-    assert.deepEqual(columns.map((c) => [c.d, c.cout]), [[5, 1], [0, 1], [0, 0]]);
+    assert.deepEqual(
+      columns.map((c) => [c.d, c.cout]),
+      [
+        [5, 1],
+        [0, 1],
+        [0, 0],
+      ],
+    );
   });
   it('sample valid operands for every family and report carry-free problems', () => {
     const rng = makeRng(1);
-    for (const f of FAMILIES) for (const n of [2, 3, 4]) {
-      const p = sampleProblem(f, n, rng);
-      assert.ok(p.operands.every((o) => String(o).length === n));
-      assert.deepEqual(solve(f, p.operands).answer, p.answer);
-      const free = sampleProblem(f, n, rng, { carryFreeShare: 1 });
-      assert.ok(isCarryFree(free));
-    }
+    for (const f of FAMILIES)
+      for (const n of [2, 3, 4]) {
+        const p = sampleProblem(f, n, rng);
+        assert.ok(p.operands.every((o) => String(o).length === n));
+        assert.deepEqual(solve(f, p.operands).answer, p.answer);
+        const free = sampleProblem(f, n, rng, { carryFreeShare: 1 });
+        assert.ok(isCarryFree(free));
+      }
   });
   it('reject unknown families and styles by name', () => {
     assert.throws(() => checkFamily('mul'), /unknown family "mul"/);
@@ -44,8 +61,10 @@ describe('teacher', () => {
   const exact = { errorRate: 0, verifyMiss: 0 };
   it('is always right in step styles without errors, and the shortcut is right exactly on carry-free problems', () => {
     for (let i = 0; i < 300; i++) {
-      const f = FAMILIES[i % 4], p = sampleProblem(f, 2 + (i % 3), rng);
-      for (const s of ['systematic', 'verified', 'redundant'] as const) assert.ok(isCorrect(p, parseTrace(writeTrace(p, s, rng, exact).tokens)), `${s} ${f}`);
+      const f = FAMILIES[i % 4],
+        p = sampleProblem(f, 2 + (i % 3), rng);
+      for (const s of ['systematic', 'verified', 'redundant'] as const)
+        assert.ok(isCorrect(p, parseTrace(writeTrace(p, s, rng, exact).tokens)), `${s} ${f}`);
       const short = isCorrect(p, parseTrace(writeTrace(p, 'shortcut', rng, exact).tokens));
       const sloppy = isCorrect(p, parseTrace(writeTrace(p, 'sloppy', rng, exact).tokens));
       assert.equal(short, sloppy, 'shortcut and sloppy compute the same carry-free digits');
@@ -54,7 +73,8 @@ describe('teacher', () => {
     }
   });
   it('injects one wrong digit at the error rate, and the verified style revises it', () => {
-    let wrong = 0, revised = 0;
+    let wrong = 0,
+      revised = 0;
     for (let i = 0; i < 200; i++) {
       const p = sampleProblem('add', 4, rng);
       const sys = writeTrace(p, 'systematic', rng, { errorRate: 1, verifyMiss: 0 });
@@ -66,10 +86,15 @@ describe('teacher', () => {
     assert.equal(revised, 200);
   });
   it('writes traces that fit the context of 96 tokens', () => {
-    for (const f of FAMILIES) for (const n of EVAL_GRID[f]) for (const s of STYLES) {
-      const p = sampleProblem(f, n, rng);
-      assert.ok(promptTokens(p).length + writeTrace(p, s, rng, { errorRate: 1, verifyMiss: 0 }).tokens.length <= 96, `${f} ${n} ${s}`);
-    }
+    for (const f of FAMILIES)
+      for (const n of EVAL_GRID[f])
+        for (const s of STYLES) {
+          const p = sampleProblem(f, n, rng);
+          assert.ok(
+            promptTokens(p).length + writeTrace(p, s, rng, { errorRate: 1, verifyMiss: 0 }).tokens.length <= 96,
+            `${f} ${n} ${s}`,
+          );
+        }
   });
 });
 
@@ -87,7 +112,8 @@ describe('trace parser (property tests)', () => {
   });
   it('never throws on truncated teacher traces, and only the full trace terminates', () => {
     for (let i = 0; i < 200; i++) {
-      const p = sampleProblem(FAMILIES[i % 4], 3, rng), toks = writeTrace(p, STYLES[i % 5], rng).tokens;
+      const p = sampleProblem(FAMILIES[i % 4], 3, rng),
+        toks = writeTrace(p, STYLES[i % 5], rng).tokens;
       for (let cut = 0; cut < toks.length; cut++) assert.equal(parseTrace(toks.slice(0, cut)).terminated, false);
       assert.equal(parseTrace(toks).terminated, true);
     }
@@ -101,10 +127,16 @@ describe('trace parser (property tests)', () => {
 
 describe('evaluation sets', () => {
   it('match their committed checksums and regenerate identically from the seed', () => {
-    const sums = fs.readFileSync(path.join(EVAL_DIR, 'SHA256SUMS'), 'utf8').trim().split('\n').map((l) => l.split(/\s+/));
+    const sums = fs
+      .readFileSync(path.join(EVAL_DIR, 'SHA256SUMS'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/\s+/));
     assert.equal(sums.length, Object.values(EVAL_GRID).flat().length + EXTRA_EVAL_CELLS.length);
-    const cells = [...(Object.entries(EVAL_GRID) as [Family, number[]][]).flatMap(([f, grid]) => grid.map((n) => [f, n] as const)),
-      ...EXTRA_EVAL_CELLS.map((c) => [c.family, c.digits] as const)];
+    const cells = [
+      ...(Object.entries(EVAL_GRID) as [Family, number[]][]).flatMap(([f, grid]) => grid.map((n) => [f, n] as const)),
+      ...EXTRA_EVAL_CELLS.map((c) => [c.family, c.digits] as const),
+    ];
     for (const [f, n] of cells) {
       const text = fs.readFileSync(evalFile(f, n), 'utf8');
       const want = sums.find(([, name]) => name === path.basename(evalFile(f, n)))![0];

@@ -11,7 +11,8 @@ import { findFinishedRuns } from '../io/run.js';
 import { ConfigError } from '../io/validate.js';
 
 runMain(async () => {
-  const args = process.argv.slice(2), merge = args.includes('--merge');
+  const args = process.argv.slice(2),
+    merge = args.includes('--merge');
   const [from, to] = args.filter((a) => a !== '--merge');
   if (!from || !to) throw new ConfigError('usage: tsx src/cli/archive-runs.ts <from> <to> [--merge]');
   const runs = findFinishedRuns(from);

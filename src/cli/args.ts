@@ -8,10 +8,19 @@ export function parseArgs(argv: string[], known: Record<string, string>): Record
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--help' || a === '-h') {
-      console.log(Object.entries(known).map(([k, d]) => `  --${k.padEnd(10)} ${d}`).join('\n'));
+      console.log(
+        Object.entries(known)
+          .map(([k, d]) => `  --${k.padEnd(10)} ${d}`)
+          .join('\n'),
+      );
       process.exit(0);
     }
-    if (!a.startsWith('--') || !Object.hasOwn(known, a.slice(2))) throw new ConfigError(`unknown argument "${a}" (known: ${Object.keys(known).map((k) => `--${k}`).join(', ')})`);
+    if (!a.startsWith('--') || !Object.hasOwn(known, a.slice(2)))
+      throw new ConfigError(
+        `unknown argument "${a}" (known: ${Object.keys(known)
+          .map((k) => `--${k}`)
+          .join(', ')})`,
+      );
     if (i + 1 >= argv.length) throw new ConfigError(`argument ${a} needs a value`);
     out[a.slice(2)] = argv[++i];
   }
@@ -81,7 +90,7 @@ export function runMain(main: () => Promise<void>): void {
       console.error(`error: ${e.message.replace(/\s*\n\s*/g, ' ')}`);
       process.exit(e instanceof ConfigError ? 2 : 1);
     }
-    console.error(`error: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+    console.error(`error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     process.exit(1);
   });
 }

@@ -18,12 +18,24 @@ import { percentile } from '../util/stats.js';
 function postOnce(port: number, path: string, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const req = http.request({ host: '127.0.0.1', port, path, method: 'POST', agent: false,
-      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve(Number(process.hrtime.bigint() - t0) / 1e6)
-        : reject(new Error(`status ${res.statusCode}`))));
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        agent: false,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve(Number(process.hrtime.bigint() - t0) / 1e6)
+            : reject(new Error(`status ${res.statusCode}`)),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -33,40 +45,89 @@ async function load(port: number, path: string, bodies: string[], concurrency: n
   const lat: number[] = [];
   let next = 0;
   const t0 = Date.now();
-  await Promise.all(Array.from({ length: Math.min(concurrency, bodies.length) }, async () => {
-    while (next < bodies.length) lat.push(await postOnce(port, path, bodies[next++]));
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, bodies.length) }, async () => {
+      while (next < bodies.length) lat.push(await postOnce(port, path, bodies[next++]));
+    }),
+  );
   const wall = (Date.now() - t0) / 1000;
   lat.sort((a, b) => a - b);
-  return { n: bodies.length, wall, rps: bodies.length / wall, p50: percentile(lat, 50), p90: percentile(lat, 90),
-    p99: percentile(lat, 99), max: lat[lat.length - 1] };
+  return {
+    n: bodies.length,
+    wall,
+    rps: bodies.length / wall,
+    p50: percentile(lat, 50),
+    p90: percentile(lat, 90),
+    p99: percentile(lat, 99),
+    max: lat[lat.length - 1],
+  };
 }
 
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { requests: 'requests per scenario (default 2000, at most 20000)',
-    concurrency: 'concurrent clients (default 64, at most 512)', 'group-size': 'RLCER group size (default 8)',
-    'llm-requests': 'requests of the scenario with the llama.cpp rubricator and judge (default 16; 0 leaves it out)' });
+  const a = parseArgs(process.argv.slice(2), {
+    requests: 'requests per scenario (default 2000, at most 20000)',
+    concurrency: 'concurrent clients (default 64, at most 512)',
+    'group-size': 'RLCER group size (default 8)',
+    'llm-requests': 'requests of the scenario with the llama.cpp rubricator and judge (default 16; 0 leaves it out)',
+  });
   const n = intArg('requests', a.requests ?? '2000', 1, 20_000);
   const conc = intArg('concurrency', a.concurrency ?? '64', 1, 512);
   const g = intArg('group-size', a['group-size'] ?? '8', 2, 64);
   const nLlm = intArg('llm-requests', a['llm-requests'] ?? '16', 0, 1000);
   const srv = await startRewardServer({ port: 0, service: { ...defaultServiceConfig, groupTimeoutMs: 30_000 } });
   const prompt = '<|im_start|>user\nWhat is 1+1? Put it in \\boxed{}.<|im_end|>\n<|im_start|>assistant\n';
-  const one = (i: number) => JSON.stringify({
-    query: [`${prompt}The answer is \\boxed{${i % 3}}<|im_end|>`], prompts: [prompt], labels: ['1'] });
-  const rubric = [{ criterion: 'Writes the steps.', points: 2 }, { criterion: 'Checks the sum.', points: 1 }];
-  const member = (i: number) => JSON.stringify({ query: [`${prompt}\\boxed{${i % 2}}`], prompts: [prompt], labels: [{
-    group: `p${Math.floor(i / g)}`, group_size: g, answer: '1', rubric, satisfied: [i % 2 === 1, i % 4 === 1] }] });
-  console.log(`reward service load test on loopback: ${n} one-sample requests per scenario, `
-    + `${conc} concurrent clients, `
-    + 'a new connection per request');
+  const one = (i: number) =>
+    JSON.stringify({
+      query: [`${prompt}The answer is \\boxed{${i % 3}}<|im_end|>`],
+      prompts: [prompt],
+      labels: ['1'],
+    });
+  const rubric = [
+    { criterion: 'Writes the steps.', points: 2 },
+    { criterion: 'Checks the sum.', points: 1 },
+  ];
+  const member = (i: number) =>
+    JSON.stringify({
+      query: [`${prompt}\\boxed{${i % 2}}`],
+      prompts: [prompt],
+      labels: [
+        {
+          group: `p${Math.floor(i / g)}`,
+          group_size: g,
+          answer: '1',
+          rubric,
+          satisfied: [i % 2 === 1, i % 4 === 1],
+        },
+      ],
+    });
+  console.log(
+    `reward service load test on loopback: ${n} one-sample requests per scenario, ` +
+      `${conc} concurrent clients, ` +
+      'a new connection per request',
+  );
   console.log('scenario        requests  wall_s  req_per_s   p50_ms   p90_ms   p99_ms   max_ms');
   const ms = (xs: number[]) => xs.map((x) => x.toFixed(1).padStart(8)).join(' ');
-  const row = (name: string, r: Awaited<ReturnType<typeof load>>) => console.log(`${name.padEnd(15)} `
-    + `${String(r.n).padStart(8)} ${r.wall.toFixed(2).padStart(7)} ${r.rps.toFixed(r.rps < 10 ? 1 : 0).padStart(10)} `
-    + `${ms([r.p50, r.p90, r.p99, r.max])}`);
-  await load(srv.port, '/outcome', Array.from({ length: Math.min(200, n) }, (_, i) => one(i)), conc); // warm-up
-  row('outcome', await load(srv.port, '/outcome', Array.from({ length: n }, (_, i) => one(i)), conc));
+  const row = (name: string, r: Awaited<ReturnType<typeof load>>) =>
+    console.log(
+      `${name.padEnd(15)} ` +
+        `${String(r.n).padStart(8)} ${r.wall.toFixed(2).padStart(7)} ${r.rps.toFixed(r.rps < 10 ? 1 : 0).padStart(10)} ` +
+        `${ms([r.p50, r.p90, r.p99, r.max])}`,
+    );
+  await load(
+    srv.port,
+    '/outcome',
+    Array.from({ length: Math.min(200, n) }, (_, i) => one(i)),
+    conc,
+  ); // warm-up
+  row(
+    'outcome',
+    await load(
+      srv.port,
+      '/outcome',
+      Array.from({ length: n }, (_, i) => one(i)),
+      conc,
+    ),
+  );
   // groups complete only when all g members arrived: a member's latency includes the wait for its group
   const members = Array.from({ length: Math.ceil(n / g) * g }, (_, i) => member(i));
   row(`rlcer (g=${g})`, await load(srv.port, '/rlcer', members, conc));
@@ -75,12 +136,29 @@ runMain(async () => {
     // no rubric and no verdicts in the labels: the engine writes each sample's rubric and judges every criterion
     const model = writeTinyLlamaGguf(fs.mkdtempSync(path.join(os.tmpdir(), 'wb-bench-llm-')));
     const llm = await startLlmServer({ modelPath: model });
-    const withLlm = await startRewardServer({ port: 0, service: { ...defaultServiceConfig, groupTimeoutMs: 170_000,
-      llm: llmRoles(new ChatBackend({ baseURL: llm.url, model: llm.model, temperature: 0.8 })) } });
-    const bare = (i: number) => JSON.stringify({ query: [`${prompt}Step ${i}: 1 + 1 = ${1 + (i % 2)}. \\boxed{${1 + (i % 2)}}`],
-      prompts: [prompt], labels: [{ group: `q${Math.floor(i / g)}`, group_size: g, answer: '2' }] });
-    row(`rlcer+llm (g=${g})`, await load(withLlm.port, '/rlcer', Array.from({ length: Math.ceil(nLlm / g) * g },
-      (_, i) => bare(i)), conc));
+    const withLlm = await startRewardServer({
+      port: 0,
+      service: {
+        ...defaultServiceConfig,
+        groupTimeoutMs: 170_000,
+        llm: llmRoles(new ChatBackend({ baseURL: llm.url, model: llm.model, temperature: 0.8 })),
+      },
+    });
+    const bare = (i: number) =>
+      JSON.stringify({
+        query: [`${prompt}Step ${i}: 1 + 1 = ${1 + (i % 2)}. \\boxed{${1 + (i % 2)}}`],
+        prompts: [prompt],
+        labels: [{ group: `q${Math.floor(i / g)}`, group_size: g, answer: '2' }],
+      });
+    row(
+      `rlcer+llm (g=${g})`,
+      await load(
+        withLlm.port,
+        '/rlcer',
+        Array.from({ length: Math.ceil(nLlm / g) * g }, (_, i) => bare(i)),
+        conc,
+      ),
+    );
     await withLlm.close();
     await llm.close();
   }

@@ -19,14 +19,19 @@ import { median } from '../util/stats.js';
 function time(warm: number, reps: number, f: (i: number) => void): number {
   for (let i = 0; i < warm; i++) f(i);
   const ts: number[] = [];
-  for (let i = 0; i < reps; i++) { const t0 = performance.now(); f(warm + i); ts.push(performance.now() - t0); }
+  for (let i = 0; i < reps; i++) {
+    const t0 = performance.now();
+    f(warm + i);
+    ts.push(performance.now() - t0);
+  }
   return median(ts);
 }
 
 async function worker(reps: number): Promise<void> {
   await initBackend();
   const ck = 'data/checkpoints/coldstart-transformer-S.json';
-  const sftPolicy = createPolicy(modelConfig('transformer', 'S', 0)), opt = tf.train.adam(defaultSftConfig.lr, 0.9, 0.98);
+  const sftPolicy = createPolicy(modelConfig('transformer', 'S', 0)),
+    opt = tf.train.adam(defaultSftConfig.lr, 0.9, 0.98);
   const rng = makeRng(0);
   const sft = time(2, reps * 2, () => {
     const batch = Array.from({ length: defaultSftConfig.batch }, () => sampleExample(defaultColdStartData, rng));
@@ -40,24 +45,39 @@ async function worker(reps: number): Promise<void> {
 }
 
 runMain(async () => {
-  const argv = process.argv.slice(2), isWorker = argv.includes('--worker');
-  const a = parseArgs(argv.filter((x) => x !== '--worker'), { reps: 'timed RL steps per backend (default 5; SFT: twice that)' });
+  const argv = process.argv.slice(2),
+    isWorker = argv.includes('--worker');
+  const a = parseArgs(
+    argv.filter((x) => x !== '--worker'),
+    { reps: 'timed RL steps per backend (default 5; SFT: twice that)' },
+  );
   const reps = intArg('reps', a.reps ?? '5', 1);
   if (isWorker) return worker(reps);
   const backends = ['tensorflow', 'wasm'];
   for (const backend of backends) {
     const r = spawnSync(process.execPath, [...process.execArgv, process.argv[1], '--worker', '--reps', String(reps)], {
-      env: { ...process.env, TFJS_BACKEND: backend, WORKBENCH_THREADS: '1' }, encoding: 'utf8', maxBuffer: 1 << 24,
+      env: { ...process.env, TFJS_BACKEND: backend, WORKBENCH_THREADS: '1' },
+      encoding: 'utf8',
+      maxBuffer: 1 << 24,
     });
     const last = r.stdout.trim().split('\n').pop() ?? '';
     if (r.status !== 0 || !last.startsWith('{')) {
-      const why = (r.stderr.trim().split('\n').find((l) => /error/i.test(l)) ?? `exit ${r.status}`).slice(0, 200);
+      const why = (
+        r.stderr
+          .trim()
+          .split('\n')
+          .find((l) => /error/i.test(l)) ?? `exit ${r.status}`
+      ).slice(0, 200);
       console.log(`${backend}: unavailable (${why})`);
       continue;
     }
     const m = JSON.parse(last) as Record<string, number | Record<string, unknown>>;
     const f = (k: string) => (m[k] as number).toFixed(0);
-    console.log(`${backend}: sft_step_ms ${f('sft_step_ms')}, rlvr_step_ms ${f('rlvr_step_ms')}, rlcer_step_ms ${f('rlcer_step_ms')}` +
-      ` (${Object.entries(m.engine as Record<string, unknown>).map(([k, v]) => `${k}=${v}`).join(' ')})`);
+    console.log(
+      `${backend}: sft_step_ms ${f('sft_step_ms')}, rlvr_step_ms ${f('rlvr_step_ms')}, rlcer_step_ms ${f('rlcer_step_ms')}` +
+        ` (${Object.entries(m.engine as Record<string, unknown>)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')})`,
+    );
   }
 });

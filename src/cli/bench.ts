@@ -19,11 +19,19 @@ import { makeRng } from '../util/random.js';
 import { V } from '../world/vocab.js';
 import { median } from '../util/stats.js';
 
-const Tp = 16, Tc = 64;
+const Tp = 16,
+  Tc = 64;
 /** One run of one contender, as its worker prints it (one JSON line). */
 type Figures = {
-  update_ms: number; sampling_tokens_per_s: number; peak_rss_mb: number; rlvr_step_ms?: number;
-  engine?: Record<string, string | number>; torch?: string; threads?: number; interop_threads?: number; blas?: string;
+  update_ms: number;
+  sampling_tokens_per_s: number;
+  peak_rss_mb: number;
+  rlvr_step_ms?: number;
+  engine?: Record<string, string | number>;
+  torch?: string;
+  threads?: number;
+  interop_threads?: number;
+  blas?: string;
 };
 
 const fmtLoad = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
@@ -35,23 +43,38 @@ async function worker(size: Size, B: number, reps: number): Promise<void> {
   const mc = modelConfig('transformer', size, 0);
   const rng = makeRng(0);
   const rand = (n: number) => Array.from({ length: n }, () => 3 + rng.int(V - 3));
-  const timed = (f: () => void) => { const t0 = performance.now(); f(); return performance.now() - t0; };
-  const repeat = (f: () => void) => { f(); return median(Array.from({ length: reps }, () => timed(f))); };
+  const timed = (f: () => void) => {
+    const t0 = performance.now();
+    f();
+    return performance.now() - t0;
+  };
+  const repeat = (f: () => void) => {
+    f();
+    return median(Array.from({ length: reps }, () => timed(f)));
+  };
 
   // PPO update step on B sequences of Tp + Tc tokens (forward, clipped surrogate + value loss, backward, Adam)
-  const policy = createPolicy(mc), opts = makeRoleOptimizers(defaultPpoConfig.lr);
+  const policy = createPolicy(mc),
+    opts = makeRoleOptimizers(defaultPpoConfig.lr);
   const prompts = Array.from({ length: B }, () => rand(Tp));
-  const sb = makeSequenceBatch(prompts, prompts.map(() => rand(Tc)));
+  const sb = makeSequenceBatch(
+    prompts,
+    prompts.map(() => rand(Tc)),
+  );
   const d = {
-    oldLp: tf.randomNormal([B, sb.T], -3, 0.1), oldV: tf.randomNormal([B, sb.T], 0, 0.1),
-    A: tf.randomNormal([B, sb.T]), R: tf.randomNormal([B, sb.T]),
+    oldLp: tf.randomNormal([B, sb.T], -3, 0.1),
+    oldV: tf.randomNormal([B, sb.T], 0, 0.1),
+    A: tf.randomNormal([B, sb.T]),
+    R: tf.randomNormal([B, sb.T]),
   };
   const update = repeat(() => ppoGradientStep(policy, opts.reason, sb, d, 'reason', defaultPpoConfig));
   // cached sampling of Tc tokens for B prompts
   let tokens = 0;
   const samplingMs = repeat(() => {
-    tokens = sample(policy, prompts, { maxNew: Tc, temperature: 1, topP: 1, ignoreEos: true }, rng)
-      .reduce((s, o) => s + o.length, 0);
+    tokens = sample(policy, prompts, { maxNew: Tc, temperature: 1, topP: 1, ignoreEos: true }, rng).reduce(
+      (s, o) => s + o.length,
+      0,
+    );
   });
   // one full RLVR step (sampling 16 x 8 rollouts, outcome reward, PPO update), from the cold start if present
   const rlPolicy = fs.existsSync(ckpt(size)) ? loadPolicy(ckpt(size)) : createPolicy(mc);
@@ -59,8 +82,11 @@ async function worker(size: Size, B: number, reps: number): Promise<void> {
   let seed = 1;
   const rlvr = repeat(() => trainer.step(makeRng(seed++)));
   const out: Figures = {
-    update_ms: update, sampling_tokens_per_s: tokens / (samplingMs / 1000), rlvr_step_ms: rlvr,
-    peak_rss_mb: process.resourceUsage().maxRSS / 1024, engine: engineInfo(),
+    update_ms: update,
+    sampling_tokens_per_s: tokens / (samplingMs / 1000),
+    rlvr_step_ms: rlvr,
+    peak_rss_mb: process.resourceUsage().maxRSS / 1024,
+    engine: engineInfo(),
   };
   console.log(JSON.stringify(out));
 }
@@ -72,7 +98,11 @@ function spawnWorker(name: string, cmd: string, args: string[], env: NodeJS.Proc
   const errLine = err.find((l) => /^(config )?error: /.test(l)) ?? err.at(-1);
   let why = r.error?.message ?? (r.status !== 0 ? `exit ${r.status ?? r.signal}: ${errLine}` : '');
   if (!why) {
-    try { return JSON.parse(r.stdout.trim().split('\n').at(-1) ?? ''); } catch { why = 'no JSON line on stdout'; }
+    try {
+      return JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '');
+    } catch {
+      why = 'no JSON line on stdout';
+    }
   }
   const hint = name === 'torch' ? ` (interpreter ${cmd}; \`bash bin/setup-torch\` prints one with PyTorch)` : '';
   console.error(`bench: the ${name} worker failed (${why})${hint}`);
@@ -80,13 +110,21 @@ function spawnWorker(name: string, cmd: string, args: string[], env: NodeJS.Proc
 }
 
 runMain(async () => {
-  const argv = process.argv.slice(2), isWorker = argv.includes('--worker');
-  const a = parseArgs(argv.filter((x) => x !== '--worker'), {
-    size: 'S or M (default S)', batch: 'sequences (default 128)', runs: 'runs per contender, alternating (default 5)',
-    reps: 'timed repetitions inside each run, after a warm-up; each figure is their median (default 3)',
-  });
-  const size = (a.size ?? 'S') as Size, B = Number(a.batch ?? 128);
-  const runs = Number(a.runs ?? 5), reps = Number(a.reps ?? 3);
+  const argv = process.argv.slice(2),
+    isWorker = argv.includes('--worker');
+  const a = parseArgs(
+    argv.filter((x) => x !== '--worker'),
+    {
+      size: 'S or M (default S)',
+      batch: 'sequences (default 128)',
+      runs: 'runs per contender, alternating (default 5)',
+      reps: 'timed repetitions inside each run, after a warm-up; each figure is their median (default 3)',
+    },
+  );
+  const size = (a.size ?? 'S') as Size,
+    B = Number(a.batch ?? 128);
+  const runs = Number(a.runs ?? 5),
+    reps = Number(a.reps ?? 3);
   for (const [k, v] of Object.entries({ batch: B, runs, reps })) {
     if (!Number.isInteger(v) || v < 1) throw new ConfigError(`--${k} must be a positive integer (got "${a[k]}")`);
   }
@@ -99,26 +137,41 @@ runMain(async () => {
   const mc = modelConfig('transformer', size, 0);
   const python = process.env.TORCH_PYTHON ?? '/usr/bin/python3';
   const torchCfg = {
-    vocab: V, context: mc.context, d: mc.dModel, layers: mc.layers, heads: mc.heads, batch: B, prompt: Tp,
-    completion: Tc, reps, threads: 1,
+    vocab: V,
+    context: mc.context,
+    d: mc.dModel,
+    layers: mc.layers,
+    heads: mc.heads,
+    batch: B,
+    prompt: Tp,
+    completion: Tc,
+    reps,
+    threads: 1,
   };
   const common = ['--size', size, '--batch', String(B), '--reps', String(reps)];
   const torchEnv = { OMP_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1', MKL_NUM_THREADS: '1' };
   const tfEnv = { WORKBENCH_THREADS: '1', TF_NUM_INTRAOP_THREADS: '1', TF_NUM_INTEROP_THREADS: '1' };
   const contenders = [...backends, 'torch'];
   const res: Record<string, Figures[]> = Object.fromEntries(contenders.map((c) => [c, []]));
-  const load0 = os.loadavg(), t0 = performance.now();
+  const load0 = os.loadavg(),
+    t0 = performance.now();
   console.error(`bench: ${runs} runs of ${contenders.join(', ')}, alternating, each a fresh process with one thread`);
   for (let r = 1; r <= runs; r++) {
     for (const c of contenders) {
-      const f = c === 'torch'
-        ? spawnWorker(c, python, ['bench/torch_ref.py', JSON.stringify(torchCfg)], { ...env0, ...torchEnv })
-        : spawnWorker(c, process.execPath, [...process.execArgv, process.argv[1], '--worker', ...common],
-          { ...env0, ...tfEnv, TFJS_BACKEND: c });
+      const f =
+        c === 'torch'
+          ? spawnWorker(c, python, ['bench/torch_ref.py', JSON.stringify(torchCfg)], { ...env0, ...torchEnv })
+          : spawnWorker(c, process.execPath, [...process.execArgv, process.argv[1], '--worker', ...common], {
+              ...env0,
+              ...tfEnv,
+              TFJS_BACKEND: c,
+            });
       res[c].push(f);
       const rlvr = f.rlvr_step_ms ? `, rlvr step ${f.rlvr_step_ms.toFixed(0)} ms` : '';
-      console.error(`bench: run ${r}/${runs} ${c.padEnd(10)} update ${f.update_ms.toFixed(0)} ms, ` +
-        `sampling ${f.sampling_tokens_per_s.toFixed(0)} tok/s${rlvr}`);
+      console.error(
+        `bench: run ${r}/${runs} ${c.padEnd(10)} update ${f.update_ms.toFixed(0)} ms, ` +
+          `sampling ${f.sampling_tokens_per_s.toFixed(0)} tok/s${rlvr}`,
+      );
     }
   }
 
@@ -127,33 +180,54 @@ runMain(async () => {
   const range = (xs: number[], dp = 0) => `${Math.min(...xs).toFixed(dp)}-${Math.max(...xs).toFixed(dp)}`;
   const stat = (xs: number[]) => `${median(xs).toFixed(0)} (min-max ${range(xs)})`;
   const ratio = (c: string, k: 'update_ms' | 'sampling_tokens_per_s') => {
-    const x = pick(c, k), y = pick('torch', k), per = x.map((v, i) => v / y[i]);
+    const x = pick(c, k),
+      y = pick('torch', k),
+      per = x.map((v, i) => v / y[i]);
     return [(median(x) / median(y)).toFixed(2), range(per, 2)];
   };
-  const p = backends[0], tv = res.torch[0];
-  const [ur, urRange] = ratio(p, 'update_ms'), [sr, srRange] = ratio(p, 'sampling_tokens_per_s');
-  const rlvrNote = `${fs.existsSync(ckpt(size)) ? 'cold-start checkpoint' : 'untrained model'}, ` +
+  const p = backends[0],
+    tv = res.torch[0];
+  const [ur, urRange] = ratio(p, 'update_ms'),
+    [sr, srRange] = ratio(p, 'sampling_tokens_per_s');
+  const rlvrNote =
+    `${fs.existsSync(ckpt(size)) ? 'cold-start checkpoint' : 'untrained model'}, ` +
     '16 prompts x 8 rollouts, PPO 1 epoch x 2 minibatches';
   const lines: [string, string | number][] = [
-    ['backend', p], ['model', `transformer-${size} d=${mc.dModel} layers=${mc.layers} heads=${mc.heads} vocab=${V}`],
+    ['backend', p],
+    ['model', `transformer-${size} d=${mc.dModel} layers=${mc.layers} heads=${mc.heads} vocab=${V}`],
     ['batch', `${B} sequences x (${Tp} prompt + ${Tc} completion) tokens`],
-    ['runs', `${runs} per contender, alternating ${contenders.join(', ')}, each a fresh process with one thread, ` +
-      `${reps} timed repetition(s) after a warm-up; figures are medians over runs (min-max), ratios of medians`],
-    ['update_ms_tfjs', stat(pick(p, 'update_ms'))], ['update_ms_torch', stat(pick('torch', 'update_ms'))],
+    [
+      'runs',
+      `${runs} per contender, alternating ${contenders.join(', ')}, each a fresh process with one thread, ` +
+        `${reps} timed repetition(s) after a warm-up; figures are medians over runs (min-max), ratios of medians`,
+    ],
+    ['update_ms_tfjs', stat(pick(p, 'update_ms'))],
+    ['update_ms_torch', stat(pick('torch', 'update_ms'))],
     ['update_time_ratio_tfjs_over_torch', `${ur} (per-run min-max ${urRange})`],
     ['sampling_tokens_per_s_tfjs', stat(pick(p, 'sampling_tokens_per_s'))],
     ['sampling_tokens_per_s_torch', stat(pick('torch', 'sampling_tokens_per_s'))],
     ['sampling_tokens_per_s_ratio_tfjs_over_torch', `${sr} (per-run min-max ${srRange})`],
     ['rlvr_step_ms_tfjs', `${stat(pick(p, 'rlvr_step_ms'))}; ${rlvrNote}`],
-    ['peak_rss_mb_tfjs', stat(pick(p, 'peak_rss_mb'))], ['peak_rss_mb_torch', stat(pick('torch', 'peak_rss_mb'))],
-    ...backends.map((c): [string, string] => [`backend_${c}`,
+    ['peak_rss_mb_tfjs', stat(pick(p, 'peak_rss_mb'))],
+    ['peak_rss_mb_torch', stat(pick('torch', 'peak_rss_mb'))],
+    ...backends.map((c): [string, string] => [
+      `backend_${c}`,
       `update_ms ${stat(pick(c, 'update_ms'))}, sampling_tok_s ${stat(pick(c, 'sampling_tokens_per_s'))}, ` +
-      `update_ratio ${ratio(c, 'update_ms')[0]}, sampling_ratio ${ratio(c, 'sampling_tokens_per_s')[0]}, ` +
-      `rlvr_step_ms ${stat(pick(c, 'rlvr_step_ms'))}, peak_rss_mb ${median(pick(c, 'peak_rss_mb')).toFixed(0)}`]),
-    ...backends.map((c): [string, string] => [`engine_${c}`, Object.entries(res[c][0].engine ?? {})
-      .filter(([k]) => k !== 'backend').map(([k, v]) => `${k}=${v}`).join(' ')]),
-    ['torch', `${tv.torch}, ${tv.threads} thread${tv.threads === 1 ? '' : 's'} (inter-op ${tv.interop_threads}), ` +
-      `BLAS ${tv.blas}, OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1, ${python}`],
+        `update_ratio ${ratio(c, 'update_ms')[0]}, sampling_ratio ${ratio(c, 'sampling_tokens_per_s')[0]}, ` +
+        `rlvr_step_ms ${stat(pick(c, 'rlvr_step_ms'))}, peak_rss_mb ${median(pick(c, 'peak_rss_mb')).toFixed(0)}`,
+    ]),
+    ...backends.map((c): [string, string] => [
+      `engine_${c}`,
+      Object.entries(res[c][0].engine ?? {})
+        .filter(([k]) => k !== 'backend')
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' '),
+    ]),
+    [
+      'torch',
+      `${tv.torch}, ${tv.threads} thread${tv.threads === 1 ? '' : 's'} (inter-op ${tv.interop_threads}), ` +
+        `BLAS ${tv.blas}, OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1, ${python}`,
+    ],
     ['cpus', `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown'}`],
     ['load_average', `${fmtLoad(os.loadavg())} (at start ${fmtLoad(load0)})`],
     ['bench_wall_s', ((performance.now() - t0) / 1000).toFixed(0)],

@@ -16,21 +16,40 @@ import { ConfigError } from '../io/validate.js';
 import { makeRng } from '../util/random.js';
 
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { problems: 'problems per cell (default 32)', samples: 'samples per problem (default 8)', out: 'output CSV',
-    models: 'comma-separated models to (re-)evaluate, e.g. transformer-M; the others keep their rows in the output CSV (default: all)',
-    'rubric-reads': 'what the rubricator reads before writing: own_cot (default: one of its own CoTs) or question (the question alone)' });
+  const a = parseArgs(process.argv.slice(2), {
+    problems: 'problems per cell (default 32)',
+    samples: 'samples per problem (default 8)',
+    out: 'output CSV',
+    models:
+      'comma-separated models to (re-)evaluate, e.g. transformer-M; the others keep their rows in the output CSV (default: all)',
+    'rubric-reads':
+      'what the rubricator reads before writing: own_cot (default: one of its own CoTs) or question (the question alone)',
+  });
   const reads = choiceArg('rubric-reads', a['rubric-reads'] ?? 'own_cot', ['own_cot', 'question'] as const);
-  const perCell = intArg('problems', a.problems ?? '32', 1), n = intArg('samples', a.samples ?? '8', 1), out = a.out ?? 'results/coldstart/report.csv';
-  const files = fs.readdirSync('data/checkpoints').filter((f) => /^coldstart-.*\.json$/.test(f)).sort();
-  if (files.length === 0) throw new ConfigError('no cold-start checkpoints in data/checkpoints; run make coldstart first');
+  const perCell = intArg('problems', a.problems ?? '32', 1),
+    n = intArg('samples', a.samples ?? '8', 1),
+    out = a.out ?? 'results/coldstart/report.csv';
+  const files = fs
+    .readdirSync('data/checkpoints')
+    .filter((f) => /^coldstart-.*\.json$/.test(f))
+    .sort();
+  if (files.length === 0)
+    throw new ConfigError('no cold-start checkpoints in data/checkpoints; run make coldstart first');
   const all = files.map((f) => f.replace(/^coldstart-|\.json$/g, ''));
   const only = a.models ? a.models.split(',') : all;
   const unknown = only.filter((m) => !all.includes(m));
-  if (unknown.length) throw new ConfigError(`no cold-start checkpoint for ${unknown.join(', ')} (have: ${all.join(', ')})`);
+  if (unknown.length)
+    throw new ConfigError(`no cold-start checkpoint for ${unknown.join(', ')} (have: ${all.join(', ')})`);
   // each model is evaluated from its own seeded RNG, so re-evaluating one leaves the others' rows as they would be
-  const rows: Row[] = fs.existsSync(out) && a.models ? readCsv(out).filter((r) => all.includes(String(r.model)) && !only.includes(String(r.model))) : [];
+  const rows: Row[] =
+    fs.existsSync(out) && a.models
+      ? readCsv(out).filter((r) => all.includes(String(r.model)) && !only.includes(String(r.model)))
+      : [];
   const mismatch = rows.find((r) => Number(r.problems) !== perCell || Number(r.samples) !== n);
-  if (mismatch) throw new ConfigError(`${out} has ${mismatch.model} evaluated on ${mismatch.problems} problems x ${mismatch.samples} samples per cell, not ${perCell} x ${n}: use the same --problems and --samples, or re-evaluate every model`);
+  if (mismatch)
+    throw new ConfigError(
+      `${out} has ${mismatch.model} evaluated on ${mismatch.problems} problems x ${mismatch.samples} samples per cell, not ${perCell} x ${n}: use the same --problems and --samples, or re-evaluate every model`,
+    );
   checkCheckpoints(...files.filter((_, i) => only.includes(all[i])).map((f) => path.join('data/checkpoints', f)));
   await initBackend();
   for (const [i, f] of files.entries()) {
@@ -38,13 +57,26 @@ runMain(async () => {
     if (!only.includes(model)) continue;
     const policy = loadPolicy(path.join('data/checkpoints', f));
     const rng = makeRng(7);
-    const rubricProblems = Array.from({ length: 96 }, (_, i) => { const fam = TRAIN_FAMILIES[i % 3]; return sampleProblem(fam, EVAL_GRID[fam][i % EVAL_GRID[fam].length], rng); });
+    const rubricProblems = Array.from({ length: 96 }, (_, i) => {
+      const fam = TRAIN_FAMILIES[i % 3];
+      return sampleProblem(fam, EVAL_GRID[fam][i % EVAL_GRID[fam].length], rng);
+    });
     const rubric = rubricFormatValidity(policy, rubricProblems, rng, 1, reads);
     for (const r of evalReport(policy, perCell, n, rng)) {
-      rows.push({ model, ...r, rubric_format_validity: rubric.valid, ...(reads === 'question' ? { rubric_reads: reads } : {}) });
+      rows.push({
+        model,
+        ...r,
+        rubric_format_validity: rubric.valid,
+        ...(reads === 'question' ? { rubric_reads: reads } : {}),
+      });
     }
-    console.log(`${model}: rubric format validity ${rubric.valid.toFixed(3)}; failures ${JSON.stringify(rubric.reasons)}`);
+    console.log(
+      `${model}: rubric format validity ${rubric.valid.toFixed(3)}; failures ${JSON.stringify(rubric.reasons)}`,
+    );
   }
-  writeCsv(out, rows.sort((x, y) => all.indexOf(String(x.model)) - all.indexOf(String(y.model))));
+  writeCsv(
+    out,
+    rows.sort((x, y) => all.indexOf(String(x.model)) - all.indexOf(String(y.model))),
+  );
   console.log(`cold-start report -> ${out}`);
 });

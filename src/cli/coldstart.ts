@@ -12,8 +12,22 @@ import { intArg, parseArgs, runMain } from './args.js';
 import { checkResumeKernels, openRun, loadJsonConfig, readMetrics } from '../io/run.js';
 import { engineSettings, startEngine, tf } from '../models/backend.js';
 import { createPolicy } from '../models/index.js';
-import { loadWeights, modelConfig, readCheckpoint, saveCheckpoint, type Architecture, type Size } from '../models/policy.js';
-import { checkColdStartData, checkSftConfig, defaultColdStartData, defaultSftConfig, sampleExample, sftStep } from '../methods/coldstart.js';
+import {
+  loadWeights,
+  modelConfig,
+  readCheckpoint,
+  saveCheckpoint,
+  type Architecture,
+  type Size,
+} from '../models/policy.js';
+import {
+  checkColdStartData,
+  checkSftConfig,
+  defaultColdStartData,
+  defaultSftConfig,
+  sampleExample,
+  sftStep,
+} from '../methods/coldstart.js';
 import { mergeConfig } from '../io/config.js';
 import { makeRng } from '../util/random.js';
 import { optimizerState, restoreOptimizer, type OptimizerState } from '../rl/optim.js';
@@ -31,17 +45,30 @@ function copyFiles(from: string, to: string, files: string[]): void {
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    arch: 'transformer or gru', size: 'S or M', steps: 'SFT steps', seed: 'seed (default 0)', out: 'run directory',
-    config: 'JSON overriding {data, sft}', resume: '"yes" to continue from the run directory\'s checkpoint', checkpoint: 'where to write the final checkpoint', 'checkpoint-every': 'steps between resumable checkpoints (default 250)',
+    arch: 'transformer or gru',
+    size: 'S or M',
+    steps: 'SFT steps',
+    seed: 'seed (default 0)',
+    out: 'run directory',
+    config: 'JSON overriding {data, sft}',
+    resume: '"yes" to continue from the run directory\'s checkpoint',
+    checkpoint: 'where to write the final checkpoint',
+    'checkpoint-every': 'steps between resumable checkpoints (default 250)',
     'save-partial': '"yes" to copy the run directory\'s resumable state to the partial directory (to commit) and exit',
     partial: 'the partial directory (default data/checkpoints/partial/<run directory name>)',
     init: 'a checkpoint of the same model to start from (fine-tuning; fresh Adam moments), recorded by content',
   });
-  const arch = (a.arch ?? 'transformer') as Architecture, size = (a.size ?? 'S') as Size;
-  const seed = intArg('seed', a.seed ?? '0', 0), every = intArg('checkpoint-every', a['checkpoint-every'] ?? '250', 1);
+  const arch = (a.arch ?? 'transformer') as Architecture,
+    size = (a.size ?? 'S') as Size;
+  const seed = intArg('seed', a.seed ?? '0', 0),
+    every = intArg('checkpoint-every', a['checkpoint-every'] ?? '250', 1);
   const user = a.config ? loadJsonConfig(a.config) : {};
   const data = mergeConfig(defaultColdStartData, user.data, 'data');
-  const sft = mergeConfig(defaultSftConfig, { ...(user.sft as object), ...(a.steps ? { steps: intArg('steps', a.steps, 0) } : {}) }, 'sft');
+  const sft = mergeConfig(
+    defaultSftConfig,
+    { ...(user.sft as object), ...(a.steps ? { steps: intArg('steps', a.steps, 0) } : {}) },
+    'sft',
+  );
   checkColdStartData(data);
   checkSftConfig(sft);
   const mc = modelConfig(arch, size, seed);
@@ -50,9 +77,14 @@ runMain(async () => {
   const ckFile = path.join(out, 'checkpoint.json');
   const partial = a.partial ?? path.join(PARTIAL_DIR, path.basename(out));
   if (a['save-partial'] === 'yes') {
-    if (!fs.existsSync(ckFile) || fs.existsSync(path.join(out, 'done.json'))) { console.log(`${out}: no unfinished run with a checkpoint, nothing to save`); return; }
+    if (!fs.existsSync(ckFile) || fs.existsSync(path.join(out, 'done.json'))) {
+      console.log(`${out}: no unfinished run with a checkpoint, nothing to save`);
+      return;
+    }
     copyFiles(out, partial, RESUME_FILES);
-    console.log(`${out} (step ${readCheckpoint(path.join(partial, 'checkpoint.json')).meta.step}) -> ${partial}: commit it, and --resume yes continues from it on another machine`);
+    console.log(
+      `${out} (step ${readCheckpoint(path.join(partial, 'checkpoint.json')).meta.step}) -> ${partial}: commit it, and --resume yes continues from it on another machine`,
+    );
     return;
   }
   if (a.resume === 'yes' && !fs.existsSync(ckFile) && fs.existsSync(path.join(partial, 'checkpoint.json'))) {
@@ -61,7 +93,8 @@ runMain(async () => {
   }
   const resume = a.resume === 'yes' && fs.existsSync(ckFile);
   // what resuming reads is read before openRun (which starts a fresh metrics.jsonl): a bad file loses nothing
-  const ck = resume ? readCheckpoint(ckFile) : null, start = ck ? Number(ck.meta.step) : 0;
+  const ck = resume ? readCheckpoint(ckFile) : null,
+    start = ck ? Number(ck.meta.step) : 0;
   if (resume && !fs.existsSync(path.join(out, 'metrics.jsonl'))) {
     throw new ConfigError(`${out} has a checkpoint but no metrics.jsonl to resume: pass another --out, or remove it`);
   }
@@ -71,18 +104,33 @@ runMain(async () => {
   if (resume) {
     // a run resumes only under the configuration it started with (its step count may grow: the rate schedule is
     // warm-up then constant, so more steps do not change the steps already taken)
-    const was = loadJsonConfig(path.join(out, 'config.json')) as { model?: unknown; data?: unknown; sft?: object; engine?: unknown };
+    const was = loadJsonConfig(path.join(out, 'config.json')) as {
+      model?: unknown;
+      data?: unknown;
+      sft?: object;
+      engine?: unknown;
+    };
     const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
-    for (const [k, now, then] of [['model', mc, was.model], ['data', data, was.data], ['sft', { ...sft, steps: 0 }, { ...was.sft, steps: 0 }]] as const) {
-      if (!same(now, then)) throw new ConfigError(`${out} was started with another ${k} configuration (${JSON.stringify(then)}, now ${JSON.stringify(now)}): pass another --out, or remove the run directory`);
+    for (const [k, now, then] of [
+      ['model', mc, was.model],
+      ['data', data, was.data],
+      ['sft', { ...sft, steps: 0 }, { ...was.sft, steps: 0 }],
+    ] as const) {
+      if (!same(now, then))
+        throw new ConfigError(
+          `${out} was started with another ${k} configuration (${JSON.stringify(then)}, now ${JSON.stringify(now)}): pass another --out, or remove the run directory`,
+        );
     }
     checkResumeKernels(out, was, engine.kernels);
   }
 
   if (a.init && !fs.existsSync(a.init)) throw new ConfigError(`--init: no checkpoint at ${a.init}`);
   const init = a.init ? { file: a.init, sha256: sha256Hex(fs.readFileSync(a.init)) } : null;
-  const run = await openRun(out, { experiment: 'coldstart', seed, model: mc, data, sft, resumed: resume, ...(init ? { init } : {}) },
-    await startEngine(engine));
+  const run = await openRun(
+    out,
+    { experiment: 'coldstart', seed, model: mc, data, sft, resumed: resume, ...(init ? { init } : {}) },
+    await startEngine(engine),
+  );
   for (const m of prior) run.log(m); // first, so that a failure from here on keeps them
   const policy = createPolicy(mc);
   const opt = tf.train.adam(sft.lr, 0.9, 0.98);
@@ -94,10 +142,13 @@ runMain(async () => {
     const state = ck.meta.optimizer as OptimizerState | undefined;
     loadWeights(policy, ck, ckFile);
     if (state) await restoreOptimizer(opt, state, Object.values(policy.weights));
-    console.log(`resuming ${out} at step ${start} (${state ? `Adam state restored at its step ${state.iterations}` : 'the checkpoint has no Adam state: moments restart'})`);
+    console.log(
+      `resuming ${out} at step ${start} (${state ? `Adam state restored at its step ${state.iterations}` : 'the checkpoint has no Adam state: moments restart'})`,
+    );
   }
   // run-directory checkpoints carry Adam's state for an exact resume; the final checkpoint carries the weights only
-  const checkpoint = async (step: number) => saveCheckpoint(policy, ckFile, { step, optimizer: await optimizerState(opt) });
+  const checkpoint = async (step: number) =>
+    saveCheckpoint(policy, ckFile, { step, optimizer: await optimizerState(opt) });
   const t0 = Date.now();
   let avg = 0;
   for (let step = start; step < sft.steps; step++) {
@@ -113,7 +164,9 @@ runMain(async () => {
     avg = step === start ? loss : 0.98 * avg + 0.02 * loss;
     if ((step + 1) % 50 === 0 || step === sft.steps - 1) {
       const rate = (step + 1 - start) / ((Date.now() - t0) / 1000);
-      console.log(`[coldstart ${arch}-${size}] step ${step + 1}/${sft.steps}  loss ${avg.toFixed(4)}  ${ms} ms/step  eta ${((sft.steps - step - 1) / rate / 60).toFixed(1)} min`);
+      console.log(
+        `[coldstart ${arch}-${size}] step ${step + 1}/${sft.steps}  loss ${avg.toFixed(4)}  ${ms} ms/step  eta ${((sft.steps - step - 1) / rate / 60).toFixed(1)} min`,
+      );
     }
     if ((step + 1) % every === 0) await checkpoint(step + 1);
   }

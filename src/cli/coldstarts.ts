@@ -71,7 +71,7 @@ export function corlAgentJobs(): CampaignJob[] {
 if (process.argv[1]?.endsWith('coldstarts.ts') && process.argv[1].includes('cli')) {
   runMain(async () => {
     const a = parseArgs(process.argv.slice(2), {
-      models: 'cold starts <arch>-<size>, separated by spaces or commas (make coldstart\'s COLDSTART_MODELS)',
+      models: "cold starts <arch>-<size>, separated by spaces or commas (make coldstart's COLDSTART_MODELS)",
       'corl-agents': '"yes": the CO-RL partners of make corl-agents instead',
       jobs: 'local: parallel processes (default 2)',
       ...EXECUTOR_HELP,

@@ -17,36 +17,68 @@ import { sampleAnswers } from '../methods/corl-analysis.js';
 import { CORL_ARCHIVE, corlProfile } from '../methods/table1.js';
 
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', samples: 'samples per agent and problem (default 4)', problems: 'problems per cell (default 16)' });
-  const name = a.profile ?? 'quick', profile = corlProfile(name);
-  const k = intArg('samples', a.samples ?? '4', 1), perCell = intArg('problems', a.problems ?? '16', 1);
+  const a = parseArgs(process.argv.slice(2), {
+    profile: 'quick (default) or full',
+    samples: 'samples per agent and problem (default 4)',
+    problems: 'problems per cell (default 16)',
+  });
+  const name = a.profile ?? 'quick',
+    profile = corlProfile(name);
+  const k = intArg('samples', a.samples ?? '4', 1),
+    perCell = intArg('problems', a.problems ?? '16', 1);
   await initBackend();
-  const root = `runs/corl/${name}`, ck = (method: string, group: string, seed: number, n: number) => path.join(root, method, group, `seed-${seed}`, `agent-${n}.json`);
+  const root = `runs/corl/${name}`,
+    ck = (method: string, group: string, seed: number, n: number) =>
+      path.join(root, method, group, `seed-${seed}`, `agent-${n}.json`);
   const ensembles = (seed: number) => [
     { ensemble: 'self_rewarded_pair', files: [ck('ttrl', 'transformer-S', seed, 0), ck('ttrl', 'gru-S', seed, 0)] },
-    { ensemble: 'co_trained_pair', files: [ck('corl_diff_family', 'transformer-S+gru-S', seed, 0), ck('corl_diff_family', 'transformer-S+gru-S', seed, 1)] },
+    {
+      ensemble: 'co_trained_pair',
+      files: [
+        ck('corl_diff_family', 'transformer-S+gru-S', seed, 0),
+        ck('corl_diff_family', 'transformer-S+gru-S', seed, 1),
+      ],
+    },
     // the same comparison for the pair matched in cold-start strength
-    { ensemble: 'self_rewarded_matched_pair',
-      files: [ck('ttrl', 'transformer-S-seed1', seed, 0), ck('ttrl', 'gru-M', seed, 0)] },
-    { ensemble: 'co_trained_matched_pair',
-      files: [0, 1].map((n) => ck('corl_diff_family_matched', 'transformer-S-seed1+gru-M', seed, n)) },
+    {
+      ensemble: 'self_rewarded_matched_pair',
+      files: [ck('ttrl', 'transformer-S-seed1', seed, 0), ck('ttrl', 'gru-M', seed, 0)],
+    },
+    {
+      ensemble: 'co_trained_matched_pair',
+      files: [0, 1].map((n) => ck('corl_diff_family_matched', 'transformer-S-seed1+gru-M', seed, n)),
+    },
   ];
   const rows: { ensemble: string; seed: number; family: string; value: number }[] = [];
-  for (const seed of profile.seeds) for (const e of ensembles(seed)) {
-    if (!e.files.every((f) => fs.existsSync(f))) { console.log(`[corl-ensemble] ${e.ensemble} seed ${seed}: runs not finished, skipped`); continue; }
-    const agents = e.files.map((f) => loadPolicy(f));
-    for (const family of Object.keys(EVAL_GRID) as Family[]) {
-      const problems = EVAL_GRID[family].flatMap((d) => loadEvalSet(family, d).slice(0, perCell));
-      const answers = agents.map((ag, n) => sampleAnswers(ag, problems, k, makeRng(10_000_000 + 97 * seed + n)));
-      const correct = problems.map((p, j) => +(majorityAnswer(answers.flatMap((x) => x[j])) === p.answer.join('')));
-      rows.push({ ensemble: e.ensemble, seed, family, value: correct.reduce((s, x) => s + x, 0) / correct.length });
+  for (const seed of profile.seeds)
+    for (const e of ensembles(seed)) {
+      if (!e.files.every((f) => fs.existsSync(f))) {
+        console.log(`[corl-ensemble] ${e.ensemble} seed ${seed}: runs not finished, skipped`);
+        continue;
+      }
+      const agents = e.files.map((f) => loadPolicy(f));
+      for (const family of Object.keys(EVAL_GRID) as Family[]) {
+        const problems = EVAL_GRID[family].flatMap((d) => loadEvalSet(family, d).slice(0, perCell));
+        const answers = agents.map((ag, n) => sampleAnswers(ag, problems, k, makeRng(10_000_000 + 97 * seed + n)));
+        const correct = problems.map((p, j) => +(majorityAnswer(answers.flatMap((x) => x[j])) === p.answer.join('')));
+        rows.push({ ensemble: e.ensemble, seed, family, value: correct.reduce((s, x) => s + x, 0) / correct.length });
+      }
+      console.log(
+        `[corl-ensemble] ${e.ensemble} seed ${seed}: ${rows
+          .filter((r) => r.seed === seed && r.ensemble === e.ensemble)
+          .map((r) => `${r.family} ${r.value.toFixed(3)}`)
+          .join(', ')}`,
+      );
     }
-    console.log(`[corl-ensemble] ${e.ensemble} seed ${seed}: ${rows.filter((r) => r.seed === seed && r.ensemble === e.ensemble).map((r) => `${r.family} ${r.value.toFixed(3)}`).join(', ')}`);
+  if (rows.length === 0) {
+    console.log(`[corl-ensemble] no finished TTRL / CO-RL pairs under ${root}: nothing to pool`);
+    return;
   }
-  if (rows.length === 0) { console.log(`[corl-ensemble] no finished TTRL / CO-RL pairs under ${root}: nothing to pool`); return; }
   // raw per-seed rows beside the runs; analysis/table1.ts aggregates them (mean, interval, the matched-budget claim)
   writeCsv(path.join(root, 'matched_budget.csv'), rows);
   // an archived profile keeps them with its run records: they need the agents' weights, which are not archived
   if (profile.archived) writeCsv(path.join(CORL_ARCHIVE, name, 'matched_budget.csv'), rows);
-  console.log(`matched-budget ensembles -> ${path.join(root, 'matched_budget.csv')} (aggregated by analysis/table1.ts)`);
+  console.log(
+    `matched-budget ensembles -> ${path.join(root, 'matched_budget.csv')} (aggregated by analysis/table1.ts)`,
+  );
 });

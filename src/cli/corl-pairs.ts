@@ -8,7 +8,8 @@ import { readCsv, writeCsv } from '../io/table.js';
 import { checkMatchedMethod, coldStartAccuracy, pairRows } from '../methods/table1.js';
 
 runMain(async () => {
-  const report = process.argv[2] ?? 'results/coldstart/report.csv', out = process.argv[3] ?? 'results/corl/pairs.csv';
+  const report = process.argv[2] ?? 'results/coldstart/report.csv',
+    out = process.argv[3] ?? 'results/corl/pairs.csv';
   const acc = coldStartAccuracy(readCsv(report));
   checkMatchedMethod(acc);
   const rows = pairRows(acc);

@@ -45,15 +45,23 @@ export interface LlmServerOptions {
   seed?: number;
 }
 
-export interface LlmServerStats { requests: number; completions: number; errors: number; maxQueued: number }
+export interface LlmServerStats {
+  requests: number;
+  completions: number;
+  errors: number;
+  maxQueued: number;
+}
 
-interface Message { role: string; content: string }
+interface Message {
+  role: string;
+  content: string;
+}
 
 /** The request's chat turns as node-llama-cpp's history plus the last user turn (the prompt). */
 export function toHistory(messages: Message[]): { history: Record<string, unknown>[]; prompt: string } {
   if (messages.length === 0) throw new HttpError(400, 'messages must not be empty');
   const last = messages[messages.length - 1];
-  if (last.role !== 'user') throw new HttpError(400, 'the last message must be the user\'s');
+  if (last.role !== 'user') throw new HttpError(400, "the last message must be the user's");
   const history = messages.slice(0, -1).map((m) => {
     if (m.role === 'system' || m.role === 'developer') return { type: 'system', text: m.content };
     if (m.role === 'user') return { type: 'user', text: m.content };
@@ -65,8 +73,22 @@ export function toHistory(messages: Message[]): { history: Record<string, unknow
 
 const JSON_TYPES = new Set(['object', 'array', 'string', 'number', 'integer', 'boolean', 'null']);
 /** Keywords of JSON Schema that node-llama-cpp's grammar does not enforce (it ignores them without a word). */
-const UNENFORCED = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'pattern',
-  'minProperties', 'maxProperties', 'uniqueItems', 'not', 'if', 'then', 'else', 'patternProperties'];
+const UNENFORCED = [
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'pattern',
+  'minProperties',
+  'maxProperties',
+  'uniqueItems',
+  'not',
+  'if',
+  'then',
+  'else',
+  'patternProperties',
+];
 
 /**
  * The keywords of a schema that the engine's grammar will not enforce (sorted, once each), so that a client can be
@@ -75,7 +97,10 @@ const UNENFORCED = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'
 export function unenforcedKeywords(schema: unknown, at = 'schema'): string[] {
   const found = new Set<string>();
   const walk = (x: unknown, where: string) => {
-    if (Array.isArray(x)) { x.forEach((v, k) => walk(v, `${where}[${k}]`)); return; }
+    if (Array.isArray(x)) {
+      x.forEach((v, k) => walk(v, `${where}[${k}]`));
+      return;
+    }
     if (typeof x !== 'object' || x === null) return;
     const o = x as Record<string, unknown>;
     for (const t of [o.type].flat()) {
@@ -87,7 +112,8 @@ export function unenforcedKeywords(schema: unknown, at = 'schema'): string[] {
     for (const [k, v] of Object.entries(o)) {
       if (k === 'enum' || k === 'const') continue;
       if (k === 'properties' || k === '$defs' || k === 'definitions') {
-        for (const [name, sub] of Object.entries((v ?? {}) as Record<string, unknown>)) walk(sub, `${where}.${k}.${name}`);
+        for (const [name, sub] of Object.entries((v ?? {}) as Record<string, unknown>))
+          walk(sub, `${where}.${k}.${name}`);
       } else if (typeof v === 'object') walk(v, `${where}.${k}`);
     }
   };
@@ -97,11 +123,16 @@ export function unenforcedKeywords(schema: unknown, at = 'schema'): string[] {
 
 /** The checked body of a chat-completions request. */
 export function parseChatRequest(body: unknown): {
-  messages: Message[]; schema: Record<string, unknown> | 'json' | null; maxTokens?: number;
-  temperature?: number; topP?: number; seed?: number;
+  messages: Message[];
+  schema: Record<string, unknown> | 'json' | null;
+  maxTokens?: number;
+  temperature?: number;
+  topP?: number;
+  seed?: number;
 } {
   const b = body as Record<string, unknown>;
-  if (typeof b !== 'object' || b === null || Array.isArray(b)) throw new HttpError(400, 'the body must be a JSON object');
+  if (typeof b !== 'object' || b === null || Array.isArray(b))
+    throw new HttpError(400, 'the body must be a JSON object');
   if (b.stream === true) throw new HttpError(400, 'streaming is not supported');
   if (!Array.isArray(b.messages)) throw new HttpError(400, 'messages must be a list');
   const messages = b.messages.map((m, k) => {
@@ -121,9 +152,11 @@ export function parseChatRequest(body: unknown): {
   if (rf?.type === 'json_object') schema = 'json';
   else if (rf?.type === 'json_schema') {
     const s = (rf.json_schema as Record<string, unknown> | undefined)?.schema;
-    if (typeof s !== 'object' || s === null) throw new HttpError(400, 'response_format.json_schema.schema must be an object');
+    if (typeof s !== 'object' || s === null)
+      throw new HttpError(400, 'response_format.json_schema.schema must be an object');
     schema = s as Record<string, unknown>;
-  } else if (rf !== undefined && rf?.type !== 'text') throw new HttpError(400, `unknown response_format type "${rf?.type}"`);
+  } else if (rf !== undefined && rf?.type !== 'text')
+    throw new HttpError(400, `unknown response_format type "${rf?.type}"`);
   const maxTokens = num('max_completion_tokens') ?? num('max_tokens');
   if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens < 1)) {
     throw new HttpError(400, 'max_tokens must be a positive integer');
@@ -143,7 +176,8 @@ export async function startLlmServer(o: LlmServerOptions) {
   const completion = new L.LlamaCompletion({ contextSequence: sequence });
   const wrapper = L.resolveChatWrapper(model);
   const name = o.modelName ?? path.basename(o.modelPath).replace(/\.gguf$/, '');
-  const cap = o.maxTokensCap ?? 1024, maxBody = o.maxBody ?? 4 * 1024 * 1024;
+  const cap = o.maxTokensCap ?? 1024,
+    maxBody = o.maxBody ?? 4 * 1024 * 1024;
   const grammars = new Map<string, Promise<unknown>>();
   const grammarFor = (schema: Record<string, unknown> | 'json') => {
     const key = schema === 'json' ? 'json' : JSON.stringify(schema);
@@ -153,10 +187,14 @@ export async function startLlmServer(o: LlmServerOptions) {
     return grammars.get(key)!;
   };
   const stats: LlmServerStats = { requests: 0, completions: 0, errors: 0, maxQueued: 0 };
-  let queued = 0, chain: Promise<unknown> = Promise.resolve();
+  let queued = 0,
+    chain: Promise<unknown> = Promise.resolve();
   const serial = <T>(f: () => Promise<T>): Promise<T> => {
-    queued++; stats.maxQueued = Math.max(stats.maxQueued, queued);
-    const p = chain.then(f).finally(() => { queued--; });
+    queued++;
+    stats.maxQueued = Math.max(stats.maxQueued, queued);
+    const p = chain.then(f).finally(() => {
+      queued--;
+    });
     chain = p.catch(() => undefined);
     return p;
   };
@@ -173,26 +211,41 @@ export async function startLlmServer(o: LlmServerOptions) {
     }
     // the model's own chat template renders the turns (node-llama-cpp's wrapper for it); the reply is a plain
     // completion of that text, so that a newline inside constrained JSON never reads as the end of the turn
-    const state = wrapper.generateContextState({ chatHistory: [...history, { type: 'user', text: prompt },
-      { type: 'model', response: [] }] });
+    const state = wrapper.generateContextState({
+      chatHistory: [...history, { type: 'user', text: prompt }, { type: 'model', response: [] }],
+    });
     return serial(async () => {
       await sequence.clearHistory();
-      const before = sequence.tokenMeter.usedInputTokens, outBefore = sequence.tokenMeter.usedOutputTokens;
+      const before = sequence.tokenMeter.usedInputTokens,
+        outBefore = sequence.tokenMeter.usedOutputTokens;
       const r = await completion.generateCompletionWithMeta(state.contextText, {
-        grammar, maxTokens: Math.min(req.maxTokens ?? cap, cap), temperature: req.temperature ?? 0.8,
-        topP: req.topP, seed: req.seed ?? o.seed ?? 0, customStopTriggers: grammar ? undefined : state.stopGenerationTriggers,
+        grammar,
+        maxTokens: Math.min(req.maxTokens ?? cap, cap),
+        temperature: req.temperature ?? 0.8,
+        topP: req.topP,
+        seed: req.seed ?? o.seed ?? 0,
+        customStopTriggers: grammar ? undefined : state.stopGenerationTriggers,
       });
-      return { text: r.response as string, unenforced,
+      return {
+        text: r.response as string,
+        unenforced,
         finish: r.metadata.stopReason === 'maxTokens' ? 'length' : 'stop',
-        usage: { prompt_tokens: sequence.tokenMeter.usedInputTokens - before,
-          completion_tokens: sequence.tokenMeter.usedOutputTokens - outBefore } };
+        usage: {
+          prompt_tokens: sequence.tokenMeter.usedInputTokens - before,
+          completion_tokens: sequence.tokenMeter.usedOutputTokens - outBefore,
+        },
+      };
     });
   };
 
   const reply = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     if (res.headersSent || res.destroyed) return;
     const text = JSON.stringify(body);
-    res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
+    res.writeHead(status, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(text),
+      ...headers,
+    });
     res.end(text);
   };
   const fail = (res: http.ServerResponse, status: number, message: string) => {
@@ -207,13 +260,23 @@ export async function startLlmServer(o: LlmServerOptions) {
       reply(res, 200, { object: 'list', data: [{ id: name, object: 'model', created: 0, owned_by: 'local' }] });
       return;
     }
-    if (url !== '/v1/chat/completions') { fail(res, 404, `no route ${url}`); return; }
-    if (req.method !== 'POST') { fail(res, 405, 'use POST'); return; }
+    if (url !== '/v1/chat/completions') {
+      fail(res, 404, `no route ${url}`);
+      return;
+    }
+    if (req.method !== 'POST') {
+      fail(res, 405, 'use POST');
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > maxBody) { fail(res, 413, `body over ${maxBody} bytes`); req.destroy(); return; }
+      if (size > maxBody) {
+        fail(res, 413, `body over ${maxBody} bytes`);
+        req.destroy();
+        return;
+      }
       chunks.push(c);
     });
     req.on('end', () => {
@@ -225,23 +288,39 @@ export async function startLlmServer(o: LlmServerOptions) {
         fail(res, e instanceof HttpError ? e.status : 400, e instanceof HttpError ? e.message : 'malformed JSON');
         return;
       }
-      complete(parsed).then((r) => {
-        stats.completions++;
-        reply(res, 200, { id: `chatcmpl-${stats.completions}`, object: 'chat.completion',
-          created: Math.floor(Date.now() / 1000), model: name,
-          choices: [{ index: 0, message: { role: 'assistant', content: r.text }, finish_reason: r.finish }],
-          usage: { ...r.usage, total_tokens: r.usage.prompt_tokens + r.usage.completion_tokens } },
-        // the schema's keywords the grammar did not enforce (the reply may break them): the client is told
-        r.unenforced.length ? { 'X-Unenforced-Schema-Keywords': r.unenforced.join(',') } : {});
-      }, (e) => fail(res, e instanceof HttpError ? e.status : 500, (e as Error).message));
+      complete(parsed).then(
+        (r) => {
+          stats.completions++;
+          reply(
+            res,
+            200,
+            {
+              id: `chatcmpl-${stats.completions}`,
+              object: 'chat.completion',
+              created: Math.floor(Date.now() / 1000),
+              model: name,
+              choices: [{ index: 0, message: { role: 'assistant', content: r.text }, finish_reason: r.finish }],
+              usage: { ...r.usage, total_tokens: r.usage.prompt_tokens + r.usage.completion_tokens },
+            },
+            // the schema's keywords the grammar did not enforce (the reply may break them): the client is told
+            r.unenforced.length ? { 'X-Unenforced-Schema-Keywords': r.unenforced.join(',') } : {},
+          );
+        },
+        (e) => fail(res, e instanceof HttpError ? e.status : 500, (e as Error).message),
+      );
     });
   });
   await new Promise<void>((r) => server.listen(o.port ?? 0, o.host ?? '127.0.0.1', r));
   const addr = server.address() as AddressInfo;
   return {
-    url: `http://${addr.address}:${addr.port}/v1`, model: name, stats,
+    url: `http://${addr.address}:${addr.port}/v1`,
+    model: name,
+    stats,
     close: async () => {
-      await new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); });
+      await new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      });
       await chain;
       await context.dispose();
       await model.dispose();

@@ -1,19 +1,31 @@
 // `make data`: write the fixed evaluation sets and their checksums under data/eval/.
 import * as path from 'node:path';
 import { writeFileAtomic } from '../io/table.js';
-import { EVAL_DIR, EVAL_GRID, EXTRA_EVAL_CELLS, evalFile, generateEvalSet, serialise, sha256 } from '../world/datasets.js';
+import {
+  EVAL_DIR,
+  EVAL_GRID,
+  EXTRA_EVAL_CELLS,
+  evalFile,
+  generateEvalSet,
+  serialise,
+  sha256,
+} from '../world/datasets.js';
 import type { Family } from '../world/problems.js';
 import { runMain } from './args.js';
 
 runMain(async () => {
   const sums: string[] = [];
-  const cells = [...(Object.entries(EVAL_GRID) as [Family, number[]][]).flatMap(([family, grid]) =>
-    grid.map((digits) => ({ family, digits }))), ...EXTRA_EVAL_CELLS];
-    for (const { family, digits } of cells) {
-      const text = serialise(generateEvalSet(family, digits));
-      writeFileAtomic(evalFile(family, digits), text);
-      sums.push(`${sha256(text)}  ${path.basename(evalFile(family, digits))}`);
-    }
+  const cells = [
+    ...(Object.entries(EVAL_GRID) as [Family, number[]][]).flatMap(([family, grid]) =>
+      grid.map((digits) => ({ family, digits })),
+    ),
+    ...EXTRA_EVAL_CELLS,
+  ];
+  for (const { family, digits } of cells) {
+    const text = serialise(generateEvalSet(family, digits));
+    writeFileAtomic(evalFile(family, digits), text);
+    sums.push(`${sha256(text)}  ${path.basename(evalFile(family, digits))}`);
+  }
   writeFileAtomic(path.join(EVAL_DIR, 'SHA256SUMS'), sums.join('\n') + '\n');
   console.log(`${sums.length} evaluation sets -> ${EVAL_DIR}`);
 });

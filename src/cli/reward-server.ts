@@ -9,8 +9,19 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { floatJson, HttpError, parseJsonBody, readBody } from '../io/json-http.js';
 import { ConfigError } from '../io/validate.js';
-import { corlRoute, defaultServiceConfig, evolmRoute, outcomeRoute, parseRewardRequest, RlcerGroups, rubiconRoute,
-  type RewardReply, type RewardRequest, type ScoredGroup, type ServiceConfig } from '../methods/reward-routes.js';
+import {
+  corlRoute,
+  defaultServiceConfig,
+  evolmRoute,
+  outcomeRoute,
+  parseRewardRequest,
+  RlcerGroups,
+  rubiconRoute,
+  type RewardReply,
+  type RewardRequest,
+  type ScoredGroup,
+  type ServiceConfig,
+} from '../methods/reward-routes.js';
 
 export const REWARDS = ['outcome', 'rlcer', 'evolm', 'corl', 'rubicon/<aggregator>'] as const;
 
@@ -51,13 +62,16 @@ export function isLoopbackHost(host: string): boolean {
 /** Check the tokens a server is started with (a ConfigError names the problem, never a token). */
 export function checkTokens(host: string, tokens: string[]): void {
   if (tokens.length === 0 && !isLoopbackHost(host)) {
-    throw new ConfigError(`refusing to serve rewards on ${host}, beyond loopback, without a shared token: give `
-      + '--token or set REWARD_SERVICE_TOKEN (clients send it as "Authorization: Bearer TOKEN"), or bind to 127.0.0.1');
+    throw new ConfigError(
+      `refusing to serve rewards on ${host}, beyond loopback, without a shared token: give ` +
+        '--token or set REWARD_SERVICE_TOKEN (clients send it as "Authorization: Bearer TOKEN"), or bind to 127.0.0.1',
+    );
   }
   tokens.forEach((t, k) => {
     if (t.length < MIN_TOKEN_LENGTH || /[\s,]/.test(t) || /[^\x21-\x7e]/.test(t)) {
-      throw new ConfigError(`token ${k + 1} must be at least ${MIN_TOKEN_LENGTH} printable ASCII characters, `
-        + 'without spaces or commas');
+      throw new ConfigError(
+        `token ${k + 1} must be at least ${MIN_TOKEN_LENGTH} printable ASCII characters, ` + 'without spaces or commas',
+      );
     }
   });
   if (new Set(tokens).size !== tokens.length) throw new ConfigError('the same token is given twice');
@@ -67,12 +81,21 @@ const digest = (t: string) => createHash('sha256').update(t, 'utf8').digest();
 const CLIENT_ID = /^[\x21-\x7e]{1,128}$/;
 
 export const defaultServerOptions: ServerOptions = {
-  host: '127.0.0.1', port: 5057, defaultReward: 'outcome', maxBodyBytes: 16 * 1024 * 1024, bodyTimeoutMs: 30_000,
-  headersTimeoutMs: 20_000, service: defaultServiceConfig,
+  host: '127.0.0.1',
+  port: 5057,
+  defaultReward: 'outcome',
+  maxBodyBytes: 16 * 1024 * 1024,
+  bodyTimeoutMs: 30_000,
+  headersTimeoutMs: 20_000,
+  service: defaultServiceConfig,
 };
 
 export interface RewardServer {
-  server: http.Server; url: string; port: number; groups: RlcerGroups; close(): Promise<void>;
+  server: http.Server;
+  url: string;
+  port: number;
+  groups: RlcerGroups;
+  close(): Promise<void>;
 }
 
 function send(res: http.ServerResponse, status: number, body: string): void {
@@ -93,7 +116,11 @@ function checkReply(r: RewardReply, n: number): void {
 export function startRewardServer(opts: Partial<ServerOptions> = {}): Promise<RewardServer> {
   const o = { ...defaultServerOptions, ...opts };
   const tokens = o.tokens ?? [];
-  try { checkTokens(o.host, tokens); } catch (e) { return Promise.reject(e); }
+  try {
+    checkTokens(o.host, tokens);
+  } catch (e) {
+    return Promise.reject(e);
+  }
   const digests = tokens.map(digest);
   const groups = new RlcerGroups(o.service, o.onGroup);
   const log = o.log ?? (() => {});
@@ -125,8 +152,12 @@ export function startRewardServer(opts: Partial<ServerOptions> = {}): Promise<Re
     return client;
   }
 
-  async function route(path: string, r: RewardRequest, req: http.IncomingMessage, client: string):
-    Promise<RewardReply> {
+  async function route(
+    path: string,
+    r: RewardRequest,
+    req: http.IncomingMessage,
+    client: string,
+  ): Promise<RewardReply> {
     const name = path.replace(/^\/+|\/+$/g, '');
     const reward = ['', 'get_reward', 'reward'].includes(name) ? o.defaultReward : name;
     if (r.query.length === 0) return { rewards: [], scores: [], extra_logs: {} };
@@ -143,7 +174,10 @@ export function startRewardServer(opts: Partial<ServerOptions> = {}): Promise<Re
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
-    if (req.method === 'GET' && path === '/health') { send(res, 200, '{"ok": true}\n'); return; }
+    if (req.method === 'GET' && path === '/health') {
+      send(res, 200, '{"ok": true}\n');
+      return;
+    }
     if (req.method !== 'POST') throw new HttpError(405, `${req.method} not allowed: POST a JSON body`);
     const client = clientOf(req, path);
     const text = await readBody(req, { maxBytes: o.maxBodyBytes, timeoutMs: o.bodyTimeoutMs });
@@ -171,24 +205,33 @@ export function startRewardServer(opts: Partial<ServerOptions> = {}): Promise<Re
   server.headersTimeout = o.headersTimeoutMs;
   server.requestTimeout = o.bodyTimeoutMs + o.headersTimeoutMs;
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) { socket.destroy(); return; }
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
     const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     const status = timeout ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
     const body = errorBody(timeout ? 'request not received in time' : `bad HTTP request (${err.code ?? err.message})`);
-    socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\n`
-      + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port, o.host, () => {
       const port = (server.address() as AddressInfo).port;
       resolve({
-        server, port, groups, url: `http://${o.host}:${port}`,
-        close: () => new Promise<void>((done) => {
-          groups.flush();
-          server.close(() => done());
-          server.closeAllConnections();
-        }),
+        server,
+        port,
+        groups,
+        url: `http://${o.host}:${port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            groups.flush();
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
       });
     });
   });

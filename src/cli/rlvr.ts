@@ -14,20 +14,32 @@ import { makeRng } from '../util/random.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    checkpoint: 'cold-start checkpoint', seed: 'seed', steps: 'RL steps', out: 'run directory', config: 'JSON overriding defaultRlvrConfig',
-    'eval-problems': 'problems per evaluation cell (default 16)', 'eval-samples': 'samples per problem (default 4)', 'eval-every': 'steps between evaluations (default 50)',
+    checkpoint: 'cold-start checkpoint',
+    seed: 'seed',
+    steps: 'RL steps',
+    out: 'run directory',
+    config: 'JSON overriding defaultRlvrConfig',
+    'eval-problems': 'problems per evaluation cell (default 16)',
+    'eval-samples': 'samples per problem (default 4)',
+    'eval-every': 'steps between evaluations (default 50)',
   });
   const seed = intArg('seed', a.seed ?? '0', 0);
   const ckpt = a.checkpoint ?? 'data/checkpoints/coldstart-transformer-S.json';
-  const cfg = mergeConfig(defaultRlvrConfig, { ...(a.config ? loadJsonConfig(a.config) : {}), ...(a.steps ? { steps: intArg('steps', a.steps, 0) } : {}) });
+  const cfg = mergeConfig(defaultRlvrConfig, {
+    ...(a.config ? loadJsonConfig(a.config) : {}),
+    ...(a.steps ? { steps: intArg('steps', a.steps, 0) } : {}),
+  });
   checkRlvrConfig(cfg);
   const evalProblems = intArg('eval-problems', a['eval-problems'] ?? '16', 1);
   const evalSamples = intArg('eval-samples', a['eval-samples'] ?? '4', 1);
   const evalEvery = intArg('eval-every', a['eval-every'] ?? '50', 1);
   const out = a.out ?? `runs/rlvr/seed-${seed}`;
   checkCheckpoints(ckpt);
-  const run = await openRun(out, { experiment: 'rlvr', seed, checkpoint: ckpt, rlvr: cfg, eval: { evalProblems, evalSamples, evalEvery } },
-    await startEngine());
+  const run = await openRun(
+    out,
+    { experiment: 'rlvr', seed, checkpoint: ckpt, rlvr: cfg, eval: { evalProblems, evalSamples, evalEvery } },
+    await startEngine(),
+  );
   const policy = loadPolicy(ckpt);
   const trainer = makeRlvrTrainer(policy, cfg);
   const evalRows: Record<string, string | number | boolean>[] = [];
@@ -36,7 +48,11 @@ runMain(async () => {
     evalRows.push(...rows);
     run.table('eval', evalRows);
     const fam = familyAccuracy(rows);
-    console.log(`[rlvr seed ${seed}] eval at step ${step}: ${Object.entries(fam).map(([f, v]) => `${f} ${v.toFixed(3)}`).join(', ')}`);
+    console.log(
+      `[rlvr seed ${seed}] eval at step ${step}: ${Object.entries(fam)
+        .map(([f, v]) => `${f} ${v.toFixed(3)}`)
+        .join(', ')}`,
+    );
     return fam;
   };
   const t0 = Date.now();
@@ -46,13 +62,23 @@ runMain(async () => {
     run.log({ step, ...m });
     if ((step + 1) % 10 === 0) {
       const rate = (step + 1) / ((Date.now() - t0) / 1000);
-      console.log(`[rlvr seed ${seed}] step ${step + 1}/${cfg.steps}  acc ${m.accuracy.toFixed(3)}  len ${m.response_length.toFixed(1)}  shortcut ${(m['style/shortcut'] ?? 0).toFixed(2)}  ${(m.sample_ms + m.update_ms).toFixed(0)} ms/step  eta ${((cfg.steps - step - 1) / rate / 60).toFixed(1)} min`);
+      console.log(
+        `[rlvr seed ${seed}] step ${step + 1}/${cfg.steps}  acc ${m.accuracy.toFixed(3)}  len ${m.response_length.toFixed(1)}  shortcut ${(m['style/shortcut'] ?? 0).toFixed(2)}  ${(m.sample_ms + m.update_ms).toFixed(0)} ms/step  eta ${((cfg.steps - step - 1) / rate / 60).toFixed(1)} min`,
+      );
     }
     if ((step + 1) % evalEvery === 0 && step + 1 < cfg.steps) evaluate(step + 1);
     if ((step + 1) % 50 === 0) saveCheckpoint(policy, path.join(out, 'checkpoint.json'), { step: step + 1 });
   }
   const last = evaluate(cfg.steps);
   saveCheckpoint(policy, path.join(out, 'checkpoint.json'), { step: cfg.steps });
-  run.table('summary', Object.keys(first).map((family) => ({ family, seed, coldstart_accuracy: first[family], final_accuracy: last[family] })));
+  run.table(
+    'summary',
+    Object.keys(first).map((family) => ({
+      family,
+      seed,
+      coldstart_accuracy: first[family],
+      final_accuracy: last[family],
+    })),
+  );
   run.finish({ seconds: (Date.now() - t0) / 1000 });
 });

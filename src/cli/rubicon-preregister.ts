@@ -25,9 +25,11 @@ import { competes, PREREG_RULE, preregRows, type PreregSample } from '../methods
 export const PREREG_RULE_FILE = 'results/rubicon/preregistration-rule.md';
 
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { problems: `training problems (default ${PREREG_RULE.problems})`,
+  const a = parseArgs(process.argv.slice(2), {
+    problems: `training problems (default ${PREREG_RULE.problems})`,
     rollouts: `rollouts per prompt (default ${PREREG_RULE.rollouts})`,
-    out: 'output table (default results/rubicon/preregistration.csv)' });
+    out: 'output table (default results/rubicon/preregistration.csv)',
+  });
   if (!fs.existsSync(PREREG_RULE_FILE)) {
     throw new ConfigError(`no pre-registered rule at ${PREREG_RULE_FILE}: commit the rule before measuring`);
   }
@@ -37,28 +39,55 @@ runMain(async () => {
   const ckpt = coldStartCheckpoint('S');
   checkCheckpoints(ckpt, VERIFIER_CHECKPOINT);
   await initBackend();
-  const policy = loadPolicy(ckpt), judge = learnedProbability(loadVerifier(VERIFIER_CHECKPOINT));
+  const policy = loadPolicy(ckpt),
+    judge = learnedProbability(loadVerifier(VERIFIER_CHECKPOINT));
   const rng = makeRng(PREREG_RULE.seed);
   const problems = Array.from({ length: nProblems }, () => drawTrainingProblem(defaultWorld, rng));
-  const pair = TASK_PAIRS[PREREG_RULE.tasks], families = ['constraints', 'quality'] as TaskFamily[];
-  const jobs = problems.flatMap((p, group) => families.flatMap((prompt) =>
-    Array.from({ length: k }, () => ({ p, group, prompt }))));
+  const pair = TASK_PAIRS[PREREG_RULE.tasks],
+    families = ['constraints', 'quality'] as TaskFamily[];
+  const jobs = problems.flatMap((p, group) =>
+    families.flatMap((prompt) => Array.from({ length: k }, () => ({ p, group, prompt }))),
+  );
   const outs: string[][] = [];
   for (let i = 0; i < jobs.length; i += 128) {
     const chunk = jobs.slice(i, i + 128);
-    outs.push(...sample(policy, chunk.map((j) => encode(taskPrompt(j.p, j.prompt, PREREG_RULE.tasks))),
-      { maxNew: 96, temperature: PREREG_RULE.temperature, topP: 1 }, rng).map(decode));
+    outs.push(
+      ...sample(
+        policy,
+        chunk.map((j) => encode(taskPrompt(j.p, j.prompt, PREREG_RULE.tasks))),
+        { maxNew: 96, temperature: PREREG_RULE.temperature, topP: 1 },
+        rng,
+      ).map(decode),
+    );
   }
   const items = jobs.map((j, i) => ({ p: j.p, completion: outs[i] }));
-  const score = Object.fromEntries(families.map((f) => {
-    const anchors = pair[f].map((n) => ANCHORS[n]);
-    return [f, rewardVectors(anchors, items, judge).map((v) => weightedSum(v, anchors))];
-  })) as Record<TaskFamily, number[]>;
-  const samples: PreregSample[] = jobs.map((j, i) => ({ group: j.group, prompt: j.prompt as PreregSample['prompt'],
-    constraints: score.constraints[i], quality: score.quality[i] }));
+  const score = Object.fromEntries(
+    families.map((f) => {
+      const anchors = pair[f].map((n) => ANCHORS[n]);
+      return [f, rewardVectors(anchors, items, judge).map((v) => weightedSum(v, anchors))];
+    }),
+  ) as Record<TaskFamily, number[]>;
+  const samples: PreregSample[] = jobs.map((j, i) => ({
+    group: j.group,
+    prompt: j.prompt as PreregSample['prompt'],
+    constraints: score.constraints[i],
+    quality: score.quality[i],
+  }));
   const rows = preregRows(samples);
-  writeCsv(out, rows, ['tasks', 'prompts', 'statistic', 'r', 'ci_low', 'ci_high', 'rollouts', 'groups',
-    'constraints_mean', 'quality_mean', 'decisive', 'criterion_met']);
+  writeCsv(out, rows, [
+    'tasks',
+    'prompts',
+    'statistic',
+    'r',
+    'ci_low',
+    'ci_high',
+    'rollouts',
+    'groups',
+    'constraints_mean',
+    'quality_mean',
+    'decisive',
+    'criterion_met',
+  ]);
   const f = (v: number | '') => (v === '' ? '-' : v.toFixed(3));
   for (const r of rows) {
     const met = r.criterion_met === 'yes' ? 'met' : 'NOT met';

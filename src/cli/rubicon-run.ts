@@ -21,30 +21,59 @@ import { evalReport, familyAccuracy } from '../rl/evaluate.js';
 import { mean } from '../util/stats.js';
 import { coldStartCheckpoint, VERIFIER_CHECKPOINT } from '../methods/table2.js';
 import { ANCHORS, hackMeasures, rewardVectors, TASK_PAIRS } from '../methods/rubicon.js';
-import { defaultRubiconConfig, hasDefence, makeRubiconTrainer, rubiconRunDir, taskPrompt, type TaskFamily }
-  from '../methods/rubicon-train.js';
+import {
+  defaultRubiconConfig,
+  hasDefence,
+  makeRubiconTrainer,
+  rubiconRunDir,
+  taskPrompt,
+  type TaskFamily,
+} from '../methods/rubicon-train.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    aggregator: 'weighted_sum, veto, saturation, interaction or shaping', schedule: 'joint, constraints_only, quality_only or stagewise',
-    filter: '"yes" for central-quantile filtering (25-75%)', seed: 'seed', steps: 'RL steps', out: 'run directory', config: 'JSON overriding defaultRubiconConfig',
-    'eval-problems': 'problems per evaluation cell (default 8)', 'eval-samples': 'samples per problem (default 2)',
+    aggregator: 'weighted_sum, veto, saturation, interaction or shaping',
+    schedule: 'joint, constraints_only, quality_only or stagewise',
+    filter: '"yes" for central-quantile filtering (25-75%)',
+    seed: 'seed',
+    steps: 'RL steps',
+    out: 'run directory',
+    config: 'JSON overriding defaultRubiconConfig',
+    'eval-problems': 'problems per evaluation cell (default 8)',
+    'eval-samples': 'samples per problem (default 2)',
     defence: 'the defence rubric: auto (with the veto only, default), yes or no',
     tasks: 'task pair: standard (default) or competing',
   });
   const seed = intArg('seed', a.seed ?? '0', 0);
-  const cfg = mergeConfig(defaultRubiconConfig, { ...(a.config ? loadJsonConfig(a.config) : {}), ...(a.steps ? { steps: intArg('steps', a.steps, 0) } : {}),
-    ...(a.aggregator ? { aggregator: a.aggregator } : {}), ...(a.schedule ? { schedule: a.schedule } : {}),
+  const cfg = mergeConfig(defaultRubiconConfig, {
+    ...(a.config ? loadJsonConfig(a.config) : {}),
+    ...(a.steps ? { steps: intArg('steps', a.steps, 0) } : {}),
+    ...(a.aggregator ? { aggregator: a.aggregator } : {}),
+    ...(a.schedule ? { schedule: a.schedule } : {}),
     ...(a.filter === 'yes' ? { filterQuantiles: [0.25, 0.75] } : {}),
-    ...(a.defence ? { defence: a.defence } : {}), ...(a.tasks ? { tasks: a.tasks } : {}) });
-  const perCell = intArg('eval-problems', a['eval-problems'] ?? '8', 1), n = intArg('eval-samples', a['eval-samples'] ?? '2', 1);
+    ...(a.defence ? { defence: a.defence } : {}),
+    ...(a.tasks ? { tasks: a.tasks } : {}),
+  });
+  const perCell = intArg('eval-problems', a['eval-problems'] ?? '8', 1),
+    n = intArg('eval-samples', a['eval-samples'] ?? '2', 1);
   const filtered = cfg.filterQuantiles !== null;
   const out = a.out ?? `runs/rubicon/${rubiconRunDir({ ...cfg, filter: filtered }, seed)}`;
   const ckpt = coldStartCheckpoint('S');
   checkCheckpoints(ckpt, VERIFIER_CHECKPOINT);
-  const run = await openRun(out, { experiment: 'rubicon', seed, checkpoint: ckpt, verifier: VERIFIER_CHECKPOINT, rubicon: cfg, eval: { perCell, n } },
-    await startEngine());
-  const policy = loadPolicy(ckpt), verifier = loadVerifier(VERIFIER_CHECKPOINT);
+  const run = await openRun(
+    out,
+    {
+      experiment: 'rubicon',
+      seed,
+      checkpoint: ckpt,
+      verifier: VERIFIER_CHECKPOINT,
+      rubicon: cfg,
+      eval: { perCell, n },
+    },
+    await startEngine(),
+  );
+  const policy = loadPolicy(ckpt),
+    verifier = loadVerifier(VERIFIER_CHECKPOINT);
   const trainer = makeRubiconTrainer(policy, cfg, verifier, loadPolicy(ckpt));
   const t0 = Date.now();
   for (let step = 0; step < cfg.steps; step++) {
@@ -52,17 +81,29 @@ runMain(async () => {
     run.log({ step, ...m });
     if ((step + 1) % 5 === 0 || step === cfg.steps - 1) {
       const rate = (step + 1) / ((Date.now() - t0) / 1000);
-      console.log(`[rubicon ${cfg.aggregator} ${cfg.schedule}${filtered ? ' filtered' : ''} seed ${seed}] step ${step + 1}/${cfg.steps}  reward ${m.reward.toFixed(3)}  acc ${m.accuracy.toFixed(3)}  hack ${m.hack_rate.toFixed(3)}  eta ${((cfg.steps - step - 1) / rate / 60).toFixed(1)} min`);
+      console.log(
+        `[rubicon ${cfg.aggregator} ${cfg.schedule}${filtered ? ' filtered' : ''} seed ${seed}] step ${step + 1}/${cfg.steps}  reward ${m.reward.toFixed(3)}  acc ${m.accuracy.toFixed(3)}  hack ${m.hack_rate.toFixed(3)}  eta ${((cfg.steps - step - 1) / rate / 60).toFixed(1)} min`,
+      );
     }
   }
   // every dimension on both families' prompts (held-out problems), so the seesaw shows in one table
-  const judge = learnedJudge(verifier), rng = makeRng(9_000_000 + seed);
-  const problems = (['add', 'sub', 'chain'] as Family[]).flatMap((f) => EVAL_GRID[f].flatMap((d) => loadEvalSet(f, d).slice(0, perCell)));
+  const judge = learnedJudge(verifier),
+    rng = makeRng(9_000_000 + seed);
+  const problems = (['add', 'sub', 'chain'] as Family[]).flatMap((f) =>
+    EVAL_GRID[f].flatMap((d) => loadEvalSet(f, d).slice(0, perCell)),
+  );
   // zero steps is the untrained cold start: the reference row (aggregator none, schedule base) the seesaw is read against
   const defence = cfg.steps > 0 && hasDefence(cfg.defence, cfg.aggregator) ? 'yes' : 'no';
-  const base = cfg.steps === 0 ? { tasks: cfg.tasks, aggregator: 'none', defence, schedule: 'base', seed }
-    : { tasks: cfg.tasks, aggregator: cfg.aggregator, defence, seed,
-      schedule: `${cfg.schedule}${filtered ? '_filtered' : ''}` };
+  const base =
+    cfg.steps === 0
+      ? { tasks: cfg.tasks, aggregator: 'none', defence, schedule: 'base', seed }
+      : {
+          tasks: cfg.tasks,
+          aggregator: cfg.aggregator,
+          defence,
+          seed,
+          schedule: `${cfg.schedule}${filtered ? '_filtered' : ''}`,
+        };
   const final: (typeof base & { column: string; value: number })[] = [];
   for (const family of ['constraints', 'quality'] as TaskFamily[]) {
     const prompts = problems.flatMap((p) => Array.from({ length: n }, () => encode(taskPrompt(p, family, cfg.tasks))));
@@ -70,14 +111,22 @@ runMain(async () => {
     const items = outs.map((completion, i) => ({ p: problems[Math.floor(i / n)], completion }));
     const anchors = TASK_PAIRS[cfg.tasks][family].map((nm) => ANCHORS[nm]);
     const v = rewardVectors(anchors, items, judge);
-    anchors.forEach((an, k) => final.push({ ...base, column: `${family}/${an.name}`, value: mean(v.map((x) => x[k])) }));
+    anchors.forEach((an, k) =>
+      final.push({ ...base, column: `${family}/${an.name}`, value: mean(v.map((x) => x[k])) }),
+    );
     for (const [k, value] of Object.entries(hackMeasures(items))) {
       final.push({ ...base, column: `${family}/${k}`, value });
     }
   }
-  for (const [family, value] of Object.entries(familyAccuracy(evalReport(policy, perCell, n, makeRng(1_000_000 + seed))))) final.push({ ...base, column: `accuracy/${family}`, value });
+  for (const [family, value] of Object.entries(
+    familyAccuracy(evalReport(policy, perCell, n, makeRng(1_000_000 + seed))),
+  ))
+    final.push({ ...base, column: `accuracy/${family}`, value });
   run.table('final', final);
   run.finish({ seconds: (Date.now() - t0) / 1000 });
-  const summary = final.filter((r) => /accuracy|hack/.test(r.column)).map((r) => `${r.column} ${r.value.toFixed(3)}`).join(', ');
+  const summary = final
+    .filter((r) => /accuracy|hack/.test(r.column))
+    .map((r) => `${r.column} ${r.value.toFixed(3)}`)
+    .join(', ');
   console.log(`[rubicon ${base.tasks} ${base.aggregator} ${base.schedule} seed ${seed}] done: ${summary}`);
 });

@@ -18,27 +18,63 @@ export function rubiconJobs(name: string, archived: boolean): Job[] {
   const profile = RUBICON_PROFILES[name];
   if (!profile) throw new ConfigError(`unknown profile "${name}" (known: ${Object.keys(RUBICON_PROFILES).join(', ')})`);
   const evalArgs = ['--eval-problems', String(profile.evalPerCell), '--eval-samples', String(profile.evalSamples)];
-  const job = (label: string, rel: string, args: string[]): Job => ({ label, dir: path.join('runs/rubicon', name, rel),
+  const job = (label: string, rel: string, args: string[]): Job => ({
+    label,
+    dir: path.join('runs/rubicon', name, rel),
     archive: archived ? path.join(RUBICON_ARCHIVE, name, rel) : undefined,
-    args: ['src/cli/rubicon-run.ts', ...args, ...evalArgs, '--out', path.join('runs/rubicon', name, rel)] });
+    args: ['src/cli/rubicon-run.ts', ...args, ...evalArgs, '--out', path.join('runs/rubicon', name, rel)],
+  });
   const pairs = [...new Set(RUBICON_RUNS.map((r) => r.tasks))];
-  const base = profile.seeds.flatMap((seed) => pairs.map((tasks) => job(`${tasks} base seed ${seed}`,
-    `${tasks}/none/base/seed-${seed}`, ['--steps', '0', '--tasks', tasks, '--seed', String(seed)])));
-  const runs = profile.seeds.flatMap((seed) => RUBICON_RUNS.map((r) => job(
-    `${r.tasks} ${r.aggregator} ${r.schedule}${r.filter ? ' filtered' : ''} defence ${r.defence} seed ${seed}`,
-    rubiconRunDir(r, seed),
-    ['--aggregator', r.aggregator, '--schedule', r.schedule, '--filter', r.filter ? 'yes' : 'no',
-      '--defence', r.defence, '--tasks', r.tasks, '--seed', String(seed), '--steps', String(profile.steps)])));
+  const base = profile.seeds.flatMap((seed) =>
+    pairs.map((tasks) =>
+      job(`${tasks} base seed ${seed}`, `${tasks}/none/base/seed-${seed}`, [
+        '--steps',
+        '0',
+        '--tasks',
+        tasks,
+        '--seed',
+        String(seed),
+      ]),
+    ),
+  );
+  const runs = profile.seeds.flatMap((seed) =>
+    RUBICON_RUNS.map((r) =>
+      job(
+        `${r.tasks} ${r.aggregator} ${r.schedule}${r.filter ? ' filtered' : ''} defence ${r.defence} seed ${seed}`,
+        rubiconRunDir(r, seed),
+        [
+          '--aggregator',
+          r.aggregator,
+          '--schedule',
+          r.schedule,
+          '--filter',
+          r.filter ? 'yes' : 'no',
+          '--defence',
+          r.defence,
+          '--tasks',
+          r.tasks,
+          '--seed',
+          String(seed),
+          '--steps',
+          String(profile.steps),
+        ],
+      ),
+    ),
+  );
   return [...base, ...runs];
 }
 
 if (process.argv[1]?.endsWith('rubicon.ts') && process.argv[1].includes('cli')) {
   runMain(async () => {
-    const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full',
+    const a = parseArgs(process.argv.slice(2), {
+      profile: 'quick (default) or full',
       jobs: 'parallel processes (default 2)',
-      archive: '"no" to ignore and not write the committed run archive', ...EXECUTOR_HELP });
+      archive: '"no" to ignore and not write the committed run archive',
+      ...EXECUTOR_HELP,
+    });
     executorName(a);
-    const name = a.profile ?? 'quick', jobs = intArg('jobs', a.jobs ?? '2', 1);
+    const name = a.profile ?? 'quick',
+      jobs = intArg('jobs', a.jobs ?? '2', 1);
     const archived = (RUBICON_PROFILES[name]?.archived ?? false) && a.archive !== 'no';
     const root = campaignRoot('rubicon', name, a.archive === 'no' ? 'unarchived' : undefined);
     const failed = await runCampaign('rubicon', rubiconJobs(name, archived), a, { parallel: jobs, root });

@@ -12,21 +12,33 @@ import { makeRng } from '../util/random.js';
 import { coldStartCheckpoint, scalarRmCheckpoint } from '../methods/table2.js';
 
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { size: 'cold-start size S or M', steps: 'training steps', seed: 'seed', out: 'run directory' });
-  const size = choiceArg('size', a.size ?? 'S', SIZE_NAMES), seed = intArg('seed', a.seed ?? '0', 0);
+  const a = parseArgs(process.argv.slice(2), {
+    size: 'cold-start size S or M',
+    steps: 'training steps',
+    seed: 'seed',
+    out: 'run directory',
+  });
+  const size = choiceArg('size', a.size ?? 'S', SIZE_NAMES),
+    seed = intArg('seed', a.seed ?? '0', 0);
   const cfg = mergeConfig(defaultScalarRmConfig, a.steps ? { steps: intArg('steps', a.steps, 0) } : {});
   const ckpt = coldStartCheckpoint(size);
   checkCheckpoints(ckpt);
-  const run = await openRun(a.out ?? `runs/scalar-rm/${size}`, { experiment: 'scalar_rm', seed, size, checkpoint: ckpt, scalarRm: cfg },
-    await startEngine());
+  const run = await openRun(
+    a.out ?? `runs/scalar-rm/${size}`,
+    { experiment: 'scalar_rm', seed, size, checkpoint: ckpt, scalarRm: cfg },
+    await startEngine(),
+  );
   const t0 = Date.now();
   const { model, accuracy, positiveRate } = trainScalarRm(loadPolicy(ckpt), cfg, makeRng(seed), (m) => {
     run.log(m);
-    if ((m.step + 1) % 100 === 0) console.log(`[scalar-rm ${size}] step ${m.step + 1}/${cfg.steps} loss ${m.loss.toFixed(4)}`);
+    if ((m.step + 1) % 100 === 0)
+      console.log(`[scalar-rm ${size}] step ${m.step + 1}/${cfg.steps} loss ${m.loss.toFixed(4)}`);
   });
   const rows = [{ size, accuracy, majority_baseline: Math.max(positiveRate, 1 - positiveRate) }];
   writeCsv(`results/scalar_rm/accuracy-${size}.csv`, rows);
   saveCheckpoint(model, scalarRmCheckpoint(size), { size, seed, cfg, source: ckpt });
   run.finish({ seconds: (Date.now() - t0) / 1000, ...rows[0] });
-  console.log(`[scalar-rm ${size}] held-out accuracy ${accuracy.toFixed(3)} (majority ${rows[0].majority_baseline.toFixed(3)})`);
+  console.log(
+    `[scalar-rm ${size}] held-out accuracy ${accuracy.toFixed(3)} (majority ${rows[0].majority_baseline.toFixed(3)})`,
+  );
 });

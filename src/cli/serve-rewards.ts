@@ -14,46 +14,66 @@ runMain(async () => {
     reward: `what POST /get_reward serves: outcome (default), rlcer, evolm, corl, rubicon/<${AGGREGATORS.join('|')}>`,
     'group-size': 'RLCER group size when a label gives none (default 8)',
     'group-timeout': 'seconds after which an incomplete RLCER group is scored as it stands (default 120)',
-    'max-body': 'largest request body in MiB (default 16)', 'body-timeout': 'seconds to receive a body (default 30)',
+    'max-body': 'largest request body in MiB (default 16)',
+    'body-timeout': 'seconds to receive a body (default 30)',
     'cot-norm': 'RLCER CoT reward normalisation: rubric (default) or group',
     sees: 'RLCER pooling: each_pooled (default) or each_own',
     'judge-url': 'OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1) for the LLM rubricator and judge',
-    'judge-model': 'model name at --judge-url', 'judge-concurrency': 'judge requests in flight at most (default 8)',
-    token: 'shared bearer token(s), comma-separated, one per client; required beyond loopback (default: '
-      + '$REWARD_SERVICE_TOKEN, which keeps them out of the process list)',
+    'judge-model': 'model name at --judge-url',
+    'judge-concurrency': 'judge requests in flight at most (default 8)',
+    token:
+      'shared bearer token(s), comma-separated, one per client; required beyond loopback (default: ' +
+      '$REWARD_SERVICE_TOKEN, which keeps them out of the process list)',
   });
   const reward = a.reward ?? 'outcome';
   if (!['outcome', 'rlcer', 'evolm', 'corl'].includes(reward) && !AGGREGATORS.some((g) => reward === `rubicon/${g}`)) {
-    throw new ConfigError(`--reward must be one of outcome, rlcer, evolm, corl, rubicon/<${AGGREGATORS.join('|')}> `
-      + `(got "${reward}")`);
+    throw new ConfigError(
+      `--reward must be one of outcome, rlcer, evolm, corl, rubicon/<${AGGREGATORS.join('|')}> ` + `(got "${reward}")`,
+    );
   }
   const service: ServiceConfig = {
     ...defaultServiceConfig,
     groupSize: intArg('group-size', a['group-size'] ?? '8', 1, 4096),
     groupTimeoutMs: 1000 * intArg('group-timeout', a['group-timeout'] ?? '120', 1, 170),
-    rlcer: { ...defaultServiceConfig.rlcer,
+    rlcer: {
+      ...defaultServiceConfig.rlcer,
       cotNorm: choiceArg('cot-norm', a['cot-norm'] ?? 'rubric', ['rubric', 'group'] as const),
-      rubricatorSees: choiceArg('sees', a.sees ?? 'each_pooled', ['each_pooled', 'each_own'] as const) },
+      rubricatorSees: choiceArg('sees', a.sees ?? 'each_pooled', ['each_pooled', 'each_own'] as const),
+    },
   };
   if (a['judge-url']) {
     if (!a['judge-model']) throw new ConfigError('--judge-url needs --judge-model');
     const backend = new ChatBackend({
-      baseURL: a['judge-url'], model: a['judge-model'], apiKey: process.env.OPENAI_API_KEY,
-      concurrency: intArg('judge-concurrency', a['judge-concurrency'] ?? '8', 1) });
+      baseURL: a['judge-url'],
+      model: a['judge-model'],
+      apiKey: process.env.OPENAI_API_KEY,
+      concurrency: intArg('judge-concurrency', a['judge-concurrency'] ?? '8', 1),
+    });
     service.llm = llmRoles(backend);
   }
   const tokenText = a.token ?? process.env.REWARD_SERVICE_TOKEN ?? '';
-  const tokens = tokenText.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  const tokens = tokenText
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
   const s = await startRewardServer({
-    host: a.host ?? '127.0.0.1', tokens, port: intArg('port', a.port ?? '5057', 0, 65535), defaultReward: reward,
+    host: a.host ?? '127.0.0.1',
+    tokens,
+    port: intArg('port', a.port ?? '5057', 0, 65535),
+    defaultReward: reward,
     service,
     maxBodyBytes: intArg('max-body', a['max-body'] ?? '16', 1, 1024) * 1024 * 1024,
-    bodyTimeoutMs: 1000 * intArg('body-timeout', a['body-timeout'] ?? '30', 1, 170), log: (l) => console.error(l),
+    bodyTimeoutMs: 1000 * intArg('body-timeout', a['body-timeout'] ?? '30', 1, 170),
+    log: (l) => console.error(l),
   });
-  console.log(`reward server on ${s.url}: POST /get_reward (${reward}) or /${REWARDS.join(', /')}`
-    + `${tokens.length ? `; ${tokens.length} client token${tokens.length > 1 ? 's' : ''} required` : ''}`
-    + `${a['judge-url'] ? `; LLM judge ${a['judge-model']} at ${a['judge-url']}` : ''}`);
-  const stop = () => { s.close().then(() => process.exit(0)); };
+  console.log(
+    `reward server on ${s.url}: POST /get_reward (${reward}) or /${REWARDS.join(', /')}` +
+      `${tokens.length ? `; ${tokens.length} client token${tokens.length > 1 ? 's' : ''} required` : ''}` +
+      `${a['judge-url'] ? `; LLM judge ${a['judge-model']} at ${a['judge-url']}` : ''}`,
+  );
+  const stop = () => {
+    s.close().then(() => process.exit(0));
+  };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 });

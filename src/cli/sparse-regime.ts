@@ -20,45 +20,79 @@ import { mean } from '../util/stats.js';
 import { sampleSd } from '../util/power.js';
 
 /** Candidate difficulties per training family: the evaluation grid's hardest, then harder. */
-export const SPARSE_CANDIDATES: Record<'add' | 'sub' | 'chain', number[]> = { add: [5, 6, 7], sub: [5, 6, 7], chain: [4, 5, 6] };
+export const SPARSE_CANDIDATES: Record<'add' | 'sub' | 'chain', number[]> = {
+  add: [5, 6, 7],
+  sub: [5, 6, 7],
+  chain: [4, 5, 6],
+};
 /**
  * Amendment 1's candidates: every difficulty of the wide cold start's SFT mixture (data/configs/coldstart-wide.json),
  * so the regime never needs a column the cold start has not seen; and its rule asks for at least one perfect trace.
  */
-export const AMENDED_CANDIDATES: Record<'add' | 'sub' | 'chain', number[]> = { add: [2, 3, 4, 5, 6, 7], sub: [2, 3, 4, 5, 6, 7],
-  chain: [2, 3, 4, 5, 6] };
+export const AMENDED_CANDIDATES: Record<'add' | 'sub' | 'chain', number[]> = {
+  add: [2, 3, 4, 5, 6, 7],
+  sub: [2, 3, 4, 5, 6, 7],
+  chain: [2, 3, 4, 5, 6],
+};
 export const SPARSE_MAX_PASS = 0.05;
 export const SPARSE_MIN_FORMED = 0.5;
 /** The criterion's problems: drawn like the evaluation sets but from another seed, so they are not the test set. */
 export const CRITERION_SEED = EVAL_SEED + 1;
 
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { problems: 'problems per cell (default 64)', samples: 'samples per problem (default 8)',
-    out: 'output CSV (default results/sensitivity/regime_criterion.csv)', checkpoint: 'cold start (default the transformer-S one)',
-    rule: '"original" (default: the pre-registration) or "amended" (amendment 1: every SFT difficulty, a perfect trace required)' });
+  const a = parseArgs(process.argv.slice(2), {
+    problems: 'problems per cell (default 64)',
+    samples: 'samples per problem (default 8)',
+    out: 'output CSV (default results/sensitivity/regime_criterion.csv)',
+    checkpoint: 'cold start (default the transformer-S one)',
+    rule: '"original" (default: the pre-registration) or "amended" (amendment 1: every SFT difficulty, a perfect trace required)',
+  });
   const amended = a.rule === 'amended';
-  if (a.rule !== undefined && !['original', 'amended'].includes(a.rule)) throw new ConfigError(`--rule must be original or amended (got "${a.rule}")`);
-  const perCell = intArg('problems', a.problems ?? '64', 1), n = intArg('samples', a.samples ?? '8', 1);
+  if (a.rule !== undefined && !['original', 'amended'].includes(a.rule))
+    throw new ConfigError(`--rule must be original or amended (got "${a.rule}")`);
+  const perCell = intArg('problems', a.problems ?? '64', 1),
+    n = intArg('samples', a.samples ?? '8', 1);
   const ckpt = a.checkpoint ?? 'data/checkpoints/coldstart-transformer-S.json';
   checkCheckpoints(ckpt);
   await initBackend();
-  const policy = loadPolicy(ckpt), rows: Row[] = [];
-  for (const [family, cands] of Object.entries(amended ? AMENDED_CANDIDATES : SPARSE_CANDIDATES) as [Family, number[]][]) {
+  const policy = loadPolicy(ckpt),
+    rows: Row[] = [];
+  for (const [family, cands] of Object.entries(amended ? AMENDED_CANDIDATES : SPARSE_CANDIDATES) as [
+    Family,
+    number[],
+  ][]) {
     let chosen = false;
     for (const digits of cands) {
-      const res = evaluateReasoner(policy, generateEvalSet(family, digits, CRITERION_SEED, perCell), n, makeRng(11 + digits));
+      const res = evaluateReasoner(
+        policy,
+        generateEvalSet(family, digits, CRITERION_SEED, perCell),
+        n,
+        makeRng(11 + digits),
+      );
       const traces = res.flatMap((r) => r.traces.map((t) => ({ t, p: r.problem })));
       const scores = traces.map(({ t, p }) => processScore(p, t).score);
-      const pass = mean(res.map((r) => r.correct / n)), formed = mean(traces.map(({ t }) => +t.terminated));
+      const pass = mean(res.map((r) => r.correct / n)),
+        formed = mean(traces.map(({ t }) => +t.terminated));
       const perfect = mean(scores.map((x) => +(x === 1)));
       const pick = !chosen && pass <= SPARSE_MAX_PASS && formed >= SPARSE_MIN_FORMED && (!amended || perfect > 0);
       if (pick) chosen = true;
-      rows.push({ family, digits, problems: perCell, samples: n, pass_rate: pass,
-        all_wrong_groups: mean(res.map((r) => +(r.correct === 0))), well_formed: formed,
-        process_mean: mean(scores), process_sd: sampleSd(scores), process_perfect: perfect,
-        chosen: pick ? 'yes' : 'no' });
-      console.log(`${family}-${digits}: pass ${pass.toFixed(3)}, well-formed ${formed.toFixed(3)}, ` +
-        `process ${mean(scores).toFixed(3)} (sd ${sampleSd(scores).toFixed(3)})${pick ? '  <- chosen' : ''}`);
+      rows.push({
+        family,
+        digits,
+        problems: perCell,
+        samples: n,
+        pass_rate: pass,
+        all_wrong_groups: mean(res.map((r) => +(r.correct === 0))),
+        well_formed: formed,
+        process_mean: mean(scores),
+        process_sd: sampleSd(scores),
+        process_perfect: perfect,
+        chosen: pick ? 'yes' : 'no',
+      });
+      console.log(
+        `${family}-${digits}: pass ${pass.toFixed(3)}, well-formed ${formed.toFixed(3)}, ` +
+          `process ${mean(scores).toFixed(3)} (sd ${sampleSd(scores).toFixed(3)})${pick ? '  <- chosen' : ''}`,
+      );
     }
   }
   const out = a.out ?? 'results/sensitivity/regime_criterion.csv';

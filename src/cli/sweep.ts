@@ -80,7 +80,12 @@ runMain(async () => {
     const ex = executorFor(a.executor ?? 'local', a),
       st = ex.status(c.root, specs),
       final = ex.finalStates?.(c.root) ?? null;
-    const counts = Object.entries(st.reduce<Record<string, number>>((m, s) => { m[s] = (m[s] ?? 0) + 1; return m; }, {}));
+    const counts = Object.entries(
+      st.reduce<Record<string, number>>((m, s) => {
+        m[s] = (m[s] ?? 0) + 1;
+        return m;
+      }, {}),
+    );
     console.log(`[sweep ${c.name}] ${specs.length} runs: ${counts.map(([k, v]) => `${v} ${k}`).join(', ')}`);
     for (const s of specs)
       if (st[s.index] === 'failed') {

@@ -17,44 +17,91 @@ import { stepLine } from '../io/jobs.js';
 import { mergeConfig } from '../io/config.js';
 import { engineSettings, startEngine } from '../models/backend.js';
 import { loadPolicy } from '../models/index.js';
-import { checkCheckpoints, loadWeights, readCheckpoint, sample, saveCheckpoint, SIZE_NAMES, type Policy } from '../models/policy.js';
+import {
+  checkCheckpoints,
+  loadWeights,
+  readCheckpoint,
+  sample,
+  saveCheckpoint,
+  SIZE_NAMES,
+  type Policy,
+} from '../models/policy.js';
 import { learnedJudge, loadVerifier } from '../models/verifier.js';
 import { makeRng } from '../util/random.js';
 import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
 import type { Family, Problem } from '../world/problems.js';
 import { isCorrect, parseTrace, promptTokens } from '../world/trace.js';
 import { decode, encode } from '../world/vocab.js';
-import { accuracyColumns, endpointsOf, evalCells, evalReport, familyAccuracy, type ProblemResult } from '../rl/evaluate.js';
+import {
+  accuracyColumns,
+  endpointsOf,
+  evalCells,
+  evalReport,
+  familyAccuracy,
+  type ProblemResult,
+} from '../rl/evaluate.js';
 import { denseProcessOracleRewardFn, processOracleRewardFn } from '../methods/process-oracle.js';
 import { processScore } from '../world/process.js';
 import type { Rollout } from '../rl/rollout.js';
 import { appendGzipLines, readGzipLines } from '../io/gzip-lines.js';
 import { mean } from '../util/stats.js';
-import { checkRlvrConfig, defaultRlvrConfig, formatRewardFn, makeRlvrTrainer, randomRewardFn, type ReasonerRollout, type RewardFn,
-  type Trainer } from '../methods/rlvr.js';
+import {
+  checkRlvrConfig,
+  defaultRlvrConfig,
+  formatRewardFn,
+  makeRlvrTrainer,
+  randomRewardFn,
+  type ReasonerRollout,
+  type RewardFn,
+  type Trainer,
+} from '../methods/rlvr.js';
 import { checkRlcerConfig, defaultRlcerConfig, makeRlcerTrainer } from '../methods/rlcer.js';
 import { checkEvolmConfig, defaultEvolmConfig, makeEvolmTrainer, needsGeneratorPolicy } from '../methods/evolm.js';
 import type { Rng } from '../util/random.js';
 import { rmScores } from '../methods/scalar-rm.js';
 import { hintReport } from '../methods/rubricator.js';
-import { coldStartCheckpoint, methodSpec, profileSpec, rlvrKlTarget, scalarRmCheckpoint, VERIFIER_CHECKPOINT } from '../methods/table2.js';
-import { preferencePairs, rubricatorQuality, scalarRmQuality, teacherQuality, type PreferencePair } from '../methods/rubric-quality.js';
+import {
+  coldStartCheckpoint,
+  methodSpec,
+  profileSpec,
+  rlvrKlTarget,
+  scalarRmCheckpoint,
+  VERIFIER_CHECKPOINT,
+} from '../methods/table2.js';
+import {
+  preferencePairs,
+  rubricatorQuality,
+  scalarRmQuality,
+  teacherQuality,
+  type PreferencePair,
+} from '../methods/rubric-quality.js';
 import { writeFileAtomic, type Row } from '../io/table.js';
-
 
 /** A fixed probe: the first 4 problems of every evaluation cell, one sample each (accuracy logged every step). */
 let probeProblems: Problem[] | null = null;
 function probeAccuracy(policy: Policy, seed: number): number {
-  const problems = probeProblems ??= (Object.keys(EVAL_GRID) as Family[]).flatMap((f) => EVAL_GRID[f].flatMap((d) => loadEvalSet(f, d).slice(0, 4)));
-  const outs = sample(policy, problems.map((p) => encode(promptTokens(p, 'reason'))), { maxNew: 96, temperature: 1, topP: 1 }, makeRng(seed));
+  const problems = (probeProblems ??= (Object.keys(EVAL_GRID) as Family[]).flatMap((f) =>
+    EVAL_GRID[f].flatMap((d) => loadEvalSet(f, d).slice(0, 4)),
+  ));
+  const outs = sample(
+    policy,
+    problems.map((p) => encode(promptTokens(p, 'reason'))),
+    { maxNew: 96, temperature: 1, topP: 1 },
+    makeRng(seed),
+  );
   return outs.filter((o, i) => isCorrect(problems[i], parseTrace(decode(o)))).length / problems.length;
 }
 
 /** --overrides: an inline JSON object (a sweep's knob level), read like a config file. */
 function parseOverrides(text: string): Record<string, unknown> {
   let o: unknown;
-  try { o = JSON.parse(text); } catch (e) { throw new ConfigError(`--overrides is not valid JSON: ${(e as Error).message}`); }
-  if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new ConfigError('--overrides must be a JSON object');
+  try {
+    o = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(`--overrides is not valid JSON: ${(e as Error).message}`);
+  }
+  if (typeof o !== 'object' || o === null || Array.isArray(o))
+    throw new ConfigError('--overrides must be a JSON object');
   return o as Record<string, unknown>;
 }
 
@@ -62,32 +109,55 @@ function parseOverrides(text: string): Record<string, unknown> {
 function overlay(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
   const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
   const out = { ...base };
-  for (const [k, v] of Object.entries(over)) out[k] = isObj(v) && isObj(out[k]) ? overlay(out[k] as Record<string, unknown>, v) : v;
+  for (const [k, v] of Object.entries(over))
+    out[k] = isObj(v) && isObj(out[k]) ? overlay(out[k] as Record<string, unknown>, v) : v;
   return out;
 }
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    method: 'method id (src/methods/table2.ts)', size: 'S or M', seed: 'seed', profile: 'quick or full', steps: 'override the profile\'s steps',
-    out: 'run directory', config: 'JSON overriding the method\'s RL config',
+    method: 'method id (src/methods/table2.ts)',
+    size: 'S or M',
+    seed: 'seed',
+    profile: 'quick or full',
+    steps: "override the profile's steps",
+    out: 'run directory',
+    config: "JSON overriding the method's RL config",
     'checkpoint-every': 'steps between resumable checkpoints (default 10)',
-    overrides: 'inline JSON overriding the method\'s RL config, over --config (a sweep\'s knob levels)',
-    horizons: 'comma-separated steps before the last after which the full final evaluation is also written (default: the profile\'s)',
-    coldstart: 'the cold start variant to start from (data/checkpoints/coldstart-transformer-<size>-<variant>.json; default the row\'s)',
+    overrides: "inline JSON overriding the method's RL config, over --config (a sweep's knob levels)",
+    horizons:
+      "comma-separated steps before the last after which the full final evaluation is also written (default: the profile's)",
+    coldstart:
+      "the cold start variant to start from (data/checkpoints/coldstart-transformer-<size>-<variant>.json; default the row's)",
   });
-  const method = a.method ?? 'rlcer', spec = methodSpec(method), profile = profileSpec(a.profile ?? 'quick');
-  const size = choiceArg('size', a.size ?? 'S', SIZE_NAMES), seed = intArg('seed', a.seed ?? '0', 0);
-  const steps = spec.kind === 'sft' ? 0 : intArg('steps', a.steps ?? String(profile.stepsByMethod?.[method] ?? profile.steps), 0);
+  const method = a.method ?? 'rlcer',
+    spec = methodSpec(method),
+    profile = profileSpec(a.profile ?? 'quick');
+  const size = choiceArg('size', a.size ?? 'S', SIZE_NAMES),
+    seed = intArg('seed', a.seed ?? '0', 0);
+  const steps =
+    spec.kind === 'sft' ? 0 : intArg('steps', a.steps ?? String(profile.stepsByMethod?.[method] ?? profile.steps), 0);
   const user = overlay(a.config ? loadJsonConfig(a.config) : {}, a.overrides ? parseOverrides(a.overrides) : {});
   const out = a.out ?? `runs/table2/${a.profile ?? 'quick'}/${size}/${method}/seed-${seed}`;
   // the user's overrides apply to the config of the method's kind only
-  const rlvrCfg = mergeConfig(defaultRlvrConfig, { ...(spec.kind === 'rlvr' || spec.kind === 'scalar_rm' ? user : {}), steps });
+  const rlvrCfg = mergeConfig(defaultRlvrConfig, {
+    ...(spec.kind === 'rlvr' || spec.kind === 'scalar_rm' ? user : {}),
+    steps,
+  });
   // a KL-matched row's target: RLVR's update size at the same profile, size and seed (recorded in the config)
   const klMatch = spec.klMatch ? rlvrKlTarget(a.profile ?? 'quick', size, seed) : null;
-  const rlcerCfg = mergeConfig(defaultRlcerConfig, { ...spec.rlcer, ...(klMatch ? { reasonKlTarget: klMatch.target } : {}),
-    ...(spec.kind === 'rlcer' ? user : {}), steps });
-  const evolmCfg = mergeConfig(defaultEvolmConfig, { ...spec.evolm, ...(klMatch ? { policyKlTarget: klMatch.target } : {}),
-    ...(spec.kind === 'evolm' ? user : {}), steps });
+  const rlcerCfg = mergeConfig(defaultRlcerConfig, {
+    ...spec.rlcer,
+    ...(klMatch ? { reasonKlTarget: klMatch.target } : {}),
+    ...(spec.kind === 'rlcer' ? user : {}),
+    steps,
+  });
+  const evolmCfg = mergeConfig(defaultEvolmConfig, {
+    ...spec.evolm,
+    ...(klMatch ? { policyKlTarget: klMatch.target } : {}),
+    ...(spec.kind === 'evolm' ? user : {}),
+    steps,
+  });
   // --coldstart: another cold start of the size for this run (the sparse regime's wide cold start, amendment 1)
   const ckpt = coldStartCheckpoint(size, a.coldstart ?? spec.coldstart);
   // the config of the method's kind and every checkpoint the run reads, checked before its directory is made
@@ -98,37 +168,73 @@ runMain(async () => {
   checkCheckpoints(ckpt, VERIFIER_CHECKPOINT, ...(needsRm ? [scalarRmCheckpoint(size)] : []));
   // the files the run's numbers depend on, by content: a record is only comparable with records of the same inputs
   const fileHash = (f: string) => sha256Hex(fs.readFileSync(f)).slice(0, 12);
-  const inputs = { coldstart: fileHash(ckpt), verifier: fileHash(VERIFIER_CHECKPOINT),
-    ...(needsRm ? { scalar_rm: fileHash(scalarRmCheckpoint(size)) } : {}) };
+  const inputs = {
+    coldstart: fileHash(ckpt),
+    verifier: fileHash(VERIFIER_CHECKPOINT),
+    ...(needsRm ? { scalar_rm: fileHash(scalarRmCheckpoint(size)) } : {}),
+  };
   const every = intArg('checkpoint-every', a['checkpoint-every'] ?? '10', 1);
-  const horizons = a.horizons !== undefined ? intListArg('horizons', a.horizons, 1) : profile.horizons ?? [];
+  const horizons = a.horizons !== undefined ? intListArg('horizons', a.horizons, 1) : (profile.horizons ?? []);
   // EvoLM's schedule reads the total steps (its alternation period): its step 60 of 300 is no 60-step run
   if (spec.kind === 'evolm' && horizons.some((h) => h < steps)) {
-    throw new ConfigError('horizons before the last step are for rows whose steps do not depend on the run\'s length (not EvoLM)');
+    throw new ConfigError(
+      "horizons before the last step are for rows whose steps do not depend on the run's length (not EvoLM)",
+    );
   }
   const identity = {
-    experiment: 'table2', method, spec, size, seed, profile: a.profile ?? 'quick', profileSpec: profile, checkpoint: ckpt, inputs,
+    experiment: 'table2',
+    method,
+    spec,
+    size,
+    seed,
+    profile: a.profile ?? 'quick',
+    profileSpec: profile,
+    checkpoint: ckpt,
+    inputs,
     ...(klMatch ? { klMatch } : {}),
-    ...(spec.kind === 'rlcer' ? { rlcer: rlcerCfg, verifier: VERIFIER_CHECKPOINT } : spec.kind === 'evolm' ? { evolm: evolmCfg, verifier: VERIFIER_CHECKPOINT } : { rlvr: rlvrCfg }),
+    ...(spec.kind === 'rlcer'
+      ? { rlcer: rlcerCfg, verifier: VERIFIER_CHECKPOINT }
+      : spec.kind === 'evolm'
+        ? { evolm: evolmCfg, verifier: VERIFIER_CHECKPOINT }
+        : { rlvr: rlvrCfg }),
     ...(spec.kind === 'scalar_rm' ? { scalarRm: scalarRmCheckpoint(size) } : {}),
   };
   // an interrupted run of the same configuration resumes from its checkpoint; what resuming reads is read (and
   // checked) before openRun starts a fresh metrics.jsonl, so a bad file loses nothing
-  const ckFile = path.join(out, 'checkpoint.json'), rubricLog = path.join(out, 'rubrics.jsonl');
+  const ckFile = path.join(out, 'checkpoint.json'),
+    rubricLog = path.join(out, 'rubrics.jsonl');
   const saved = steps > 0 && fs.existsSync(ckFile) ? readCheckpoint(ckFile) : null;
-  const resume = saved?.meta.resume as { step: number; policySteps: number; curve: Record<string, string | number>[]; trainer: Record<string, unknown> } | undefined;
+  const resume = saved?.meta.resume as
+    | { step: number; policySteps: number; curve: Record<string, string | number>[]; trainer: Record<string, unknown> }
+    | undefined;
   if (saved && !resume) throw new ConfigError(`${ckFile} holds no resumable state: pass another --out, or remove it`);
   const engine = engineSettings();
   if (resume) {
     const was = loadJsonConfig(path.join(out, 'config.json')) as Record<string, unknown>;
-    const differs = Object.keys(identity).find((k) => JSON.stringify(was[k]) !== JSON.stringify((identity as Record<string, unknown>)[k]));
-    if (differs) throw new ConfigError(`${out} was started with another ${differs} (${JSON.stringify(was[differs])}): pass another --out, or remove the run directory`);
+    const differs = Object.keys(identity).find(
+      (k) => JSON.stringify(was[k]) !== JSON.stringify((identity as Record<string, unknown>)[k]),
+    );
+    if (differs)
+      throw new ConfigError(
+        `${out} was started with another ${differs} (${JSON.stringify(was[differs])}): pass another --out, or remove the run directory`,
+      );
     checkResumeKernels(out, was, engine.kernels);
   }
   const start = resume?.step ?? 0;
   const prior = resume ? readMetrics(out).filter((m) => Number(m.step) < start) : [];
-  const priorRubrics = resume && fs.existsSync(rubricLog) ? fs.readFileSync(rubricLog, 'utf8').split('\n')
-    .filter((l) => { try { return l !== '' && Number(JSON.parse(l).step) < start; } catch { return false; } }) : [];
+  const priorRubrics =
+    resume && fs.existsSync(rubricLog)
+      ? fs
+          .readFileSync(rubricLog, 'utf8')
+          .split('\n')
+          .filter((l) => {
+            try {
+              return l !== '' && Number(JSON.parse(l).step) < start;
+            } catch {
+              return false;
+            }
+          })
+      : [];
   const run = await openRun(out, { ...identity, ...(resume ? { resumedFrom: start } : {}) }, await startEngine(engine));
   for (const m of prior) run.log(m); // first, so that a failure from here on keeps them
   const policy = loadPolicy(ckpt);
@@ -136,7 +242,11 @@ runMain(async () => {
   // EvoLM's second policy from the same checkpoint: the two-model row's generator, or the judge-only row's frozen writer
   const generator = spec.kind === 'evolm' && needsGeneratorPolicy(evolmCfg) ? loadPolicy(ckpt) : undefined;
   const rm = spec.kind === 'scalar_rm' || spec.quality === 'scalar_rm' ? loadVerifier(scalarRmCheckpoint(size)) : null;
-  const rmReward: RewardFn = (rs) => rmScores(rm!, rs.map((r) => ({ p: r.problem, completion: decode(r.completion) }))).map((s) => ({ reward: 2 * s - 1, components: { scalar_rm: 2 * s - 1 } }));
+  const rmReward: RewardFn = (rs) =>
+    rmScores(
+      rm!,
+      rs.map((r) => ({ p: r.problem, completion: decode(r.completion) })),
+    ).map((s) => ({ reward: 2 * s - 1, components: { scalar_rm: 2 * s - 1 } }));
   // the random-reward control draws one number per rollout from its own stream: a resumed run skips the draws of the
   // steps already taken, so it continues the same stream
   const randomStream = () => {
@@ -145,15 +255,46 @@ runMain(async () => {
     return r;
   };
   // every row's trainer as one interface: EvoLM's global steps interleave policy and generator steps
-  const oneRole = (t: Trainer & { lastRubrics?: () => unknown[] }) => ({ totalSteps: steps, step: (_: number, rng: Rng) => t.step(rng),
-    lastRubrics: t.lastRubrics, lastRollouts: t.lastRollouts, phaseOf: () => 'policy', state: t.state, restore: t.restore });
-  const trainer: { totalSteps: number; step: (step: number, rng: Rng) => Record<string, number>; lastRubrics?: () => unknown[];
-    phaseOf: (step: number) => string; lastRollouts?: () => StepRollout[] } & Pick<Trainer, 'state' | 'restore'> =
-    spec.kind === 'evolm' ? makeEvolmTrainer(policy, evolmCfg, verifier, generator)
-      : oneRole(spec.kind === 'rlcer' ? makeRlcerTrainer(policy, rlcerCfg, { verifier, frozenRubricator: rlcerCfg.rubricSource === 'fixed_untrained' ? loadPolicy(ckpt) : undefined })
-        : makeRlvrTrainer(policy, rlvrCfg, spec.kind === 'scalar_rm' ? rmReward : spec.reward === 'random' ? randomRewardFn(randomStream())
-          : spec.reward === 'format' ? formatRewardFn : spec.reward === 'process_oracle' ? processOracleRewardFn()
-            : spec.reward === 'process_oracle_dense' ? denseProcessOracleRewardFn() : undefined));
+  const oneRole = (t: Trainer & { lastRubrics?: () => unknown[] }) => ({
+    totalSteps: steps,
+    step: (_: number, rng: Rng) => t.step(rng),
+    lastRubrics: t.lastRubrics,
+    lastRollouts: t.lastRollouts,
+    phaseOf: () => 'policy',
+    state: t.state,
+    restore: t.restore,
+  });
+  const trainer: {
+    totalSteps: number;
+    step: (step: number, rng: Rng) => Record<string, number>;
+    lastRubrics?: () => unknown[];
+    phaseOf: (step: number) => string;
+    lastRollouts?: () => StepRollout[];
+  } & Pick<Trainer, 'state' | 'restore'> =
+    spec.kind === 'evolm'
+      ? makeEvolmTrainer(policy, evolmCfg, verifier, generator)
+      : oneRole(
+          spec.kind === 'rlcer'
+            ? makeRlcerTrainer(policy, rlcerCfg, {
+                verifier,
+                frozenRubricator: rlcerCfg.rubricSource === 'fixed_untrained' ? loadPolicy(ckpt) : undefined,
+              })
+            : makeRlvrTrainer(
+                policy,
+                rlvrCfg,
+                spec.kind === 'scalar_rm'
+                  ? rmReward
+                  : spec.reward === 'random'
+                    ? randomRewardFn(randomStream())
+                    : spec.reward === 'format'
+                      ? formatRewardFn
+                      : spec.reward === 'process_oracle'
+                        ? processOracleRewardFn()
+                        : spec.reward === 'process_oracle_dense'
+                          ? denseProcessOracleRewardFn()
+                          : undefined,
+              ),
+        );
 
   // the world the row trains in (its kind's config), where the in-distribution endpoint is measured
   const world = spec.kind === 'rlcer' ? rlcerCfg.world : spec.kind === 'evolm' ? evolmCfg.world : rlvrCfg.world;
@@ -176,29 +317,58 @@ runMain(async () => {
   fs.rmSync(rubricLog, { force: true });
   for (const l of priorRubrics) fs.appendFileSync(rubricLog, l + '\n');
   // the positive controls' rollouts every ROLLOUT_LOG_EVERY steps (completion tokens, outcome, process score), gzipped
-  const rolloutLog = path.join(out, 'rollouts.jsonl.gz'), logsRollouts = profile.endpoints === true && isProcessRow;
-  const priorRollouts = resume && fs.existsSync(rolloutLog) ? readGzipLines(rolloutLog)
-    .filter((l) => { try { return Number(JSON.parse(l).step) < start; } catch { return false; } }) : [];
+  const rolloutLog = path.join(out, 'rollouts.jsonl.gz'),
+    logsRollouts = profile.endpoints === true && isProcessRow;
+  const priorRollouts =
+    resume && fs.existsSync(rolloutLog)
+      ? readGzipLines(rolloutLog).filter((l) => {
+          try {
+            return Number(JSON.parse(l).step) < start;
+          } catch {
+            return false;
+          }
+        })
+      : [];
   fs.rmSync(rolloutLog, { force: true });
   if (priorRollouts.length) appendGzipLines(rolloutLog, priorRollouts);
   let policySteps = resume?.policySteps ?? 0;
   // the resumable state after `done` steps (written atomically: a kill during the write keeps the previous one)
-  const checkpoint = async (done: number) => saveCheckpoint(policy, ckFile,
-    { step: done, resume: { step: done, policySteps, curve, trainer: await trainer.state!() } });
+  const checkpoint = async (done: number) =>
+    saveCheckpoint(policy, ckFile, {
+      step: done,
+      resume: { step: done, policySteps, curve, trainer: await trainer.state!() },
+    });
   for (let step = start; step < trainer.totalSteps; step++) {
     const isPolicy = trainer.phaseOf(step) === 'policy';
     const m = trainer.step(step, makeRng(seed * 1_000_003 + step));
     if (isPolicy) policySteps++;
-    const rs = profile.endpoints && isPolicy ? trainer.lastRollouts?.() ?? [] : [];
-    run.log({ step, policy_step: policySteps, ...m, ...(rs.length ? processMetrics(rs) : {}),
-      probe_accuracy: probeAccuracy(policy, 3_000_000 + step) });
+    const rs = profile.endpoints && isPolicy ? (trainer.lastRollouts?.() ?? []) : [];
+    run.log({
+      step,
+      policy_step: policySteps,
+      ...m,
+      ...(rs.length ? processMetrics(rs) : {}),
+      probe_accuracy: probeAccuracy(policy, 3_000_000 + step),
+    });
     if (logsRollouts && step % ROLLOUT_LOG_EVERY === 0) {
-      appendGzipLines(rolloutLog, (rs as ReasonerRollout[]).map((r) => rolloutLine(step, r)));
+      appendGzipLines(
+        rolloutLog,
+        (rs as ReasonerRollout[]).map((r) => rolloutLine(step, r)),
+      );
     }
-    for (const r of trainer.lastRubrics?.() ?? []) fs.appendFileSync(rubricLog, JSON.stringify({ step, ...(r as object) }) + '\n');
+    for (const r of trainer.lastRubrics?.() ?? [])
+      fs.appendFileSync(rubricLog, JSON.stringify({ step, ...(r as object) }) + '\n');
     const rate = (step + 1 - start) / ((Date.now() - t0) / 1000);
-    console.log(stepLine(`${method} ${size} seed ${seed}`, step + 1, trainer.totalSteps, isPolicy ? 'policy' : 'generator', m,
-      (trainer.totalSteps - step - 1) / rate / 60));
+    console.log(
+      stepLine(
+        `${method} ${size} seed ${seed}`,
+        step + 1,
+        trainer.totalSteps,
+        isPolicy ? 'policy' : 'generator',
+        m,
+        (trainer.totalSteps - step - 1) / rate / 60,
+      ),
+    );
     if (isPolicy && policySteps % profile.curveEvery === 0) evaluateCurve(policySteps);
     // a horizon before the last step: the full final evaluation, as a run of that length ends with it
     if (isPolicy && step + 1 < trainer.totalSteps && horizons.includes(policySteps)) {
@@ -208,29 +378,49 @@ runMain(async () => {
   }
   const { final } = finalEvaluation('');
   run.finish({ seconds: (Date.now() - t0) / 1000, pairs: pairsCount });
-  console.log(`[${method} ${size} seed ${seed}] done in ${((Date.now() - t0) / 60000).toFixed(1)} min: ${final.map((r) => `${r.column} ${r.value.toFixed(3)}`).join(', ')}`);
+  console.log(
+    `[${method} ${size} seed ${seed}] done in ${((Date.now() - t0) / 60000).toFixed(1)} min: ${final.map((r) => `${r.column} ${r.value.toFixed(3)}`).join(', ')}`,
+  );
 
   /**
    * The final evaluation (tables named <name><suffix>): accuracy per family (avg@n on the fixed sets), rubric quality on
    * held-out pairs, the hints; with the profile's endpoints, endpoints<suffix>.csv. Every stream it draws is its own.
    */
   function finalEvaluation(suffix: string) {
-    const evaluated = evalCells(policy, (Object.keys(EVAL_GRID) as Family[]).flatMap((f) => EVAL_GRID[f].map((d) => ({ family: f, digits: d }))),
-      profile.evalPerCell, profile.evalSamples, makeRng(1_000_000 + seed));
+    const evaluated = evalCells(
+      policy,
+      (Object.keys(EVAL_GRID) as Family[]).flatMap((f) => EVAL_GRID[f].map((d) => ({ family: f, digits: d }))),
+      profile.evalPerCell,
+      profile.evalSamples,
+      makeRng(1_000_000 + seed),
+    );
     const rows = evaluated.rows;
     run.table(`eval${suffix}`, rows);
     // the same held-out pairs for every row and seed (deterministic; cached per profile, size and cold-start checkpoint)
     const pairsFile = `runs/table2/pairs-${a.profile ?? 'quick'}-${size}-${inputs.coldstart}.json`;
-    const pairs: PreferencePair[] = fs.existsSync(pairsFile) ? JSON.parse(fs.readFileSync(pairsFile, 'utf8'))
+    const pairs: PreferencePair[] = fs.existsSync(pairsFile)
+      ? JSON.parse(fs.readFileSync(pairsFile, 'utf8'))
       : preferencePairs(loadPolicy(ckpt), profile.pairsPerCell, 8, makeRng(4_000_000));
     writeFileAtomic(pairsFile, JSON.stringify(pairs));
-    const judge = learnedJudge(verifier), qrng = makeRng(5_000_000 + seed);
-    const quality = spec.quality === 'teacher' ? teacherQuality(pairs, judge)
-      : spec.quality === 'scalar_rm' ? scalarRmQuality(rm!, pairs)
-        : rubricatorQuality(spec.quality === 'coldstart' ? loadPolicy(ckpt)
-          : spec.quality === 'generator' ? generator ?? policy : policy, pairs, judge, qrng,
-        // the row's own writer is measured the way it writes (EvoLM's generator may read the question alone)
-        spec.kind === 'evolm' && spec.quality !== 'coldstart' ? evolmCfg.generatorReads : 'own_cot');
+    const judge = learnedJudge(verifier),
+      qrng = makeRng(5_000_000 + seed);
+    const quality =
+      spec.quality === 'teacher'
+        ? teacherQuality(pairs, judge)
+        : spec.quality === 'scalar_rm'
+          ? scalarRmQuality(rm!, pairs)
+          : rubricatorQuality(
+              spec.quality === 'coldstart'
+                ? loadPolicy(ckpt)
+                : spec.quality === 'generator'
+                  ? (generator ?? policy)
+                  : policy,
+              pairs,
+              judge,
+              qrng,
+              // the row's own writer is measured the way it writes (EvoLM's generator may read the question alone)
+              spec.kind === 'evolm' && spec.quality !== 'coldstart' ? evolmCfg.generatorReads : 'own_cot',
+            );
     const final = [
       { column: 'rubric_quality', value: quality },
       // accuracy per family, and the average over all four families, the held-out one included
@@ -238,7 +428,13 @@ runMain(async () => {
     ].map((r) => ({ method, size, seed, ...r }));
     run.table(`final${suffix}`, final);
     // rubrics as in-prompt hints at inference, for rows whose policy writes its own rubrics
-    if (spec.quality === 'policy') run.table(`hints${suffix}`, hintReport(policy, profile.evalPerCell, Math.max(1, profile.evalSamples >> 1), makeRng(6_000_000 + seed)).map((r) => ({ method, size, seed, ...r })));
+    if (spec.quality === 'policy')
+      run.table(
+        `hints${suffix}`,
+        hintReport(policy, profile.evalPerCell, Math.max(1, profile.evalSamples >> 1), makeRng(6_000_000 + seed)).map(
+          (r) => ({ method, size, seed, ...r }),
+        ),
+      );
     if (profile.endpoints) run.table(`endpoints${suffix}`, endpointRows(evaluated.results, rows, policySteps));
     pairsCount = pairs.length;
     return { final };
@@ -250,19 +446,31 @@ runMain(async () => {
    * on the grid), trace error over the in-distribution right answers; the average over the grid's four families and
    * the in-distribution process score. Cells off the grid are evaluated from their own stream.
    */
-  function endpointRows(grid: { family: Family; digits: number; res: ProblemResult[] }[], gridRows: Row[], atStep: number) {
-    const cells = world.trainCells ?? world.trainFamilies.flatMap((f) => EVAL_GRID[f].map((d) => ({ family: f, digits: d })));
+  function endpointRows(
+    grid: { family: Family; digits: number; res: ProblemResult[] }[],
+    gridRows: Row[],
+    atStep: number,
+  ) {
+    const cells =
+      world.trainCells ?? world.trainFamilies.flatMap((f) => EVAL_GRID[f].map((d) => ({ family: f, digits: d })));
     const onGrid = cells.every((c) => grid.some((g) => g.family === c.family && g.digits === c.digits));
-    const inDist = onGrid ? grid.filter((g) => cells.some((c) => c.family === g.family && c.digits === g.digits))
+    const inDist = onGrid
+      ? grid.filter((g) => cells.some((c) => c.family === g.family && c.digits === g.digits))
       : evalCells(policy, cells, profile.evalPerCell, profile.evalSamples, makeRng(1_500_000 + seed)).results;
-    const e = endpointsOf(inDist), ood = endpointsOf(grid.filter((g) => g.family === 'chain_ood'));
+    const e = endpointsOf(inDist),
+      ood = endpointsOf(grid.filter((g) => g.family === 'chain_ood'));
     const average = accuracyColumns(gridRows).find((c) => c.column === 'average')!.value;
     const cellsText = cells.map((c) => `${c.family}-${c.digits}`).join(' ');
     return [
       { endpoint: 'in_distribution', value: e.accuracy, n: e.samples, cells: cellsText },
       { endpoint: 'chain_ood', value: ood.accuracy, n: ood.samples, cells: 'chain_ood grid' },
       { endpoint: 'trace_error', value: e.trace_error, n: e.right_answers, cells: cellsText },
-      { endpoint: 'average', value: average, n: grid.reduce((s, g) => s + g.res.length * profile.evalSamples, 0), cells: 'grid' },
+      {
+        endpoint: 'average',
+        value: average,
+        n: grid.reduce((s, g) => s + g.res.length * profile.evalSamples, 0),
+        cells: 'grid',
+      },
       { endpoint: 'process_score', value: e.process_score, n: e.samples, cells: cellsText },
     ].map((r) => ({ method, size, seed, step: atStep, ...r }));
   }
@@ -273,9 +481,16 @@ const ROLLOUT_LOG_EVERY = 10;
 
 /** One rollout as logged: its step, group, completion tokens (space-separated), training label, outcome and process score. */
 function rolloutLine(step: number, r: ReasonerRollout): string {
-  return JSON.stringify({ step, group: r.group, problem: `${r.problem.family} ${r.problem.operands.join(' ')}`,
-    completion: decode(r.completion).join(' '), correct: r.correct, label: r.label, reward: r.reward,
-    process: r.components.process ?? processScore(r.problem, r.trace).score });
+  return JSON.stringify({
+    step,
+    group: r.group,
+    problem: `${r.problem.family} ${r.problem.operands.join(' ')}`,
+    completion: decode(r.completion).join(' '),
+    correct: r.correct,
+    label: r.label,
+    reward: r.reward,
+    process: r.components.process ?? processScore(r.problem, r.trace).score,
+  });
 }
 
 /** What the per-step process metrics read of a step's rollouts (any trainer's: the reasoner's role is kept). */
@@ -283,10 +498,12 @@ type StepRollout = Pick<Rollout, 'role' | 'group' | 'completion'> & { problem: P
 
 /** Per-step process metrics of a step's reasoner rollouts (the sensitivity profile logs them for every row). */
 function processMetrics(all: StepRollout[]): Record<string, number> {
-  const rs = all.filter((r) => r.role === 'reason').map((r) => {
-    const trace = parseTrace(decode(r.completion));
-    return { group: r.group, correct: isCorrect(r.problem, trace), score: processScore(r.problem, trace).score };
-  });
+  const rs = all
+    .filter((r) => r.role === 'reason')
+    .map((r) => {
+      const trace = parseTrace(decode(r.completion));
+      return { group: r.group, correct: isCorrect(r.problem, trace), score: processScore(r.problem, trace).score };
+    });
   if (rs.length === 0) return {};
   const right = rs.filter((r) => r.correct);
   const groups = [...new Set(rs.map((r) => r.group))].map((g) => rs.filter((r) => r.group === g));

@@ -14,28 +14,65 @@ import { SIZE_NAMES } from '../models/policy.js';
 import { runLogged } from '../io/jobs.js';
 import type { RunSpec } from '../io/sweep.js';
 import { campaignRoot, EXECUTOR_HELP, executorName, runCampaign } from './executor.js';
-import { coldStartCheckpoint, EVOLM_ABLATIONS, EVOLM_CONTROLS, EVOLM_QUESTION, KL_MATCHED, POSITIVE_CONTROLS, TABLE2_ARCHIVE, methodSpec, profileSpec, scalarRmCheckpoint, VERIFIER_CHECKPOINT } from '../methods/table2.js';
+import {
+  coldStartCheckpoint,
+  EVOLM_ABLATIONS,
+  EVOLM_CONTROLS,
+  EVOLM_QUESTION,
+  KL_MATCHED,
+  POSITIVE_CONTROLS,
+  TABLE2_ARCHIVE,
+  methodSpec,
+  profileSpec,
+  scalarRmCheckpoint,
+  VERIFIER_CHECKPOINT,
+} from '../methods/table2.js';
 
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { profile: 'quick (default) or full', jobs: 'parallel processes (default 2)', methods: 'comma-separated method ids, or evolm-ablations, evolm-controls, evolm-question, kl-matched, positive-controls, evolm-oracle', sizes: 'comma-separated sizes', seeds: 'comma-separated seeds (default: the profile\'s)', archive: '"no" to ignore and not write the committed run archive',
-    ...EXECUTOR_HELP });
+  const a = parseArgs(process.argv.slice(2), {
+    profile: 'quick (default) or full',
+    jobs: 'parallel processes (default 2)',
+    methods:
+      'comma-separated method ids, or evolm-ablations, evolm-controls, evolm-question, kl-matched, positive-controls, evolm-oracle',
+    sizes: 'comma-separated sizes',
+    seeds: "comma-separated seeds (default: the profile's)",
+    archive: '"no" to ignore and not write the committed run archive',
+    ...EXECUTOR_HELP,
+  });
   executorName(a);
-  const name = a.profile ?? 'quick', profile = profileSpec(name), jobs = intArg('jobs', a.jobs ?? '2', 1);
-  const methods = a.methods === 'evolm-ablations' ? ['evolm', ...EVOLM_ABLATIONS]
-    : a.methods === 'evolm-controls' ? ['evolm', ...EVOLM_CONTROLS]
-    : a.methods === 'evolm-question' ? EVOLM_QUESTION
-    : a.methods === 'kl-matched' ? KL_MATCHED
-    : a.methods === 'positive-controls' ? POSITIVE_CONTROLS
-    : a.methods === 'evolm-oracle' ? ['judge_teacher_oracle', 'evolm_oracle_judge']
-    : a.methods ? a.methods.split(',') : profile.methods;
+  const name = a.profile ?? 'quick',
+    profile = profileSpec(name),
+    jobs = intArg('jobs', a.jobs ?? '2', 1);
+  const methods =
+    a.methods === 'evolm-ablations'
+      ? ['evolm', ...EVOLM_ABLATIONS]
+      : a.methods === 'evolm-controls'
+        ? ['evolm', ...EVOLM_CONTROLS]
+        : a.methods === 'evolm-question'
+          ? EVOLM_QUESTION
+          : a.methods === 'kl-matched'
+            ? KL_MATCHED
+            : a.methods === 'positive-controls'
+              ? POSITIVE_CONTROLS
+              : a.methods === 'evolm-oracle'
+                ? ['judge_teacher_oracle', 'evolm_oracle_judge']
+                : a.methods
+                  ? a.methods.split(',')
+                  : profile.methods;
   methods.forEach(methodSpec);
   const sizes = a.sizes ? choiceListArg('sizes', a.sizes, SIZE_NAMES) : profile.sizes;
   const seeds = a.seeds ? intListArg('seeds', a.seeds, 0) : profile.seeds;
-  for (const size of sizes) if (!fs.existsSync(coldStartCheckpoint(size))) throw new ConfigError(`no cold start for size ${size}: run "make coldstart COLDSTART_MODELS=transformer-${size}"`);
+  for (const size of sizes)
+    if (!fs.existsSync(coldStartCheckpoint(size)))
+      throw new ConfigError(
+        `no cold start for size ${size}: run "make coldstart COLDSTART_MODELS=transformer-${size}"`,
+      );
   for (const size of sizes) {
     for (const v of new Set(methods.map((m) => methodSpec(m).coldstart).filter((v) => v !== undefined))) {
       if (!fs.existsSync(coldStartCheckpoint(size, v))) {
-        throw new ConfigError(`no cold start "${v}" for size ${size} (${coldStartCheckpoint(size, v)}): see docs/evolm.md`);
+        throw new ConfigError(
+          `no cold start "${v}" for size ${size} (${coldStartCheckpoint(size, v)}): see docs/evolm.md`,
+        );
       }
     }
   }
@@ -44,21 +81,57 @@ runMain(async () => {
   for (const size of sizes) {
     if (methods.some((m) => methodSpec(m).kind === 'scalar_rm') && !fs.existsSync(scalarRmCheckpoint(size))) {
       console.log(`[table2] training the scalar RM for size ${size}`);
-      if (await runLogged(['src/cli/scalar-rm.ts', '--size', size], `runs/scalar-rm/${size}.log`) !== 0) throw new RunFailure(`scalar RM training failed: see runs/scalar-rm/${size}.log`);
+      if ((await runLogged(['src/cli/scalar-rm.ts', '--size', size], `runs/scalar-rm/${size}.log`)) !== 0)
+        throw new RunFailure(`scalar RM training failed: see runs/scalar-rm/${size}.log`);
     }
   }
   // seed-major order: an interrupted profile has every method at its first seeds
   const archived = profile.archived && a.archive !== 'no';
-  const queue = sizes.flatMap((size) => seeds.flatMap((seed) => methods.map((method) => ({ size, method, seed, dir: `runs/table2/${name}/${size}/${method}/seed-${seed}`,
-    archive: archived ? path.join(TABLE2_ARCHIVE, name, size, method, `seed-${seed}`) : undefined }))));
+  const queue = sizes.flatMap((size) =>
+    seeds.flatMap((seed) =>
+      methods.map((method) => ({
+        size,
+        method,
+        seed,
+        dir: `runs/table2/${name}/${size}/${method}/seed-${seed}`,
+        archive: archived ? path.join(TABLE2_ARCHIVE, name, size, method, `seed-${seed}`) : undefined,
+      })),
+    ),
+  );
   console.log(`[table2] profile ${name}: ${profile.steps} steps per run`);
-  const specs: RunSpec[] = queue.map((j, index) => ({ index, label: `${j.size} ${j.method} seed ${j.seed}`, dir: j.dir, archive: j.archive,
-    method: j.method, size: j.size, seed: j.seed, cell: 'baseline',
-    args: ['src/cli/table2-run.ts', '--method', j.method, '--size', j.size, '--seed', String(j.seed), '--profile', name, '--out', j.dir] }));
+  const specs: RunSpec[] = queue.map((j, index) => ({
+    index,
+    label: `${j.size} ${j.method} seed ${j.seed}`,
+    dir: j.dir,
+    archive: j.archive,
+    method: j.method,
+    size: j.size,
+    seed: j.seed,
+    cell: 'baseline',
+    args: [
+      'src/cli/table2-run.ts',
+      '--method',
+      j.method,
+      '--size',
+      j.size,
+      '--seed',
+      String(j.seed),
+      '--profile',
+      name,
+      '--out',
+      j.dir,
+    ],
+  }));
   // local: the job pool exactly as before; slurm: one array job over the unfinished runs, then wait for the queue (its
   // sweep files in one directory per run list: the profile and what selects its runs)
-  const root = campaignRoot('table2', name, a.methods, a.sizes && `sizes=${a.sizes}`, a.seeds && `seeds=${a.seeds}`,
-    a.archive === 'no' ? 'unarchived' : undefined);
+  const root = campaignRoot(
+    'table2',
+    name,
+    a.methods,
+    a.sizes && `sizes=${a.sizes}`,
+    a.seeds && `seeds=${a.seeds}`,
+    a.archive === 'no' ? 'unarchived' : undefined,
+  );
   const failed = await runCampaign('table2', specs, a, { parallel: jobs, root });
   if (failed) throw new RunFailure(`${failed} runs failed; rerun to retry them (finished runs are kept)`);
 });

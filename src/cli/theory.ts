@@ -16,14 +16,20 @@ runMain(async () => {
     seeds: 'comma-separated seeds for the stochastic experiments (default 0,1,2,3,4)',
     out: 'output folder (default runs/theory)',
   });
-  const config = X.checkTheoryConfig(mergeConfig(X.defaultTheoryConfig, args.config ? loadJsonConfig(args.config) : undefined));
+  const config = X.checkTheoryConfig(
+    mergeConfig(X.defaultTheoryConfig, args.config ? loadJsonConfig(args.config) : undefined),
+  );
   const seeds = parseSeeds(args.seeds ?? '0,1,2,3,4');
   const out = args.out ?? 'runs/theory';
   const t0 = Date.now();
   const stage = (name: string) => console.log(`[theory ${((Date.now() - t0) / 1000).toFixed(1)}s] ${name}`);
 
   const engine = await startEngine();
-  const ode = await openRun(path.join(out, 'ode'), { experiment: 'theory/ode', seed: seeds[0], seeds, theory: config }, engine);
+  const ode = await openRun(
+    path.join(out, 'ode'),
+    { experiment: 'theory/ode', seed: seeds[0], seeds, theory: config },
+    engine,
+  );
   stage(`exact ODE experiments -> ${ode.dir} (backend ${ode.config.backend})`);
   const tables: [string, () => ReturnType<typeof X.workedExample>][] = [
     ['self_reward_field', () => X.selfRewardField(config)],
@@ -42,8 +48,11 @@ runMain(async () => {
   ode.finish();
 
   for (const seed of seeds) {
-    const run = await openRun(path.join(out, `seed-${seed}`), { experiment: 'theory/stochastic', seed, theory: config },
-      engine);
+    const run = await openRun(
+      path.join(out, `seed-${seed}`),
+      { experiment: 'theory/stochastic', seed, theory: config },
+      engine,
+    );
     const rng = makeRng(seed);
     const { basin, paths } = X.stochasticVsOde(config, seed, rng, run.log);
     run.table('stochastic_basin', basin);

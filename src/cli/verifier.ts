@@ -12,19 +12,34 @@ import { writeCsv } from '../io/table.js';
 import { makeRng } from '../util/random.js';
 
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), { checkpoint: 'cold-start policy', steps: 'training steps (default 1000)', seed: 'seed', out: 'run directory',
-    prompts: 'training prompts (default 768; held out: a quarter)', results: 'accuracy CSV', save: 'verifier checkpoint' });
-  const seed = intArg('seed', a.seed ?? '0', 0), steps = intArg('steps', a.steps ?? '1000', 0), batch = 64;
+  const a = parseArgs(process.argv.slice(2), {
+    checkpoint: 'cold-start policy',
+    steps: 'training steps (default 1000)',
+    seed: 'seed',
+    out: 'run directory',
+    prompts: 'training prompts (default 768; held out: a quarter)',
+    results: 'accuracy CSV',
+    save: 'verifier checkpoint',
+  });
+  const seed = intArg('seed', a.seed ?? '0', 0),
+    steps = intArg('steps', a.steps ?? '1000', 0),
+    batch = 64;
   const P = intArg('prompts', a.prompts ?? '768', 1);
   const policyFile = a.checkpoint ?? 'data/checkpoints/coldstart-transformer-S.json';
   checkCheckpoints(policyFile);
-  const run = await openRun(a.out ?? 'runs/verifier', { experiment: 'verifier', seed, steps, batch, lr: 1e-3, policy: policyFile },
-    await startEngine());
+  const run = await openRun(
+    a.out ?? 'runs/verifier',
+    { experiment: 'verifier', seed, steps, batch, lr: 1e-3, policy: policyFile },
+    await startEngine(),
+  );
   const policy = loadPolicy(String(run.config.policy));
   const rng = makeRng(seed);
   const t0 = Date.now();
-  const train = distillationData(policy, P, 4, 6, rng), held = distillationData(policy, Math.ceil(P / 4), 4, 6, makeRng(seed + 1_000_000));
-  console.log(`[verifier] ${train.length} training and ${held.length} held-out examples in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  const train = distillationData(policy, P, 4, 6, rng),
+    held = distillationData(policy, Math.ceil(P / 4), 4, 6, makeRng(seed + 1_000_000));
+  console.log(
+    `[verifier] ${train.length} training and ${held.length} held-out examples in ${((Date.now() - t0) / 1000).toFixed(0)} s`,
+  );
   const model = createTransformer(verifierConfig(seed));
   const opt = tf.train.adam(1e-3);
   for (let s = 0; s < steps; s++) {
@@ -38,5 +53,8 @@ runMain(async () => {
   run.table('accuracy', acc);
   saveCheckpoint(model, a.save ?? 'data/checkpoints/verifier-S.json', { steps, seed, policy: run.config.policy });
   run.finish();
-  for (const r of acc) console.log(`${r.criterion.padEnd(8)} n=${r.examples} positive ${r.positive_rate.toFixed(3)} accuracy ${r.accuracy.toFixed(3)}`);
+  for (const r of acc)
+    console.log(
+      `${r.criterion.padEnd(8)} n=${r.examples} positive ${r.positive_rate.toFixed(3)} accuracy ${r.accuracy.toFixed(3)}`,
+    );
 });

@@ -28,6 +28,7 @@ export function verifySums(dir: string): void {
     if (!m) throw new ConfigError(`${sums} has a malformed line: "${line.slice(0, 80)}"`);
     const file = path.join(dir, m[2]);
     if (!fs.existsSync(file)) throw new ConfigError(`${file} is missing (listed in ${sums})`);
-    if (sha256Hex(fs.readFileSync(file)) !== m[1]) throw new ConfigError(`${file} does not match its checksum in ${sums} (truncated or changed)`);
+    if (sha256Hex(fs.readFileSync(file)) !== m[1])
+      throw new ConfigError(`${file} does not match its checksum in ${sums} (truncated or changed)`);
   }
 }

@@ -5,10 +5,12 @@ import { ConfigError } from './validate.js';
 export function mergeConfig<T>(base: T, over: unknown, where = 'config'): T {
   if (over === undefined) return base;
   if (typeof base !== 'object' || base === null || Array.isArray(base)) return over as T;
-  if (typeof over !== 'object' || over === null || Array.isArray(over)) throw new ConfigError(`${where} must be an object`);
+  if (typeof over !== 'object' || over === null || Array.isArray(over))
+    throw new ConfigError(`${where} must be an object`);
   const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
   for (const [k, v] of Object.entries(over as Record<string, unknown>)) {
-    if (!Object.hasOwn(out, k)) throw new ConfigError(`unknown config key "${where === 'config' ? k : `${where}.${k}`}"`);
+    if (!Object.hasOwn(out, k))
+      throw new ConfigError(`unknown config key "${where === 'config' ? k : `${where}.${k}`}"`);
     out[k] = mergeConfig(out[k], v, where === 'config' ? k : `${where}.${k}`);
   }
   return out as T;

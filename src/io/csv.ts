@@ -5,7 +5,10 @@
 
 /** A CSV syntax error: `line` is the 1-based line of the text where the parse stopped. */
 export class CsvSyntaxError extends Error {
-  constructor(readonly line: number, what: string) {
+  constructor(
+    readonly line: number,
+    what: string,
+  ) {
     super(`line ${line}: ${what}`);
     this.name = 'CsvSyntaxError';
   }
@@ -15,11 +18,17 @@ export class CsvSyntaxError extends Error {
 export function parseCsv(text: string): string[][] {
   const records: string[][] = [];
   const n = text.length;
-  let cells: string[] = [], cur = '', line = 1, i = 0, cellStart = true;
+  let cells: string[] = [],
+    cur = '',
+    line = 1,
+    i = 0,
+    cellStart = true;
   const endRecord = () => {
     cells.push(cur);
     if (cells.length > 1 || cells[0] !== '') records.push(cells);
-    cells = []; cur = ''; cellStart = true;
+    cells = [];
+    cur = '';
+    cellStart = true;
   };
   while (i < n) {
     const ch = text[i];
@@ -30,7 +39,11 @@ export function parseCsv(text: string): string[][] {
         if (i >= n) throw new CsvSyntaxError(opened, 'a quoted cell is never closed');
         const c = text[i];
         if (c === '"') {
-          if (text[i + 1] === '"') { cur += '"'; i += 2; continue; }
+          if (text[i + 1] === '"') {
+            cur += '"';
+            i += 2;
+            continue;
+          }
           i++;
           break;
         }
@@ -43,7 +56,10 @@ export function parseCsv(text: string): string[][] {
       }
       cellStart = false;
     } else if (ch === ',') {
-      cells.push(cur); cur = ''; cellStart = true; i++;
+      cells.push(cur);
+      cur = '';
+      cellStart = true;
+      i++;
     } else if (ch === '\n' || (ch === '\r' && text[i + 1] === '\n')) {
       endRecord();
       i += ch === '\n' ? 1 : 2;
@@ -51,7 +67,9 @@ export function parseCsv(text: string): string[][] {
     } else if (ch === '"') {
       throw new CsvSyntaxError(line, 'a quote inside an unquoted cell (quote the whole cell, doubling its quotes)');
     } else {
-      cur += ch; cellStart = false; i++;
+      cur += ch;
+      cellStart = false;
+      i++;
     }
   }
   if (cur !== '' || cells.length || !cellStart) endRecord();

@@ -22,7 +22,11 @@ export function readGzipLines(file: string): string[] {
     while (at < buf.length) {
       let next = buf.indexOf(Buffer.from([0x1f, 0x8b, 0x08]), at + 1);
       if (next < 0) next = buf.length;
-      try { text += gunzipSync(buf.subarray(at, next)).toString('utf8'); } catch { break; }
+      try {
+        text += gunzipSync(buf.subarray(at, next)).toString('utf8');
+      } catch {
+        break;
+      }
       at = next;
     }
   }

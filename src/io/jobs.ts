@@ -14,7 +14,12 @@ import { drawsStatus, progressBar, statusLine, stepOf, tail, TerminalStatus } fr
 
 const TSX = './node_modules/.bin/tsx';
 
-export interface Job { label: string; args: string[]; dir: string; archive?: string }
+export interface Job {
+  label: string;
+  args: string[];
+  dir: string;
+  archive?: string;
+}
 
 /**
  * Files of a run directory left out of its archive: the weights (large, and rebuilt by rerunning: a policy's
@@ -27,17 +32,25 @@ const notArchived = (name: string) => NOT_ARCHIVED.has(name) || /^agent-\d+\.jso
 export function archiveRun(dir: string, archive: string): void {
   fs.rmSync(archive, { recursive: true, force: true });
   fs.mkdirSync(archive, { recursive: true });
-  const files = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && !notArchived(e.name))
+  const files = fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isFile() && !notArchived(e.name))
     .map((e) => e.name);
   // done.json goes last, so an archive interrupted mid-copy does not count as finished; SHA256SUMS (covering every
   // file, done.json too) just before it, so a record damaged later is named when it is read (findFinishedRuns)
   const data = files.filter((f) => f !== 'done.json' && f !== SUMS_FILE);
   for (const f of data) fs.copyFileSync(path.join(dir, f), path.join(archive, f));
-  writeSums(archive, data, files.includes('done.json') ? { 'done.json': fs.readFileSync(path.join(dir, 'done.json')) } : {});
+  writeSums(
+    archive,
+    data,
+    files.includes('done.json') ? { 'done.json': fs.readFileSync(path.join(dir, 'done.json')) } : {},
+  );
   if (files.includes('done.json')) fs.copyFileSync(path.join(dir, 'done.json'), path.join(archive, 'done.json'));
 }
 
-const isDone = (j: Job) => fs.existsSync(path.join(j.dir, 'done.json')) || (j.archive !== undefined && fs.existsSync(path.join(j.archive, 'done.json')));
+const isDone = (j: Job) =>
+  fs.existsSync(path.join(j.dir, 'done.json')) ||
+  (j.archive !== undefined && fs.existsSync(path.join(j.archive, 'done.json')));
 
 /** Run a tsx command with stdout and stderr to `log`; resolves to its exit code. */
 export function runLogged(args: string[], log: string): Promise<number> {
@@ -45,7 +58,10 @@ export function runLogged(args: string[], log: string): Promise<number> {
   const fd = fs.openSync(log, 'w');
   return new Promise((resolve) => {
     const child = spawn(TSX, args, { stdio: ['ignore', fd, fd] });
-    child.on('close', (code) => { fs.closeSync(fd); resolve(code ?? 1); });
+    child.on('close', (code) => {
+      fs.closeSync(fd);
+      resolve(code ?? 1);
+    });
   });
 }
 
@@ -54,7 +70,11 @@ export function runLogged(args: string[], log: string): Promise<number> {
  * bug's stack trace), else the message line of an uncaught exception (`TypeError: ...`), else its last line.
  */
 export function failureLine(log: string): string {
-  const lines = log.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '').reverse();
+  const lines = log
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== '')
+    .reverse();
   return lines.find((l) => l.startsWith('error: ')) ?? lines.find((l) => /^[A-Za-z]*Error\b/.test(l)) ?? lines[0] ?? '';
 }
 
@@ -63,7 +83,11 @@ export function failureLine(log: string): string {
  * until init reaps it, and kill(pid, 0) still succeeds on it; seen on this VM after a SIGKILL to a pool's group).
  */
 export function processAlive(pid: number): boolean {
-  try { process.kill(pid, 0); } catch { return false; }
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
   try {
     // /proc/<pid>/stat: "pid (comm) S ...", the state after the last ')'
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -109,19 +133,33 @@ export function stepShare(line: string): number {
 }
 
 /** Metrics a run's step line shows, with their short names (a metric the method does not have is left out). */
-const STEP_METRICS: [string, string][] = [['accuracy', 'acc'], ['reward/cot', 'cot'], ['judge_score', 'judge'],
-  ['format_rate', 'fmt'], ['approx_kl', 'kl'], ['reasoner/approx_kl', 'kl']];
+const STEP_METRICS: [string, string][] = [
+  ['accuracy', 'acc'],
+  ['reward/cot', 'cot'],
+  ['judge_score', 'judge'],
+  ['format_rate', 'fmt'],
+  ['approx_kl', 'kl'],
+  ['reasoner/approx_kl', 'kl'],
+];
 
 /**
  * A run's line for one step: `[label] step 17/120 (policy)  acc 0.352  judge 0.531  valid 3/5  eta 4.9 min` (the
  * metrics it has; valid criteria over proposed when it has both). lastProgress reads it back.
  */
-export function stepLine(label: string, step: number, total: number, phase: string, m: Record<string, number>,
-  etaMinutes: number): string {
+export function stepLine(
+  label: string,
+  step: number,
+  total: number,
+  phase: string,
+  m: Record<string, number>,
+  etaMinutes: number,
+): string {
   const has = (k: string) => typeof m[k] === 'number' && Number.isFinite(m[k]);
-  const parts = STEP_METRICS.filter(([k]) => has(k))
-    .map(([k, short]) => `${short} ${short === 'kl' ? m[k].toExponential(1) : m[k].toFixed(3)}`);
-  if (has('criteria_valid') && has('criteria_proposed')) parts.push(`valid ${m.criteria_valid.toFixed(2)}/${m.criteria_proposed.toFixed(2)}`);
+  const parts = STEP_METRICS.filter(([k]) => has(k)).map(
+    ([k, short]) => `${short} ${short === 'kl' ? m[k].toExponential(1) : m[k].toFixed(3)}`,
+  );
+  if (has('criteria_valid') && has('criteria_proposed'))
+    parts.push(`valid ${m.criteria_valid.toFixed(2)}/${m.criteria_proposed.toFixed(2)}`);
   return `[${label}] step ${step}/${total} (${phase})  ${[...parts, `eta ${etaMinutes.toFixed(1)} min`].join('  ')}`;
 }
 
@@ -140,7 +178,12 @@ const progressEvery = () => Number(process.env.JOBS_PROGRESS_S ?? 60);
  * each running job; returns the failures. With the default `log` on a terminal (src/io/progress.ts), a status line
  * at the bottom, redrawn every second, takes the place of the periodic lines.
  */
-export async function runJobs(name: string, jobs: Job[], parallel: number, log?: (line: string) => void): Promise<number> {
+export async function runJobs(
+  name: string,
+  jobs: Job[],
+  parallel: number,
+  log?: (line: string) => void,
+): Promise<number> {
   const status = log === undefined && drawsStatus(process.stdout.isTTY) ? new TerminalStatus() : undefined;
   const print = log ?? (status ? (line: string) => status.print(line) : console.log);
   try {
@@ -150,41 +193,84 @@ export async function runJobs(name: string, jobs: Job[], parallel: number, log?:
   }
 }
 
-async function pool(name: string, jobs: Job[], parallel: number, log: (line: string) => void,
-  status: TerminalStatus | undefined): Promise<number> {
+async function pool(
+  name: string,
+  jobs: Job[],
+  parallel: number,
+  log: (line: string) => void,
+  status: TerminalStatus | undefined,
+): Promise<number> {
   // runs finished before they had an archive (or by a pool without one) are archived now
-  for (const j of jobs) if (j.archive && fs.existsSync(path.join(j.dir, 'done.json')) && !fs.existsSync(path.join(j.archive, 'done.json'))) archiveRun(j.dir, j.archive);
-  const t0 = Date.now(), todo = jobs.filter((j) => !isDone(j)), total = todo.length;
-  log(`[${name}] ${jobs.length} runs (${jobs.length - total} already done), ${parallel} at a time; logs in <run>/log.txt`);
-  let finished = 0, failed = 0;
+  for (const j of jobs)
+    if (j.archive && fs.existsSync(path.join(j.dir, 'done.json')) && !fs.existsSync(path.join(j.archive, 'done.json')))
+      archiveRun(j.dir, j.archive);
+  const t0 = Date.now(),
+    todo = jobs.filter((j) => !isDone(j)),
+    total = todo.length;
+  log(
+    `[${name}] ${jobs.length} runs (${jobs.length - total} already done), ${parallel} at a time; logs in <run>/log.txt`,
+  );
+  let finished = 0,
+    failed = 0;
   const running = new Set<Job>();
   const every = progressEvery();
   const latest = (j: Job) => lastProgress(tail(path.join(j.dir, 'log.txt')));
-  const progress = () => batchProgress(Date.now() - t0, finished, total,
-    [...running].reduce((s, j) => s + stepShare(latest(j)), 0));
-  const redraw = () => status?.draw(statusLine(name, progressBar(finished, total), progress(),
-    [...running].map((j) => ({ label: j.label, step: stepOf(latest(j)) })), process.stdout.columns || 100));
-  const ticker = status ? setInterval(redraw, 1000) : every > 0 ? setInterval(() => {
-    for (const j of running) {
-      log(`[${name}] running ${j.label}: ${latest(j) || 'starting'} (batch: ${finished}/${total}, ${progress()})`);
-    }
-  }, every * 1000) : undefined;
+  const progress = () =>
+    batchProgress(
+      Date.now() - t0,
+      finished,
+      total,
+      [...running].reduce((s, j) => s + stepShare(latest(j)), 0),
+    );
+  const redraw = () =>
+    status?.draw(
+      statusLine(
+        name,
+        progressBar(finished, total),
+        progress(),
+        [...running].map((j) => ({ label: j.label, step: stepOf(latest(j)) })),
+        process.stdout.columns || 100,
+      ),
+    );
+  const ticker = status
+    ? setInterval(redraw, 1000)
+    : every > 0
+      ? setInterval(() => {
+          for (const j of running) {
+            log(
+              `[${name}] running ${j.label}: ${latest(j) || 'starting'} (batch: ${finished}/${total}, ${progress()})`,
+            );
+          }
+        }, every * 1000)
+      : undefined;
   ticker?.unref();
   const deadline = process.env.JOBS_DEADLINE ? Date.parse(process.env.JOBS_DEADLINE) : null;
-  if (deadline !== null && Number.isNaN(deadline)) throw new ConfigError(`JOBS_DEADLINE must be a date such as 2026-11-29T20:40 (got "${process.env.JOBS_DEADLINE}")`);
+  if (deadline !== null && Number.isNaN(deadline))
+    throw new ConfigError(`JOBS_DEADLINE must be a date such as 2026-11-29T20:40 (got "${process.env.JOBS_DEADLINE}")`);
   const worker = async () => {
     for (let j = todo.shift(); j; j = todo.shift()) {
-      if (deadline !== null && Date.now() > deadline) { log(`[${name}] JOBS_DEADLINE passed: not starting ${j.label} or the ${todo.length} after it`); todo.length = 0; break; }
-      if (!claimJob(j.dir)) { finished++; log(`[${name}] ${finished}/${total} skipped: ${j.label} (finished or running in another pool)`); continue; }
+      if (deadline !== null && Date.now() > deadline) {
+        log(`[${name}] JOBS_DEADLINE passed: not starting ${j.label} or the ${todo.length} after it`);
+        todo.length = 0;
+        break;
+      }
+      if (!claimJob(j.dir)) {
+        finished++;
+        log(`[${name}] ${finished}/${total} skipped: ${j.label} (finished or running in another pool)`);
+        continue;
+      }
       running.add(j);
       const code = await runLogged(j.args, path.join(j.dir, 'log.txt'));
       running.delete(j);
       fs.rmSync(path.join(j.dir, 'running.pid'), { force: true });
-      finished++; if (code !== 0) failed++;
+      finished++;
+      if (code !== 0) failed++;
       if (code === 0 && j.archive) archiveRun(j.dir, j.archive);
       const last = code === 0 ? '' : failureLine(fs.readFileSync(path.join(j.dir, 'log.txt'), 'utf8'));
-      log(`[${name}] ${finished}/${total} ${code === 0 ? 'done' : `FAILED (exit ${code})`}: ${j.label} ` +
-        `(${progress()})  ${last}`);
+      log(
+        `[${name}] ${finished}/${total} ${code === 0 ? 'done' : `FAILED (exit ${code})`}: ${j.label} ` +
+          `(${progress()})  ${last}`,
+      );
       redraw();
     }
   };

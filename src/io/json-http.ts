@@ -5,7 +5,10 @@ import type { IncomingMessage } from 'node:http';
 
 /** An error that becomes an HTTP reply with this status and a one-line message. */
 export class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message.replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' '));
     this.name = 'HttpError';
   }
@@ -27,8 +30,10 @@ export function floatJson(v: unknown): string {
   if (v === null || typeof v === 'boolean' || typeof v === 'string') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(floatJson).join(', ')}]`;
   if (typeof v === 'object') {
-    return `{${Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined)
-      .map(([k, x]) => `${JSON.stringify(k)}: ${floatJson(x)}`).join(', ')}}`;
+    return `{${Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${floatJson(x)}`)
+      .join(', ')}}`;
   }
   throw new Error(`cannot write a ${typeof v} as JSON`);
 }
@@ -54,15 +59,19 @@ export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<stri
       return;
     }
     const chunks: Buffer[] = [];
-    let size = 0, done = false;
+    let size = 0,
+      done = false;
     const finish = (err: HttpError | null, text?: string) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      if (err) reject(err); else resolve(text!);
+      if (err) reject(err);
+      else resolve(text!);
     };
-    const timer = setTimeout(() => finish(new HttpError(408, `body not received within ${limits.timeoutMs} ms`)),
-      limits.timeoutMs);
+    const timer = setTimeout(
+      () => finish(new HttpError(408, `body not received within ${limits.timeoutMs} ms`)),
+      limits.timeoutMs,
+    );
     req.on('data', (c: Buffer) => {
       if (done) return;
       size += c.length;

@@ -19,8 +19,13 @@ export function stepOf(line: string): string {
  * The status line: `[name] [####....] 5/20 runs  12.0 min elapsed, about 36.0 min left  |  rlcer S seed 0 17/120`,
  * cut to `columns - 1` characters so that it never wraps (a wrapped line cannot be redrawn in place).
  */
-export function statusLine(name: string, bar: string, batch: string, running: { label: string; step: string }[],
-  columns: number): string {
+export function statusLine(
+  name: string,
+  bar: string,
+  batch: string,
+  running: { label: string; step: string }[],
+  columns: number,
+): string {
   const runs = running.map((r) => `${r.label} ${r.step}`).join(', ');
   const line = `[${name}] ${bar} runs  ${batch}${runs ? `  |  ${runs}` : ''}`;
   const max = Math.max(10, columns - 1);
@@ -36,10 +41,14 @@ export function tail(file: string, bytes = 8192): string {
   if (!fs.existsSync(file)) return '';
   const fd = fs.openSync(file, 'r');
   try {
-    const size = fs.fstatSync(fd).size, n = Math.min(size, bytes), buf = Buffer.alloc(n);
+    const size = fs.fstatSync(fd).size,
+      n = Math.min(size, bytes),
+      buf = Buffer.alloc(n);
     fs.readSync(fd, buf, 0, n, size - n);
     return buf.toString('utf8');
-  } finally { fs.closeSync(fd); }
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** A status line kept at the bottom of a terminal: `print` writes a plain line above it, `draw` redraws it. */

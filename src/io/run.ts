@@ -11,8 +11,14 @@ import { markStarted, noteRunFile, trackUnstarted } from './unstarted.js';
 /** git commit of the working tree, with "-dirty" when it has uncommitted changes. */
 export function codeVersion(): string {
   try {
-    const head = execFileSync('git', ['rev-parse', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .toString()
+      .trim();
     return dirty ? `${head}-dirty` : head;
   } catch {
     return 'unknown (not a git checkout)';
@@ -20,7 +26,10 @@ export function codeVersion(): string {
 }
 
 /** The engine a run ran on, as its config records it: the backend's name and the engine's description. */
-export interface EngineRecord { backend: string; engine: Record<string, string | number> }
+export interface EngineRecord {
+  backend: string;
+  engine: Record<string, string | number>;
+}
 
 export interface Run {
   dir: string;
@@ -40,11 +49,20 @@ export interface Run {
  * (src/io/unstarted.ts): check the input before.
  */
 export async function openRun(
-  dir: string, config: Record<string, unknown> & { seed: number }, engine: EngineRecord,
+  dir: string,
+  config: Record<string, unknown> & { seed: number },
+  engine: EngineRecord,
 ): Promise<Run> {
   const createdRoot = fs.mkdirSync(dir, { recursive: true });
   for (const f of ['metrics.jsonl', 'done.json']) fs.rmSync(path.join(dir, f), { force: true });
-  const full = { ...config, backend: engine.backend, engine: engine.engine, codeVersion: codeVersion(), node: process.version, startedAt: new Date().toISOString() };
+  const full = {
+    ...config,
+    backend: engine.backend,
+    engine: engine.engine,
+    codeVersion: codeVersion(),
+    node: process.version,
+    startedAt: new Date().toISOString(),
+  };
   writeFileAtomic(path.join(dir, 'config.json'), JSON.stringify(full, null, 2) + '\n');
   trackUnstarted(dir, createdRoot, ['config.json']);
   const metricsFile = path.join(dir, 'metrics.jsonl');
@@ -61,7 +79,10 @@ export async function openRun(
     },
     finish(summary = {}) {
       markStarted(dir);
-      writeFileAtomic(path.join(dir, 'done.json'), JSON.stringify({ ...summary, finishedAt: new Date().toISOString() }, null, 2) + '\n');
+      writeFileAtomic(
+        path.join(dir, 'done.json'),
+        JSON.stringify({ ...summary, finishedAt: new Date().toISOString() }, null, 2) + '\n',
+      );
     },
   };
 }
@@ -74,8 +95,10 @@ export async function openRun(
 export function checkResumeKernels(dir: string, was: Record<string, unknown>, now: number) {
   const recorded = Number((was.engine as { kernels?: number } | undefined)?.kernels ?? 1);
   if (recorded !== now) {
-    throw new ConfigError(`${dir} was started with kernels ${recorded} and this process runs kernels ${now}: ` +
-      `resume it with WORKBENCH_KERNELS=${recorded}, or pass another --out`);
+    throw new ConfigError(
+      `${dir} was started with kernels ${recorded} and this process runs kernels ${now}: ` +
+        `resume it with WORKBENCH_KERNELS=${recorded}, or pass another --out`,
+    );
   }
 }
 
@@ -84,7 +107,11 @@ export function findFinishedRuns(root: string): string[] {
   if (!fs.existsSync(root)) return [];
   const out: string[] = [];
   const walk = (d: string) => {
-    if (fs.existsSync(path.join(d, 'done.json'))) { verifySums(d); out.push(d); return; }
+    if (fs.existsSync(path.join(d, 'done.json'))) {
+      verifySums(d);
+      out.push(d);
+      return;
+    }
     for (const e of fs.readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) walk(path.join(d, e.name));
   };
   walk(root);
@@ -99,7 +126,11 @@ export function readMetrics(dir: string): Record<string, unknown>[] {
   for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
     if (!line) continue;
     let v: unknown;
-    try { v = JSON.parse(line); } catch { continue; /* torn final line of an interrupted run */ }
+    try {
+      v = JSON.parse(line);
+    } catch {
+      continue; /* torn final line of an interrupted run */
+    }
     if (typeof v === 'object' && v !== null && !Array.isArray(v)) out.push(v as Record<string, unknown>);
   }
   return out;

@@ -245,7 +245,12 @@ export function slurmCall(
     stdio: ['ignore', 'pipe', 'pipe'],
     maxBuffer: 256 << 20,
   });
-  const said = String(r.stderr ?? '').trim().split('\n').filter(Boolean).pop() ?? '';
+  const said =
+    String(r.stderr ?? '')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .pop() ?? '';
   if (r.error) {
     const code = (r.error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { ok: false, error: `${cmd} not found on PATH`, fatal: true };
@@ -292,7 +297,9 @@ export function retrying(
       return { ok: false, error: `${what} failed for ${spent.toFixed(0)} s (${n}, the last: ${errorOf(a)})` };
     }
     const wait = Math.min(delay, r.maxBackoffSeconds, r.patienceSeconds - spent);
-    log(`[sweep] ${what} failed (${errorOf(a)}); trying again in ${wait.toFixed(1)} s (state unknown until it answers)`);
+    log(
+      `[sweep] ${what} failed (${errorOf(a)}); trying again in ${wait.toFixed(1)} s (state unknown until it answers)`,
+    );
     sleep(wait * 1000);
     delay *= 2;
   }
@@ -364,7 +371,10 @@ export function slurmJobState(
 ): 'running' | 'ended' | 'unknown' {
   const q = retrying('squeue', () => squeueOnce([jobId], r.callSeconds, env), r, log);
   if (q.ok) {
-    const states = q.out.split('\n').map((l) => l.trim().split(/\s+/)[1]).filter(Boolean);
+    const states = q.out
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/)[1])
+      .filter(Boolean);
     return states.some((s) => RUNNING_STATES.test(s)) ? 'running' : 'ended';
   }
   const acct = sacctStates([jobId], r.callSeconds, env);

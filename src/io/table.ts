@@ -21,7 +21,8 @@ export function writeFileAtomic(file: string, text: string | Uint8Array): void {
 const killAt = /^(.+):(\d+)$/.exec(process.env.WORKBENCH_KILL_BEFORE_RENAME ?? '');
 let faultWrites = 0;
 function injectFault(file: string): void {
-  if (killAt && path.basename(file) === killAt[1] && ++faultWrites === Number(killAt[2])) process.kill(process.pid, 'SIGKILL');
+  if (killAt && path.basename(file) === killAt[1] && ++faultWrites === Number(killAt[2]))
+    process.kill(process.pid, 'SIGKILL');
 }
 
 function formatCell(v: Cell): string {
@@ -36,10 +37,14 @@ function formatCell(v: Cell): string {
 export function toCsv(rows: Row[], columns: string[] = rows.length ? Object.keys(rows[0]) : []): string {
   const lines = [columns.map(formatCell).join(',')];
   for (const r of rows) {
-    lines.push(columns.map((c) => {
-      if (!(c in r)) throw new Error(`row is missing column "${c}": ${JSON.stringify(r)}`);
-      return formatCell(r[c]);
-    }).join(','));
+    lines.push(
+      columns
+        .map((c) => {
+          if (!(c in r)) throw new Error(`row is missing column "${c}": ${JSON.stringify(r)}`);
+          return formatCell(r[c]);
+        })
+        .join(','),
+    );
   }
   return lines.join('\n') + '\n';
 }

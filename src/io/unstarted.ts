@@ -41,7 +41,11 @@ export function removeUnstartedRuns(): void {
       fs.rmSync(dir, { recursive: true, force: true });
       const root = path.resolve(u.createdRoot);
       for (let d = path.dirname(path.resolve(dir)); d.startsWith(root); d = path.dirname(d)) {
-        try { fs.rmdirSync(d); } catch { break; } // not empty: another run lives there
+        try {
+          fs.rmdirSync(d);
+        } catch {
+          break;
+        } // not empty: another run lives there
       }
     }
     unstarted.delete(dir);

@@ -25,7 +25,8 @@ function show(v: unknown): string {
 }
 
 export function requireFinite(name: string, v: unknown): number {
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new ConfigError(`${name} must be a finite number (got ${show(v)})`);
+  if (typeof v !== 'number' || !Number.isFinite(v))
+    throw new ConfigError(`${name} must be a finite number (got ${show(v)})`);
   return v;
 }
 
@@ -53,16 +54,23 @@ export function requireProbability(name: string, v: unknown): number {
 }
 
 export function requirePositive(name: string, v: unknown): number {
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new ConfigError(`${name} must be > 0 (got ${show(v)})`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
+    throw new ConfigError(`${name} must be > 0 (got ${show(v)})`);
   return v;
 }
 
 export function requireNonNegative(name: string, v: unknown): number {
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new ConfigError(`${name} must be >= 0 (got ${show(v)})`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+    throw new ConfigError(`${name} must be >= 0 (got ${show(v)})`);
   return v;
 }
 
-export function requireArray<T>(name: string, v: unknown, each: (itemName: string, item: unknown) => T, minLength = 1): T[] {
+export function requireArray<T>(
+  name: string,
+  v: unknown,
+  each: (itemName: string, item: unknown) => T,
+  minLength = 1,
+): T[] {
   if (!Array.isArray(v) || v.length < minLength) {
     throw new ConfigError(`${name} must be an array of at least ${minLength} item(s) (got ${show(JSON.stringify(v))})`);
   }

@@ -11,7 +11,13 @@ import { parseTrace, promptTokens } from '../world/trace.js';
 import { encode } from '../world/vocab.js';
 import { referenceRubric, sampleTeacherRubric, toTokens } from '../rubrics/rubric.js';
 import { EVAL_GRID } from '../world/datasets.js';
-import { ConfigError, requireNonNegative, requirePositive, requireInteger, requireProbability } from '../io/validate.js';
+import {
+  ConfigError,
+  requireNonNegative,
+  requirePositive,
+  requireInteger,
+  requireProbability,
+} from '../io/validate.js';
 
 export interface ColdStartData {
   /** families in the SFT mixture (chain_ood is held out) */
@@ -50,20 +56,28 @@ export const defaultColdStartData: ColdStartData = {
 };
 
 export function checkColdStartData(c: ColdStartData): void {
-  for (const s of Object.keys(c.styleMix)) if (!(STYLES as readonly string[]).includes(s)) throw new ConfigError(`unknown style "${s}" in styleMix`);
+  for (const s of Object.keys(c.styleMix))
+    if (!(STYLES as readonly string[]).includes(s)) throw new ConfigError(`unknown style "${s}" in styleMix`);
   Object.entries(c.styleMix).forEach(([s, v]) => requireNonNegative(`styleMix.${s}`, v));
-  if (Object.values(c.styleMix).reduce((a, b) => a + b, 0) <= 0) throw new ConfigError('styleMix must have a positive total');
+  if (Object.values(c.styleMix).reduce((a, b) => a + b, 0) <= 0)
+    throw new ConfigError('styleMix must have a positive total');
   requireProbability('rubricShare', c.rubricShare);
   requireProbability('rubricQuestionShare', c.rubricQuestionShare);
   requireProbability('hintShare', c.hintShare);
-  if (c.families.includes('chain_ood')) throw new ConfigError('chain_ood is the held-out family and cannot be in the cold-start mixture');
+  if (c.families.includes('chain_ood'))
+    throw new ConfigError('chain_ood is the held-out family and cannot be in the cold-start mixture');
   for (const [f, ds] of Object.entries(c.digits ?? {})) {
     if (!Array.isArray(ds) || ds.length === 0) throw new ConfigError(`digits.${f} must be a non-empty list`);
     ds.forEach((d) => requireInteger(`digits.${f}`, d, 1, 7));
   }
 }
 
-export interface Example { prompt: number[]; completion: number[]; kind: 'reason' | 'rubric' | 'hint'; style?: Style }
+export interface Example {
+  prompt: number[];
+  completion: number[];
+  kind: 'reason' | 'rubric' | 'hint';
+  style?: Style;
+}
 
 /** One SFT example drawn from the mixture. */
 export function sampleExample(c: ColdStartData, rng: Rng): Example {
@@ -77,7 +91,11 @@ export function sampleExample(c: ColdStartData, rng: Rng): Example {
   if (u < c.rubricShare) {
     if (c.rubricQuestionShare > 0 && rng.next() < c.rubricQuestionShare) {
       // the rubric writer reads the question alone
-      return { kind: 'rubric', prompt: encode(promptTokens(p, 'rubric', [])), completion: encode(toTokens(sampleTeacherRubric(p, rng))) };
+      return {
+        kind: 'rubric',
+        prompt: encode(promptTokens(p, 'rubric', [])),
+        completion: encode(toTokens(sampleTeacherRubric(p, rng))),
+      };
     }
     // the rubricator reads a CoT of any style and quality, then writes a rubric set
     const cot = writeTrace(p, drawStyle(), rng, c.teacher).tokens;
@@ -89,10 +107,20 @@ export function sampleExample(c: ColdStartData, rng: Rng): Example {
     const items = referenceRubric(p).items.filter((i) => i.points > 0);
     const hint = toTokens({ domain: domainOf(family), items: items.slice(0, 2 + rng.int(2)) }).slice(0, -1);
     const style: Style = rng.next() < 0.5 ? 'systematic' : 'verified';
-    return { kind: 'hint', style, prompt: encode(promptTokens(p, 'hint', hint)), completion: encode(writeTrace(p, style, rng, c.teacher).tokens) };
+    return {
+      kind: 'hint',
+      style,
+      prompt: encode(promptTokens(p, 'hint', hint)),
+      completion: encode(writeTrace(p, style, rng, c.teacher).tokens),
+    };
   }
   const style = drawStyle();
-  return { kind: 'reason', style, prompt: encode(promptTokens(p, 'reason')), completion: encode(writeTrace(p, style, rng, c.teacher).tokens) };
+  return {
+    kind: 'reason',
+    style,
+    prompt: encode(promptTokens(p, 'reason')),
+    completion: encode(writeTrace(p, style, rng, c.teacher).tokens),
+  };
 }
 
 export interface SftConfig {
@@ -118,19 +146,42 @@ export function checkSftConfig(c: SftConfig): void {
  * The batch is sorted by length and split into `buckets` padded sub-batches inside one gradient tape, so a few
  * long rubricator examples (prompt = question + CoT) do not pad every short trace to their length.
  */
-export function sftStep(policy: Policy, opt: tf.Optimizer, batch: Example[], clipNorm: number, buckets = 4): { loss: number; gradNorm: number } {
-  const sorted = [...batch].sort((a, b) => a.prompt.length + a.completion.length - b.prompt.length - b.completion.length);
+export function sftStep(
+  policy: Policy,
+  opt: tf.Optimizer,
+  batch: Example[],
+  clipNorm: number,
+  buckets = 4,
+): { loss: number; gradNorm: number } {
+  const sorted = [...batch].sort(
+    (a, b) => a.prompt.length + a.completion.length - b.prompt.length - b.completion.length,
+  );
   const size = Math.ceil(sorted.length / Math.max(1, buckets));
-  const sbs = Array.from({ length: Math.ceil(sorted.length / size) }, (_, k) => sorted.slice(k * size, (k + 1) * size))
-    .map((part) => makeSequenceBatch(part.map((e) => e.prompt), part.map((e) => e.completion)));
+  const sbs = Array.from({ length: Math.ceil(sorted.length / size) }, (_, k) =>
+    sorted.slice(k * size, (k + 1) * size),
+  ).map((part) =>
+    makeSequenceBatch(
+      part.map((e) => e.prompt),
+      part.map((e) => e.completion),
+    ),
+  );
   const tokens = batch.reduce((s, e) => s + e.completion.length, 0);
   try {
     const vars = Object.values(policy.weights);
-    const { value, grads } = tf.variableGrads(() =>
-      tf.addN(sbs.map((sb) => tokenLogProbs(policy, sb).logp.sum())).neg().div(tokens) as tf.Scalar, vars);
+    const { value, grads } = tf.variableGrads(
+      () =>
+        tf
+          .addN(sbs.map((sb) => tokenLogProbs(policy, sb).logp.sum()))
+          .neg()
+          .div(tokens) as tf.Scalar,
+      vars,
+    );
     const loss = value.dataSync()[0];
     value.dispose();
-    if (!Number.isFinite(loss)) { tf.dispose(Object.values(grads)); throw new Error(`SFT loss is ${loss}: stopping before it reaches the weights`); }
+    if (!Number.isFinite(loss)) {
+      tf.dispose(Object.values(grads));
+      throw new Error(`SFT loss is ${loss}: stopping before it reaches the weights`);
+    }
     const gradNorm = clipByGlobalNorm(grads, clipNorm);
     opt.applyGradients(grads as tf.NamedTensorMap);
     tf.dispose(Object.values(grads));

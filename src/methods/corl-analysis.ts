@@ -37,7 +37,11 @@ export { OVERLAP_PROTOCOLS, type OverlapProtocol } from './table1.js';
  * coded 0 = correct, and one shared code per distinct wrong answer, so "both wrong with the same answer" is w; a
  * missing answer gets a code of its own per agent (two silences do not agree).
  */
-export function pairOverlap(problems: Problem[], answersA: (string | null)[][], answersB: (string | null)[][]): Overlap {
+export function pairOverlap(
+  problems: Problem[],
+  answersA: (string | null)[][],
+  answersB: (string | null)[][],
+): Overlap {
   const codes = new Map<string, number>();
   const code = (p: Problem, a: string | null, agent: string) => {
     if (a === p.answer.join('')) return 0;
@@ -45,8 +49,14 @@ export function pairOverlap(problems: Problem[], answersA: (string | null)[][], 
     if (!codes.has(key)) codes.set(key, codes.size + 1);
     return codes.get(key)!;
   };
-  const a: number[] = [], b: number[] = [];
-  problems.forEach((p, j) => answersA[j].forEach((x, k) => { a.push(code(p, x, 'A')); b.push(code(p, answersB[j][k], 'B')); }));
+  const a: number[] = [],
+    b: number[] = [];
+  problems.forEach((p, j) =>
+    answersA[j].forEach((x, k) => {
+      a.push(code(p, x, 'A'));
+      b.push(code(p, answersB[j][k], 'B'));
+    }),
+  );
   return errorOverlap(a, b);
 }
 
@@ -70,14 +80,18 @@ export const predictSelfReward = (p: number[]) => p.map((x) => x > 0.5);
 export const predictPlurality = (problems: Problem[], answers: Answers) =>
   problems.map((p, j) => majorityAnswer(answers[j]) === p.answer.join(''));
 export const predictPooledPlurality = (problems: Problem[], answersA: Answers, answersB: Answers) =>
-  predictPlurality(problems, problems.map((_, j) => [...answersA[j], ...answersB[j]]));
+  predictPlurality(
+    problems,
+    problems.map((_, j) => [...answersA[j], ...answersB[j]]),
+  );
 
 export const THEORY_RULES = ['separatrix', 'plurality'] as const;
 export type TheoryRule = (typeof THEORY_RULES)[number];
 
 /** Share of problems where the prediction and the trained agent's outcome (majority answer correct) agree. */
 export function predictionAgreement(predicted: boolean[], actual: boolean[]): number {
-  if (predicted.length !== actual.length || predicted.length === 0) throw new Error('predictionAgreement: lengths differ or are zero');
+  if (predicted.length !== actual.length || predicted.length === 0)
+    throw new Error('predictionAgreement: lengths differ or are zero');
   return predicted.filter((x, j) => x === actual[j]).length / predicted.length;
 }
 
@@ -86,18 +100,29 @@ export function predictionAgreement(predicted: boolean[], actual: boolean[]): nu
  * difficulty in turn (difficulty 2's first, difficulty 3's first, ..., then each one's second).
  */
 export function sampleProblems(perFamily: number, load: (f: Family, d: number) => Problem[] = loadEvalSet): Problem[] {
-  return (Object.keys(EVAL_GRID) as Family[]).flatMap((f) => Array.from({ length: perFamily }, (_, k) => {
-    const ds = EVAL_GRID[f];
-    return load(f, ds[k % ds.length])[Math.floor(k / ds.length)];
-  }));
+  return (Object.keys(EVAL_GRID) as Family[]).flatMap((f) =>
+    Array.from({ length: perFamily }, (_, k) => {
+      const ds = EVAL_GRID[f];
+      return load(f, ds[k % ds.length])[Math.floor(k / ds.length)];
+    }),
+  );
 }
 
 /** One completion per problem at temperature 1 (the evaluation's), as rows of the run's samples.csv. */
 export function completionRows(policy: Policy, problems: Problem[], rng: Rng) {
   const outs = sampleCompletions(policy, problems, 1, rng);
   return problems.map((p, j) => {
-    const tokens = decode(outs[j][0]), answer = answerOf(parseTrace(tokens)), truth = p.answer.join('');
-    return { family: p.family, difficulty: p.digits, problem: p.operands.join(','), truth, answer: answer ?? '',
-      correct: +(answer === truth), completion: tokens.join(' ') };
+    const tokens = decode(outs[j][0]),
+      answer = answerOf(parseTrace(tokens)),
+      truth = p.answer.join('');
+    return {
+      family: p.family,
+      difficulty: p.digits,
+      problem: p.operands.join(','),
+      truth,
+      answer: answer ?? '',
+      correct: +(answer === truth),
+      completion: tokens.join(' '),
+    };
   });
 }

@@ -22,7 +22,13 @@ import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from 
 import { optimizersState, restoreOptimizers, type OptimizerState } from '../rl/optim.js';
 import { adaptOptimizer, rateOf, setRate } from '../rl/kl-adaptive.js';
 import { mean, type Rollout } from '../rl/rollout.js';
-import { ConfigError, requireInteger, requireNonNegative, requirePositive, requireProbability } from '../io/validate.js';
+import {
+  ConfigError,
+  requireInteger,
+  requireNonNegative,
+  requirePositive,
+  requireProbability,
+} from '../io/validate.js';
 import { hintTokens } from './rubricator.js';
 import { isConcrete, sourceRubrics } from './rlcer.js';
 
@@ -91,24 +97,53 @@ export interface EvolmConfig {
 }
 
 export const defaultEvolmConfig: EvolmConfig = {
-  steps: 100, prompts: 16, rollouts: 8, temperature: 1, schedule: 'alternate', alternation: 0, alternationFraction: 0.1, marginWeight: 0.7, formatWeight: 0.3,
-  pairSources: { temporal: 1, perturbation: 1, rubric_conditioned: 1 }, temporalGapFraction: [1 / 75, 1 / 15], temporalGap: null,
-  generatorReads: 'own_cot', rubricSource: 'generator', generatorWeights: 'shared', verifier: 'learned',
-  policyLr: 1e-4, generatorLr: 0.5e-4, policyKlTarget: null, grpo: defaultGrpoConfig, world: defaultWorld,
+  steps: 100,
+  prompts: 16,
+  rollouts: 8,
+  temperature: 1,
+  schedule: 'alternate',
+  alternation: 0,
+  alternationFraction: 0.1,
+  marginWeight: 0.7,
+  formatWeight: 0.3,
+  pairSources: { temporal: 1, perturbation: 1, rubric_conditioned: 1 },
+  temporalGapFraction: [1 / 75, 1 / 15],
+  temporalGap: null,
+  generatorReads: 'own_cot',
+  rubricSource: 'generator',
+  generatorWeights: 'shared',
+  verifier: 'learned',
+  policyLr: 1e-4,
+  generatorLr: 0.5e-4,
+  policyKlTarget: null,
+  grpo: defaultGrpoConfig,
+  world: defaultWorld,
 };
 
 export function checkEvolmConfig(c: EvolmConfig): void {
   checkWorldConfig(c.world);
-  if ((c.world.labelNoise ?? 0) !== 0) throw new ConfigError('world.labelNoise is implemented for RLVR and RLCER only (EvoLM reads exact labels)');
-  requireInteger('steps', c.steps, 0); requireInteger('prompts', c.prompts, 2); requireInteger('rollouts', c.rollouts, 1);
-  requirePositive('temperature', c.temperature); requireInteger('alternation', c.alternation, 0); requireProbability('alternationFraction', c.alternationFraction);
-  requireProbability('marginWeight', c.marginWeight); requireProbability('formatWeight', c.formatWeight);
-  if (c.schedule !== 'alternate' && c.schedule !== 'sequential') throw new ConfigError(`schedule must be "alternate" or "sequential" (got "${c.schedule}")`);
-  if (c.generatorReads !== 'own_cot' && c.generatorReads !== 'question') throw new ConfigError(`generatorReads must be "own_cot" or "question" (got "${c.generatorReads}")`);
-  if (c.verifier !== 'learned' && c.verifier !== 'oracle') throw new ConfigError(`verifier must be "learned" or "oracle" (got "${c.verifier}")`);
-  for (const k of Object.keys(c.pairSources)) if (!(PAIR_SOURCES as readonly string[]).includes(k)) throw new ConfigError(`unknown pair source "${k}" (known: ${PAIR_SOURCES.join(', ')})`);
+  if ((c.world.labelNoise ?? 0) !== 0)
+    throw new ConfigError('world.labelNoise is implemented for RLVR and RLCER only (EvoLM reads exact labels)');
+  requireInteger('steps', c.steps, 0);
+  requireInteger('prompts', c.prompts, 2);
+  requireInteger('rollouts', c.rollouts, 1);
+  requirePositive('temperature', c.temperature);
+  requireInteger('alternation', c.alternation, 0);
+  requireProbability('alternationFraction', c.alternationFraction);
+  requireProbability('marginWeight', c.marginWeight);
+  requireProbability('formatWeight', c.formatWeight);
+  if (c.schedule !== 'alternate' && c.schedule !== 'sequential')
+    throw new ConfigError(`schedule must be "alternate" or "sequential" (got "${c.schedule}")`);
+  if (c.generatorReads !== 'own_cot' && c.generatorReads !== 'question')
+    throw new ConfigError(`generatorReads must be "own_cot" or "question" (got "${c.generatorReads}")`);
+  if (c.verifier !== 'learned' && c.verifier !== 'oracle')
+    throw new ConfigError(`verifier must be "learned" or "oracle" (got "${c.verifier}")`);
+  for (const k of Object.keys(c.pairSources))
+    if (!(PAIR_SOURCES as readonly string[]).includes(k))
+      throw new ConfigError(`unknown pair source "${k}" (known: ${PAIR_SOURCES.join(', ')})`);
   Object.entries(c.pairSources).forEach(([k, v]) => requireNonNegative(`pairSources.${k}`, v));
-  if (Object.values(c.pairSources).reduce((a, b) => a + b, 0) <= 0) throw new ConfigError('pairSources must have a positive total');
+  if (Object.values(c.pairSources).reduce((a, b) => a + b, 0) <= 0)
+    throw new ConfigError('pairSources must have a positive total');
   const [flo, fhi] = c.temporalGapFraction;
   if (!(flo > 0 && fhi >= flo && fhi <= 1)) {
     throw new ConfigError(`temporalGapFraction must be [lo, hi] with 0 < lo <= hi <= 1 (got [${flo}, ${fhi}])`);
@@ -120,7 +155,9 @@ export function checkEvolmConfig(c: EvolmConfig): void {
     }
   }
   if (!['generator', 'teacher', 'frozen_coldstart'].includes(c.rubricSource)) {
-    throw new ConfigError(`rubricSource must be "generator", "teacher" or "frozen_coldstart" (got "${c.rubricSource}")`);
+    throw new ConfigError(
+      `rubricSource must be "generator", "teacher" or "frozen_coldstart" (got "${c.rubricSource}")`,
+    );
   }
   if (c.generatorWeights !== 'shared' && c.generatorWeights !== 'separate') {
     throw new ConfigError(`generatorWeights must be "shared" or "separate" (got "${c.generatorWeights}")`);
@@ -128,19 +165,27 @@ export function checkEvolmConfig(c: EvolmConfig): void {
   if (c.generatorWeights === 'separate' && c.rubricSource !== 'generator') {
     throw new ConfigError('generatorWeights "separate" trains a generator: it needs rubricSource "generator"');
   }
-  requirePositive('policyLr', c.policyLr); requirePositive('generatorLr', c.generatorLr);
+  requirePositive('policyLr', c.policyLr);
+  requirePositive('generatorLr', c.generatorLr);
   if (c.policyKlTarget !== null) requirePositive('policyKlTarget', c.policyKlTarget);
   checkGrpoConfig(c.grpo);
 }
 
 /** The generator's reward for one rubric: marginWeight (J(a+) - J(a-)) + formatWeight format (margin 0 when unparsed). */
-export function generatorReward(parsed: boolean, jPlus: number, jMinus: number, marginWeight = 0.7, formatWeight = 0.3): number {
+export function generatorReward(
+  parsed: boolean,
+  jPlus: number,
+  jMinus: number,
+  marginWeight = 0.7,
+  formatWeight = 0.3,
+): number {
   return parsed ? marginWeight * (jPlus - jMinus) + formatWeight : 0;
 }
 
 /** The temporal gap [lo, hi] in policy steps: the fraction of the run's steps (rounded, lo >= 1), or the absolute gap. */
-export function temporalGapSteps(c: Pick<EvolmConfig, 'steps' | 'temporalGapFraction' | 'temporalGap'>):
-  [number, number] {
+export function temporalGapSteps(
+  c: Pick<EvolmConfig, 'steps' | 'temporalGapFraction' | 'temporalGap'>,
+): [number, number] {
   if (c.temporalGap) return c.temporalGap;
   const lo = Math.max(1, Math.round(c.steps * c.temporalGapFraction[0]));
   return [lo, Math.max(lo, Math.round(c.steps * c.temporalGapFraction[1]))];
@@ -176,8 +221,11 @@ export const needsGeneratorPolicy = (c: Pick<EvolmConfig, 'rubricSource' | 'gene
  * Which phase a global step is in: the schedule's k-th step trains the policy or the generator. Rows whose rubrics
  * come from the teacher or a frozen cold start have no generator to train: every step is a policy step.
  */
-export function phaseOf(step: number, c: Pick<EvolmConfig, 'steps' | 'schedule' | 'alternation' | 'alternationFraction'>
-  & Partial<Pick<EvolmConfig, 'rubricSource'>>): 'policy' | 'generator' {
+export function phaseOf(
+  step: number,
+  c: Pick<EvolmConfig, 'steps' | 'schedule' | 'alternation' | 'alternationFraction'> &
+    Partial<Pick<EvolmConfig, 'rubricSource'>>,
+): 'policy' | 'generator' {
   if ((c.rubricSource ?? 'generator') !== 'generator') return 'policy';
   if (c.schedule === 'sequential') return step < c.steps ? 'generator' : 'policy';
   const K = c.alternation > 0 ? c.alternation : Math.max(1, Math.round(c.steps * c.alternationFraction));
@@ -193,27 +241,41 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
   checkEvolmConfig(c);
   if (c.verifier === 'learned' && !verifier) throw new ConfigError('verifier "learned" needs a verifier checkpoint');
   if (needsGeneratorPolicy(c) !== !!generator) {
-    throw new ConfigError(generator
-      ? 'a generator policy is for generatorWeights "separate" or rubricSource "frozen_coldstart" only'
-      : `rubricSource "${c.rubricSource}" with generatorWeights "${c.generatorWeights}" needs the generator policy`);
+    throw new ConfigError(
+      generator
+        ? 'a generator policy is for generatorWeights "separate" or rubricSource "frozen_coldstart" only'
+        : `rubricSource "${c.rubricSource}" with generatorWeights "${c.generatorWeights}" needs the generator policy`,
+    );
   }
-  const judgeItems = c.verifier === 'learned' ? learnedJudge(verifier!) : (xs: { c: Criterion; p: Problem; completion: string[] }[]) => xs.map((x) => oracleJudge(x.c, x.p, x.completion));
+  const judgeItems =
+    c.verifier === 'learned'
+      ? learnedJudge(verifier!)
+      : (xs: { c: Criterion; p: Problem; completion: string[] }[]) =>
+          xs.map((x) => oracleJudge(x.c, x.p, x.completion));
   // who writes rubrics: the generator (shared weights or its own), the frozen cold start, or nobody (the teacher's)
-  const writer = c.rubricSource === 'teacher' ? undefined : generator ?? policy;
-  const policyOpt = tf.train.adam(c.policyLr), generatorOpt = tf.train.adam(c.generatorLr);
+  const writer = c.rubricSource === 'teacher' ? undefined : (generator ?? policy);
+  const policyOpt = tf.train.adam(c.policyLr),
+    generatorOpt = tf.train.adam(c.generatorLr);
   const gap = temporalGapSteps(c);
   // snapshots of the policy's weights every 5 policy steps (every lo when the gap is shorter), for temporal
   // contrast; the cold start is the first
   const snapEvery = Math.min(5, gap[0]);
   const snapshots: { step: number; weights: Record<string, Float32Array> }[] = [];
-  const snap = (step: number) => snapshots.push({ step, weights: Object.fromEntries(Object.entries(policy.weights).map(([k, v]) => [k, (v.dataSync() as Float32Array).slice()])) });
+  const snap = (step: number) =>
+    snapshots.push({
+      step,
+      weights: Object.fromEntries(
+        Object.entries(policy.weights).map(([k, v]) => [k, (v.dataSync() as Float32Array).slice()]),
+      ),
+    });
   const past = createPolicy(policy.config);
   let policySteps = 0;
   let last: (Rollout & { problem: Problem })[] = [];
   snap(0);
 
   const problemsFor = (rng: Rng) => Array.from({ length: c.prompts }, () => drawTrainingProblem(c.world, rng));
-  const answer = (who: Policy, prompts: number[][], rng: Rng) => sample(who, prompts, { maxNew: 96, temperature: c.temperature, topP: 1 }, rng).map(decode);
+  const answer = (who: Policy, prompts: number[][], rng: Rng) =>
+    sample(who, prompts, { maxNew: 96, temperature: c.temperature, topP: 1 }, rng).map(decode);
   const reason = (ps: Problem[]) => ps.map((p) => encode(promptTokens(p, 'reason')));
   /**
    * n answers per problem that the step scores or pairs, and one more that only the generator reads (sampleLayout),
@@ -221,7 +283,8 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
    */
   const readsAnswer = c.generatorReads === 'own_cot' && c.rubricSource !== 'teacher';
   const answerAndRead = (ps: Problem[], n: number, rng: Rng) => {
-    const per = n + (readsAnswer ? 1 : 0), layout = sampleLayout(ps.length, n, readsAnswer);
+    const per = n + (readsAnswer ? 1 : 0),
+      layout = sampleLayout(ps.length, n, readsAnswer);
     const prompts = reason(ps.flatMap((p) => Array.from({ length: per }, () => p)));
     return { layout, prompts, outs: answer(policy, prompts, rng) };
   };
@@ -232,10 +295,19 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
   let batch = { scored: [] as number[], paired: [] as number[], read: [] as number[] };
   /** J of each (rubric, completion) pair. */
   const judgeScores = (rubrics: Parsed[], ps: Problem[], completions: string[][]) => {
-    const items = rubrics.flatMap((r, i) => (r.ok ? r.rubric.items.map((it) => ({ c: it.criterion, p: ps[i], completion: completions[i] })) : []));
+    const items = rubrics.flatMap((r, i) =>
+      r.ok ? r.rubric.items.map((it) => ({ c: it.criterion, p: ps[i], completion: completions[i] })) : [],
+    );
     const ans = judgeItems(items);
     let q = 0;
-    return rubrics.map((r) => (r.ok ? normalisedScore(r.rubric.items.map((it) => it.points), r.rubric.items.map(() => ans[q++])) : 0));
+    return rubrics.map((r) =>
+      r.ok
+        ? normalisedScore(
+            r.rubric.items.map((it) => it.points),
+            r.rubric.items.map(() => ans[q++]),
+          )
+        : 0,
+    );
   };
   /** rubrics for problems `ps`, the writer reading answers `read` of the step's batch `all` (or the question only) */
   const rubricsFor = (ps: Problem[], all: string[][], read: number[], rng: Rng) => {
@@ -244,30 +316,54 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
     return sourceRubrics(writer, ps, cots, rng, c.temperature);
   };
   const rubricStats = (rs: Parsed[]) => {
-    const ok = rs.filter((r) => r.ok), items = ok.flatMap((r) => r.rubric!.items);
-    return { format_rate: ok.length / rs.length, criteria_per_rubric: ok.length ? items.length / ok.length : NaN,
+    const ok = rs.filter((r) => r.ok),
+      items = ok.flatMap((r) => r.rubric!.items);
+    return {
+      format_rate: ok.length / rs.length,
+      criteria_per_rubric: ok.length ? items.length / ok.length : NaN,
       concrete_share: items.length ? items.filter((i) => isConcrete(i.criterion)).length / items.length : NaN,
-      mean_length: items.length ? mean(items.map((i) => [i.criterion.name, ...i.criterion.args].join(' ').length)) : NaN };
+      mean_length: items.length
+        ? mean(items.map((i) => [i.criterion.name, ...i.criterion.args].join(' ').length))
+        : NaN,
+    };
   };
 
   const opts = { policy: policyOpt, generator: generatorOpt };
-  const f32 = { encode: (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64'),
-    decode: (s: string) => { const b = Buffer.from(s, 'base64'); return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)); } };
-  const weightsOf = (p: Policy) => Object.fromEntries(Object.entries(p.weights).map(([k, v]) => [k, f32.encode(v.dataSync() as Float32Array)]));
+  const f32 = {
+    encode: (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64'),
+    decode: (s: string) => {
+      const b = Buffer.from(s, 'base64');
+      return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+    },
+  };
+  const weightsOf = (p: Policy) =>
+    Object.fromEntries(Object.entries(p.weights).map(([k, v]) => [k, f32.encode(v.dataSync() as Float32Array)]));
   return {
     /**
      * An exact resume needs, besides the policy's weights: the step counter, the snapshots for temporal contrast,
      * both Adams' moments, and the two-model generator's weights (the frozen writer and the verifier are inputs).
      */
-    state: async () => ({ policySteps, optimizers: await optimizersState(opts),
+    state: async () => ({
+      policySteps,
+      optimizers: await optimizersState(opts),
       ...(c.policyKlTarget !== null ? { policyLr: rateOf(policyOpt) } : {}),
-      snapshots: snapshots.map((s) => ({ step: s.step, weights: Object.fromEntries(Object.entries(s.weights).map(([k, v]) => [k, f32.encode(v)])) })),
-      ...(generator && c.generatorWeights === 'separate' ? { generator: weightsOf(generator) } : {}) }),
+      snapshots: snapshots.map((s) => ({
+        step: s.step,
+        weights: Object.fromEntries(Object.entries(s.weights).map(([k, v]) => [k, f32.encode(v)])),
+      })),
+      ...(generator && c.generatorWeights === 'separate' ? { generator: weightsOf(generator) } : {}),
+    }),
     restore: async (s: Record<string, unknown>) => {
       policySteps = s.policySteps as number;
       const saved = s.snapshots as { step: number; weights: Record<string, string> }[];
-      snapshots.splice(0, snapshots.length, ...saved.map((x) => ({ step: x.step,
-        weights: Object.fromEntries(Object.entries(x.weights).map(([k, v]) => [k, f32.decode(v)])) })));
+      snapshots.splice(
+        0,
+        snapshots.length,
+        ...saved.map((x) => ({
+          step: x.step,
+          weights: Object.fromEntries(Object.entries(x.weights).map(([k, v]) => [k, f32.decode(v)])),
+        })),
+      );
       if (generator && c.generatorWeights === 'separate') {
         for (const [k, v] of Object.entries(generator.weights)) {
           const t = tf.tensor(f32.decode((s.generator as Record<string, string>)[k]), v.shape);
@@ -275,8 +371,9 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
           t.dispose();
         }
       }
-      await restoreOptimizers(opts, s.optimizers as Record<string, OptimizerState>,
-        (k) => Object.values((k === 'generator' ? generator ?? policy : policy).weights));
+      await restoreOptimizers(opts, s.optimizers as Record<string, OptimizerState>, (k) =>
+        Object.values((k === 'generator' ? (generator ?? policy) : policy).weights),
+      );
       if (c.policyKlTarget !== null) setRate(policyOpt, s.policyLr as number);
     },
     phaseOf: (step: number) => phaseOf(step, c),
@@ -291,29 +388,55 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
         // the policy's GRPO step on J (no labels) under the (frozen) rubric source's rubric for each prompt, written
         // after reading an answer outside the group
         const { layout, prompts, outs: all } = answerAndRead(problems, c.rollouts, rng);
-        const idx = layout.scored.flat(), outs = idx.map((i) => all[i]);
+        const idx = layout.scored.flat(),
+          outs = idx.map((i) => all[i]);
         batch.scored = idx;
         const ps = layout.scored.flatMap((ids, g) => ids.map(() => problems[g]));
         const rubrics = rubricsFor(problems, all, layout.read, rng).sets;
-        const J = judgeScores(ps.map((_, i) => rubrics[Math.floor(i / c.rollouts)]), ps, outs);
-        last = outs.map((o, i) => ({ role: 'reason', group: Math.floor(i / c.rollouts), prompt: prompts[idx[i]],
-          completion: encode(o), reward: J[i], components: { judge: J[i] }, problem: ps[i] }));
+        const J = judgeScores(
+          ps.map((_, i) => rubrics[Math.floor(i / c.rollouts)]),
+          ps,
+          outs,
+        );
+        last = outs.map((o, i) => ({
+          role: 'reason',
+          group: Math.floor(i / c.rollouts),
+          prompt: prompts[idx[i]],
+          completion: encode(o),
+          reward: J[i],
+          components: { judge: J[i] },
+          problem: ps[i],
+        }));
         const upd = grpoUpdate(policy, policyOpt, last, c.grpo, rng);
         // the KL-matched control: the policy's next rate from this update's size (the rate used is logged)
-        const rate: Record<string, number> = c.policyKlTarget === null ? {} : { lr: rateOf(policyOpt),
-          next_lr: adaptOptimizer(policyOpt, upd.approx_kl, c.policyKlTarget) };
+        const rate: Record<string, number> =
+          c.policyKlTarget === null
+            ? {}
+            : { lr: rateOf(policyOpt), next_lr: adaptOptimizer(policyOpt, upd.approx_kl, c.policyKlTarget) };
         policySteps++;
         if (policySteps % snapEvery === 0) snap(policySteps);
         const correct = outs.map((o, i) => +isCorrect(ps[i], parseTrace(o)));
-        return { phase: 0, accuracy: mean(correct), judge_score: mean(J), response_length: mean(outs.map((o) => o.length)), ...rubricStats(rubrics),
-          ...Object.fromEntries(Object.entries({ ...upd, ...rate }).map(([k, v]) => [`policy/${k}`, v])) };
+        return {
+          phase: 0,
+          accuracy: mean(correct),
+          judge_score: mean(J),
+          response_length: mean(outs.map((o) => o.length)),
+          ...rubricStats(rubrics),
+          ...Object.fromEntries(Object.entries({ ...upd, ...rate }).map(([k, v]) => [`policy/${k}`, v])),
+        };
       }
       // the generator's GRPO step: pairs of the policy's answers built without labels, rollouts-many rubrics per
       // prompt, each written after reading an answer that is in no pair
       const { layout, outs: all } = answerAndRead(problems, 1, rng);
       const weights = PAIR_SOURCES.map((s) => c.pairSources[s] ?? 0);
       const sources = problems.map(() => PAIR_SOURCES[rng.categorical(weights)]);
-      const pairs = sources.map((s, g) => pairMembers(s, g, layout.scored.map((x) => x[0])));
+      const pairs = sources.map((s, g) =>
+        pairMembers(
+          s,
+          g,
+          layout.scored.map((x) => x[0]),
+        ),
+      );
       batch.paired = pairs.flatMap((p) => [p.pos, p.neg].filter((m): m is number => typeof m === 'number'));
       const others: Record<'past' | 'hinted', string[][]> = { past: [], hinted: [] };
       // temporal contrast: the same problem answered by the policy as it was `gap` policy steps ago
@@ -326,32 +449,75 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
           v.assign(t);
           t.dispose(); // the variable keeps its own reference to the data
         }
-        answer(past, reason(tIdx.map((g) => problems[g])), rng).forEach((o, j) => { others.past[tIdx[j]] = o; });
+        answer(past, reason(tIdx.map((g) => problems[g])), rng).forEach((o, j) => {
+          others.past[tIdx[j]] = o;
+        });
       }
       // rubric-conditioned: the policy answers with a first rubric's positive criteria as a hint
       const rIdx = problems.map((_, g) => g).filter((g) => pairs[g].pos === 'hinted');
       if (rIdx.length) {
-        const first = rubricsFor(rIdx.map((g) => problems[g]), all, rIdx.map((g) => layout.read[g]), rng).sets;
-        const hinted = answer(policy, rIdx.map((g, j) => {
-          const h = hintTokens(first[j], problems[g]);
-          return encode(h.length ? promptTokens(problems[g], 'hint', h) : promptTokens(problems[g], 'reason'));
-        }), rng);
-        rIdx.forEach((g, j) => { others.hinted[g] = hinted[j]; });
+        const first = rubricsFor(
+          rIdx.map((g) => problems[g]),
+          all,
+          rIdx.map((g) => layout.read[g]),
+          rng,
+        ).sets;
+        const hinted = answer(
+          policy,
+          rIdx.map((g, j) => {
+            const h = hintTokens(first[j], problems[g]);
+            return encode(h.length ? promptTokens(problems[g], 'hint', h) : promptTokens(problems[g], 'reason'));
+          }),
+          rng,
+        );
+        rIdx.forEach((g, j) => {
+          others.hinted[g] = hinted[j];
+        });
       }
       const member = (m: PairMember, g: number) => (typeof m === 'number' ? all[m] : others[m][g]);
-      const pos = pairs.map((p, g) => member(p.pos, g)), neg = pairs.map((p, g) => member(p.neg, g));
+      const pos = pairs.map((p, g) => member(p.pos, g)),
+        neg = pairs.map((p, g) => member(p.neg, g));
       const ps = problems.flatMap((p) => Array.from({ length: c.rollouts }, () => p));
-      const { written, sets: parsed } = rubricsFor(ps, all, ps.map((_, i) => layout.read[Math.floor(i / c.rollouts)]), rng);
-      const jPlus = judgeScores(parsed, ps, ps.map((_, i) => pos[Math.floor(i / c.rollouts)]));
-      const jMinus = judgeScores(parsed, ps, ps.map((_, i) => neg[Math.floor(i / c.rollouts)]));
+      const { written, sets: parsed } = rubricsFor(
+        ps,
+        all,
+        ps.map((_, i) => layout.read[Math.floor(i / c.rollouts)]),
+        rng,
+      );
+      const jPlus = judgeScores(
+        parsed,
+        ps,
+        ps.map((_, i) => pos[Math.floor(i / c.rollouts)]),
+      );
+      const jMinus = judgeScores(
+        parsed,
+        ps,
+        ps.map((_, i) => neg[Math.floor(i / c.rollouts)]),
+      );
       const rewards = parsed.map((r, i) => generatorReward(r.ok, jPlus[i], jMinus[i], c.marginWeight, c.formatWeight));
-      last = written!.map((w, i) => ({ role: 'rubric', group: Math.floor(i / c.rollouts), prompt: w.prompt,
-        completion: w.completion, reward: rewards[i], components: { margin: jPlus[i] - jMinus[i] }, problem: ps[i] }));
+      last = written!.map((w, i) => ({
+        role: 'rubric',
+        group: Math.floor(i / c.rollouts),
+        prompt: w.prompt,
+        completion: w.completion,
+        reward: rewards[i],
+        components: { margin: jPlus[i] - jMinus[i] },
+        problem: ps[i],
+      }));
       const upd = grpoUpdate(generator ?? policy, generatorOpt, last, c.grpo, rng);
-      return { phase: 1, generator_reward: mean(rewards), margin: mean(parsed.map((r, i) => (r.ok ? jPlus[i] - jMinus[i] : 0))),
-        pair_accuracy: mean(parsed.map((r, i) => (r.ok ? (jPlus[i] > jMinus[i] ? 1 : jPlus[i] === jMinus[i] ? 0.5 : 0) : 0.5))),
-        ...Object.fromEntries(PAIR_SOURCES.map((s) => [`pairs/${s}`, sources.filter((x) => x === s).length / sources.length])),
-        ...rubricStats(parsed), ...Object.fromEntries(Object.entries(upd).map(([k, v]) => [`generator/${k}`, v])) };
+      return {
+        phase: 1,
+        generator_reward: mean(rewards),
+        margin: mean(parsed.map((r, i) => (r.ok ? jPlus[i] - jMinus[i] : 0))),
+        pair_accuracy: mean(
+          parsed.map((r, i) => (r.ok ? (jPlus[i] > jMinus[i] ? 1 : jPlus[i] === jMinus[i] ? 0.5 : 0) : 0.5)),
+        ),
+        ...Object.fromEntries(
+          PAIR_SOURCES.map((s) => [`pairs/${s}`, sources.filter((x) => x === s).length / sources.length]),
+        ),
+        ...rubricStats(parsed),
+        ...Object.fromEntries(Object.entries(upd).map(([k, v]) => [`generator/${k}`, v])),
+      };
     },
   };
 }

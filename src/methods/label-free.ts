@@ -27,11 +27,11 @@ export const gtRewards = (answers: (string | null)[], truth: string) => answers.
  * Agreement with a pseudo-label: 1 when the answer equals `label`. A group whose voters gave no parseable answer
  * has no label (CO-RL's "unlabeled" sentinel) and earns 0 everywhere.
  */
-export const agreementRewards = (answers: (string | null)[], label: string | null) => answers.map((a) => +(label !== null && a === label));
+export const agreementRewards = (answers: (string | null)[], label: string | null) =>
+  answers.map((a) => +(label !== null && a === label));
 
 /** TTRL: agreement with the group's own majority vote. */
 export const ttrlRewards = (answers: (string | null)[]) => agreementRewards(answers, majorityAnswer(answers));
-
 
 /** Intuitor: mean over the completion's tokens of KL(U || pi); RENT: minus the mean token entropy. */
 export const intuitorReward = (selfCertainty: ArrayLike<number>) => mean(Array.from(selfCertainty));
@@ -54,19 +54,32 @@ export interface LabelFreeConfig {
 }
 
 export const defaultLabelFreeConfig: LabelFreeConfig = {
-  steps: 100, prompts: 16, rollouts: 8, temperature: 1, method: 'corl', decoupled: false, grpo: defaultGrpoConfig, world: defaultWorld,
+  steps: 100,
+  prompts: 16,
+  rollouts: 8,
+  temperature: 1,
+  method: 'corl',
+  decoupled: false,
+  grpo: defaultGrpoConfig,
+  world: defaultWorld,
 };
 
 export function checkLabelFreeConfig(c: LabelFreeConfig, agents: number): void {
-  requireInteger('steps', c.steps, 0); requireInteger('prompts', c.prompts, 1); requireInteger('rollouts', c.rollouts, 1);
+  requireInteger('steps', c.steps, 0);
+  requireInteger('prompts', c.prompts, 1);
+  requireInteger('rollouts', c.rollouts, 1);
   requirePositive('temperature', c.temperature);
-  if (!LABEL_FREE_METHODS.includes(c.method)) throw new ConfigError(`method must be one of ${LABEL_FREE_METHODS.join(', ')} (got "${c.method}")`);
+  if (!LABEL_FREE_METHODS.includes(c.method))
+    throw new ConfigError(`method must be one of ${LABEL_FREE_METHODS.join(', ')} (got "${c.method}")`);
   if (c.method === 'corl' && agents < 2) throw new ConfigError('corl needs at least two agents (a ring)');
   checkGrpoConfig(c.grpo);
   if (c.world.trainFamilies.includes('chain_ood')) throw new ConfigError('chain_ood is held out of RL training');
 }
 
-interface AgentRollout extends Rollout { problem: Problem; answer: string | null }
+interface AgentRollout extends Rollout {
+  problem: Problem;
+  answer: string | null;
+}
 
 export function makeLabelFreeTrainer(agents: Policy[], c: LabelFreeConfig) {
   checkLabelFreeConfig(c, agents.length);
@@ -77,11 +90,24 @@ export function makeLabelFreeTrainer(agents: Policy[], c: LabelFreeConfig) {
       // 1. every agent's rollouts, before any update
       const rs: AgentRollout[][] = agents.map((policy, n) => {
         const seen = c.decoupled && n % 2 === 1 ? problems.map(surfaceForm) : problems;
-        const prompts = seen.flatMap((p) => Array.from({ length: c.rollouts }, () => encode(promptTokens(p, 'reason'))));
-        return sample(policy, prompts, { maxNew: 96, temperature: c.temperature, topP: 1 }, rng).map((completion, i) => {
-          const problem = problems[Math.floor(i / c.rollouts)];
-          return { role: 'reason' as const, group: Math.floor(i / c.rollouts), prompt: prompts[i], completion, problem, answer: answerOf(parseTrace(decode(completion))), reward: 0, components: {} };
-        });
+        const prompts = seen.flatMap((p) =>
+          Array.from({ length: c.rollouts }, () => encode(promptTokens(p, 'reason'))),
+        );
+        return sample(policy, prompts, { maxNew: 96, temperature: c.temperature, topP: 1 }, rng).map(
+          (completion, i) => {
+            const problem = problems[Math.floor(i / c.rollouts)];
+            return {
+              role: 'reason' as const,
+              group: Math.floor(i / c.rollouts),
+              prompt: prompts[i],
+              completion,
+              problem,
+              answer: answerOf(parseTrace(decode(completion))),
+              reward: 0,
+              components: {},
+            };
+          },
+        );
       });
       const groupOf = (n: number, g: number) => rs[n].slice(g * c.rollouts, (g + 1) * c.rollouts);
       const labels = agents.map((_, n) => problems.map((_, g) => majorityAnswer(groupOf(n, g).map((r) => r.answer))));
@@ -89,7 +115,10 @@ export function makeLabelFreeTrainer(agents: Policy[], c: LabelFreeConfig) {
       agents.forEach((policy, n) => {
         let conf: { entropy: Float64Array[]; selfCertainty: Float64Array[] } | null = null;
         if (c.method === 'intuitor' || c.method === 'rent') {
-          const sb = makeSequenceBatch(rs[n].map((r) => r.prompt), rs[n].map((r) => r.completion));
+          const sb = makeSequenceBatch(
+            rs[n].map((r) => r.prompt),
+            rs[n].map((r) => r.completion),
+          );
           const t = tokenConfidence(policy, sb);
           conf = { entropy: fromGrid(sb, t.entropy), selfCertainty: fromGrid(sb, t.selfCertainty) };
           tf.dispose([t.entropy, t.selfCertainty]);
@@ -97,12 +126,24 @@ export function makeLabelFreeTrainer(agents: Policy[], c: LabelFreeConfig) {
         }
         const peer = (n + agents.length - 1) % agents.length;
         problems.forEach((p, g) => {
-          const group = groupOf(n, g), answers = group.map((r) => r.answer);
-          const rewards = c.method === 'gt_reward' ? gtRewards(answers, p.answer.join(''))
-            : c.method === 'ttrl' ? ttrlRewards(answers)
-              : c.method === 'corl' ? agreementRewards(answers, labels[peer][g])
-                : group.map((_, k) => (c.method === 'intuitor' ? intuitorReward(conf!.selfCertainty[g * c.rollouts + k]) : rentReward(conf!.entropy[g * c.rollouts + k])));
-          group.forEach((r, k) => { r.reward = rewards[k]; r.components = { [c.method]: rewards[k] }; });
+          const group = groupOf(n, g),
+            answers = group.map((r) => r.answer);
+          const rewards =
+            c.method === 'gt_reward'
+              ? gtRewards(answers, p.answer.join(''))
+              : c.method === 'ttrl'
+                ? ttrlRewards(answers)
+                : c.method === 'corl'
+                  ? agreementRewards(answers, labels[peer][g])
+                  : group.map((_, k) =>
+                      c.method === 'intuitor'
+                        ? intuitorReward(conf!.selfCertainty[g * c.rollouts + k])
+                        : rentReward(conf!.entropy[g * c.rollouts + k]),
+                    );
+          group.forEach((r, k) => {
+            r.reward = rewards[k];
+            r.components = { [c.method]: rewards[k] };
+          });
         });
       });
       // 3. each agent's own GRPO step
@@ -114,14 +155,26 @@ export function makeLabelFreeTrainer(agents: Policy[], c: LabelFreeConfig) {
         Object.assign(metrics, {
           [`agent${n}/accuracy`]: mean(rs[n].map((r) => +(r.answer === r.problem.answer.join('')))),
           [`agent${n}/reward`]: mean(rs[n].map((r) => r.reward)),
-          [`agent${n}/reward_std`]: mean(problems.map((_, g) => { const x = groupOf(n, g).map((r) => r.reward), m = mean(x); return Math.sqrt(mean(x.map((v) => (v - m) ** 2))); })),
+          [`agent${n}/reward_std`]: mean(
+            problems.map((_, g) => {
+              const x = groupOf(n, g).map((r) => r.reward),
+                m = mean(x);
+              return Math.sqrt(mean(x.map((v) => (v - m) ** 2)));
+            }),
+          ),
           [`agent${n}/response_length`]: mean(rs[n].map((r) => r.completion.length)),
           [`agent${n}/pseudo_label_accuracy`]: mean(problems.map((_, g) => +(pseudo[g] === truthOf(g)))),
-          [`agent${n}/majority_ratio`]: mean(problems.map((_, g) => { const a = groupOf(n, g).map((r) => r.answer); return a.filter((x) => x !== null && x === labels[n][g]).length / a.length; })),
+          [`agent${n}/majority_ratio`]: mean(
+            problems.map((_, g) => {
+              const a = groupOf(n, g).map((r) => r.answer);
+              return a.filter((x) => x !== null && x === labels[n][g]).length / a.length;
+            }),
+          ),
           ...Object.fromEntries(Object.entries(upd).map(([k, v]) => [`agent${n}/${k}`, v])),
         });
       });
-      if (agents.length > 1) metrics.agreement = mean(problems.map((_, g) => +labels.every((l) => l[g] !== null && l[g] === labels[0][g])));
+      if (agents.length > 1)
+        metrics.agreement = mean(problems.map((_, g) => +labels.every((l) => l[g] !== null && l[g] === labels[0][g])));
       return metrics;
     },
   };

@@ -14,17 +14,21 @@ export const PROCESS_WEIGHT = 1;
 
 /** Outcome (+-1 on the training label) + weight * the trace's process score, on the last token. */
 export function processOracleRewardFn(weight = PROCESS_WEIGHT): RewardFn {
-  return (rs) => rs.map((r) => {
-    const o = outcomeReward({ correct: r.label }), p = processScore(r.problem, r.trace).score;
-    return { reward: o + weight * p, components: { outcome: o, process: p } };
-  });
+  return (rs) =>
+    rs.map((r) => {
+      const o = outcomeReward({ correct: r.label }),
+        p = processScore(r.problem, r.trace).score;
+      return { reward: o + weight * p, components: { outcome: o, process: p } };
+    });
 }
 
 /** Outcome (+-1) on the last token; weight * each credited step's share of the process score on that step's last token. */
 export function denseProcessOracleRewardFn(weight = PROCESS_WEIGHT): RewardFn {
-  return (rs) => rs.map((r) => {
-    const o = outcomeReward({ correct: r.label }), s = processScore(r.problem, r.trace);
-    const dense = denseProcessRewards(r.problem, r.trace, r.completion.length, s).map((v) => weight * v);
-    return { reward: o, components: { outcome: o, process: s.score }, tokenRewards: dense };
-  });
+  return (rs) =>
+    rs.map((r) => {
+      const o = outcomeReward({ correct: r.label }),
+        s = processScore(r.problem, r.trace);
+      const dense = denseProcessRewards(r.problem, r.trace, r.completion.length, s).map((v) => weight * v);
+      return { reward: o, components: { outcome: o, process: s.score }, tokenRewards: dense };
+    });
 }

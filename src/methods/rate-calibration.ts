@@ -7,36 +7,65 @@ import { mean } from '../util/stats.js';
 
 /** Candidates (multiples of the reasoner's rate), run length, seed, size, the pass criteria and where records go. */
 export const CALIBRATION = {
-  multipliers: [0.5, 1, 2, 5, 10], steps: 30, seed: 0, size: 'S', klRatioMax: 1.5, formatDrop: 0.02, window: 10,
-  root: 'results/runs/rate-calibration', out: 'results/rlcer',
+  multipliers: [0.5, 1, 2, 5, 10],
+  steps: 30,
+  seed: 0,
+  size: 'S',
+  klRatioMax: 1.5,
+  formatDrop: 0.02,
+  window: 10,
+  root: 'results/runs/rate-calibration',
+  out: 'results/rlcer',
 } as const;
 
 /** The calibration table from the finished runs, and the chosen multiplier (the rule in the header). */
 export function calibrationTable(runs: { id: string; metrics: Record<string, unknown>[] }[]) {
-  const c = CALIBRATION, num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : NaN);
+  const c = CALIBRATION,
+    num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : NaN);
   const col = (ms: Record<string, unknown>[], k: string) => ms.map((m) => num(m[k])).filter((x) => !Number.isNaN(x));
   const ref = runs.find((r) => r.id === 'rlvr');
-  if (!ref) throw new Error('rate calibration: the RLVR reference run is missing (tsx src/cli/rate-calibration.ts --run rlvr)');
+  if (!ref)
+    throw new Error('rate calibration: the RLVR reference run is missing (tsx src/cli/rate-calibration.ts --run rlvr)');
   const klRef = mean(col(ref.metrics, 'reason/approx_kl'));
   const rows = (c.multipliers as readonly number[]).map((m) => {
     const r = runs.find((x) => Number(x.id) === m && x.id !== 'rlvr');
     if (!r) throw new Error(`rate calibration: the run for multiplier ${m} is missing`);
-    const kl = mean(col(r.metrics, 'reason/approx_kl')), fmt = col(r.metrics, 'format_rate');
-    const first = mean(fmt.slice(0, c.window)), last = mean(fmt.slice(-c.window));
+    const kl = mean(col(r.metrics, 'reason/approx_kl')),
+      fmt = col(r.metrics, 'format_rate');
+    const first = mean(fmt.slice(0, c.window)),
+      last = mean(fmt.slice(-c.window));
     const passes = kl <= c.klRatioMax * klRef && last >= first - c.formatDrop;
-    return { multiplier: m, rubric_lr: defaultRlcerConfig.ppo.lr.reason * m, reason_approx_kl: kl, rlvr_approx_kl: klRef,
-      kl_ratio: kl / klRef, format_first: first, format_last: last, passes: passes ? 'yes' : 'no' };
+    return {
+      multiplier: m,
+      rubric_lr: defaultRlcerConfig.ppo.lr.reason * m,
+      reason_approx_kl: kl,
+      rlvr_approx_kl: klRef,
+      kl_ratio: kl / klRef,
+      format_first: first,
+      format_last: last,
+      passes: passes ? 'yes' : 'no',
+    };
   });
   const passing = rows.filter((r) => r.passes === 'yes');
   const chosen = passing.length ? passing[passing.length - 1] : rows[0];
-  return { rows, chosen: { multiplier: chosen.multiplier, rubric_lr: chosen.rubric_lr, anyPassed: passing.length > 0 } };
+  return {
+    rows,
+    chosen: { multiplier: chosen.multiplier, rubric_lr: chosen.rubric_lr, anyPassed: passing.length > 0 },
+  };
 }
-
 
 /** EvoLM's generator: the same candidates and run length; the reference is the two-model variant (run "evolm-ref"). */
 export const GENERATOR_CALIBRATION = {
-  multipliers: CALIBRATION.multipliers, steps: CALIBRATION.steps, seed: 0, size: 'S', klRatioMax: 1.5, formatDrop: 0.02,
-  window: 10, method: 'evolm', reference: 'evolm_two_model', out: 'results/evolm',
+  multipliers: CALIBRATION.multipliers,
+  steps: CALIBRATION.steps,
+  seed: 0,
+  size: 'S',
+  klRatioMax: 1.5,
+  formatDrop: 0.02,
+  window: 10,
+  method: 'evolm',
+  reference: 'evolm_two_model',
+  out: 'results/evolm',
 } as const;
 
 type Metrics = Record<string, unknown>[];
@@ -49,7 +78,8 @@ const nums = (ms: Metrics, k: string) =>
  * (phase 1) in the first and last windows; the chosen multiplier by the rule of generator_rate_rule.md.
  */
 export function generatorCalibrationTable(runs: { id: string; metrics: Metrics }[]) {
-  const c = GENERATOR_CALIBRATION, find = (id: string) => runs.find((r) => r.id === id);
+  const c = GENERATOR_CALIBRATION,
+    find = (id: string) => runs.find((r) => r.id === id);
   const ref = find('evolm-ref');
   if (!ref) throw new Error('generator rate calibration: the reference run is missing (--run evolm-ref)');
   const klRef = mean(nums(ref.metrics, 'policy/approx_kl'));
@@ -57,14 +87,28 @@ export function generatorCalibrationTable(runs: { id: string; metrics: Metrics }
     const r = find(`evolm-${m}`);
     if (!r) throw new Error(`generator rate calibration: the run for multiplier ${m} is missing (--run evolm-${m})`);
     const kl = mean(nums(r.metrics, 'policy/approx_kl'));
-    const fmt = nums(r.metrics.filter((x) => x.phase === 1), 'format_rate');
-    const first = mean(fmt.slice(0, c.window)), last = mean(fmt.slice(-c.window));
+    const fmt = nums(
+      r.metrics.filter((x) => x.phase === 1),
+      'format_rate',
+    );
+    const first = mean(fmt.slice(0, c.window)),
+      last = mean(fmt.slice(-c.window));
     const passes = kl <= c.klRatioMax * klRef && last >= first - c.formatDrop;
-    return { multiplier: m, generator_lr: defaultEvolmConfig.policyLr * m, policy_approx_kl: kl,
-      reference_approx_kl: klRef, kl_ratio: kl / klRef, format_first: first, format_last: last,
-      passes: passes ? 'yes' : 'no' };
+    return {
+      multiplier: m,
+      generator_lr: defaultEvolmConfig.policyLr * m,
+      policy_approx_kl: kl,
+      reference_approx_kl: klRef,
+      kl_ratio: kl / klRef,
+      format_first: first,
+      format_last: last,
+      passes: passes ? 'yes' : 'no',
+    };
   });
   const passing = rows.filter((r) => r.passes === 'yes');
   const chosen = passing.length ? passing[passing.length - 1] : rows[0];
-  return { rows, chosen: { multiplier: chosen.multiplier, generator_lr: chosen.generator_lr, anyPassed: passing.length > 0 } };
+  return {
+    rows,
+    chosen: { multiplier: chosen.multiplier, generator_lr: chosen.generator_lr, anyPassed: passing.length > 0 },
+  };
 }

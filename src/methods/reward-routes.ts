@@ -8,17 +8,31 @@ import { HttpError } from '../io/json-http.js';
 import { ConfigError } from '../io/validate.js';
 import { makeRng } from '../util/random.js';
 import { normalisedScore } from '../rubrics/rewards.js';
-import { aggregate, AGGREGATORS, defaultAggregatorParams, type AggregatorName, type AggregatorParams, type Dimension }
-  from '../rubrics/aggregators.js';
+import {
+  aggregate,
+  AGGREGATORS,
+  defaultAggregatorParams,
+  type AggregatorName,
+  type AggregatorParams,
+  type Dimension,
+} from '../rubrics/aggregators.js';
 import { majorityAnswer } from '../rl/evaluate.js';
 import { outcomeReward } from './rlvr.js';
 import { agreementRewards } from './label-free.js';
 import { defaultRlcerConfig, groupRewardsByKey, type KeyedSet, type RewardSettings } from './rlcer.js';
 
 /** OpenRLHF's request: `prompts` and `labels` may be missing (clients before v0.6.0), then "" each. */
-export interface RewardRequest { query: string[]; prompts: string[]; labels: unknown[] }
+export interface RewardRequest {
+  query: string[];
+  prompts: string[];
+  labels: unknown[];
+}
 /** OpenRLHF's reply: every list has one value per query. */
-export interface RewardReply { rewards: number[]; scores: number[]; extra_logs: Record<string, number[]> }
+export interface RewardReply {
+  rewards: number[];
+  scores: number[];
+  extra_logs: Record<string, number[]>;
+}
 
 /** The most samples one request may carry. */
 export const MAX_SAMPLES = 4096;
@@ -40,10 +54,13 @@ export function parseRewardRequest(body: unknown): RewardRequest {
     if (bad >= 0) throw new HttpError(400, `${name}[${bad}] must be a string`);
     return v as string[];
   };
-  const query = strings('query', o.query), prompts = strings('prompts', o.prompts);
+  const query = strings('query', o.query),
+    prompts = strings('prompts', o.prompts);
   if (o.labels !== undefined && (!Array.isArray(o.labels) || o.labels.length !== n)) {
-    throw new HttpError(400, Array.isArray(o.labels) ? `lengths differ: ${n} queries, ${o.labels.length} labels`
-      : '"labels" must be a list');
+    throw new HttpError(
+      400,
+      Array.isArray(o.labels) ? `lengths differ: ${n} queries, ${o.labels.length} labels` : '"labels" must be a list',
+    );
   }
   return { query, prompts, labels: (o.labels as unknown[] | undefined) ?? Array(n).fill('') };
 }
@@ -84,7 +101,11 @@ export function normaliseAnswer(a: string): string | null {
 /** A label's fields: an object, a JSON object written as a string, or else the ground-truth answer itself. */
 export function labelFields(label: unknown, i: number): Record<string, unknown> {
   if (typeof label === 'string' && label.trimStart().startsWith('{')) {
-    try { label = JSON.parse(label); } catch { throw new HttpError(400, `labels[${i}]: malformed JSON object`); }
+    try {
+      label = JSON.parse(label);
+    } catch {
+      throw new HttpError(400, `labels[${i}]: malformed JSON object`);
+    }
   }
   if (typeof label === 'object' && label !== null && !Array.isArray(label)) return label as Record<string, unknown>;
   return { answer: label };
@@ -111,7 +132,8 @@ export function parseRubric(x: unknown): KeyedSet & { reason?: string } {
   if (!Array.isArray(list)) return fail('rubric must be a list of {criterion, points}');
   if (list.length === 0) return fail('empty rubric');
   if (list.length > 64) return fail('more than 64 criteria');
-  const items: KeyedSet['items'] = [], seen = new Set<string>();
+  const items: KeyedSet['items'] = [],
+    seen = new Set<string>();
   for (const [k, it] of list.entries()) {
     const o = (typeof it === 'object' && it !== null ? it : {}) as Record<string, unknown>;
     if (typeof o.criterion !== 'string' || o.criterion.trim() === '') {
@@ -130,12 +152,15 @@ export function parseRubric(x: unknown): KeyedSet & { reason?: string } {
 
 /** A label's `satisfied`: {criterion: bool}, or a list of bools in the order of the sample's own rubric. */
 function satisfiedOf(f: Record<string, unknown>, own: KeyedSet, i: number): Map<string, boolean> {
-  const s = f.satisfied, out = new Map<string, boolean>();
+  const s = f.satisfied,
+    out = new Map<string, boolean>();
   if (s === undefined) return out;
   if (Array.isArray(s)) {
     if (s.length !== own.items.length || s.some((b) => typeof b !== 'boolean')) {
-      throw new HttpError(400,
-        `labels[${i}].satisfied: a list needs one true/false per rubric criterion (${own.items.length})`);
+      throw new HttpError(
+        400,
+        `labels[${i}].satisfied: a list needs one true/false per rubric criterion (${own.items.length})`,
+      );
     }
     own.items.forEach((it, k) => out.set(it.key, s[k] as boolean));
     return out;
@@ -178,17 +203,40 @@ export interface ServiceConfig {
 
 const s = defaultRlcerConfig;
 export const defaultServiceConfig: ServiceConfig = {
-  rlcer: { validity: s.validity, validityReading: s.validityReading, threshold: s.threshold,
-    constantCorrectness: s.constantCorrectness, evolve: s.evolve, cotNorm: s.cotNorm, rubricatorSees: 'each_pooled',
-    outcomeWeight: s.outcomeWeight, cotWeight: s.cotWeight },
-  groupSize: 8, groupTimeoutMs: 120_000, dimensions: [], aggregatorParams: defaultAggregatorParams, llm: {},
+  rlcer: {
+    validity: s.validity,
+    validityReading: s.validityReading,
+    threshold: s.threshold,
+    constantCorrectness: s.constantCorrectness,
+    evolve: s.evolve,
+    cotNorm: s.cotNorm,
+    rubricatorSees: 'each_pooled',
+    outcomeWeight: s.outcomeWeight,
+    cotWeight: s.cotWeight,
+  },
+  groupSize: 8,
+  groupTimeoutMs: 120_000,
+  dimensions: [],
+  aggregatorParams: defaultAggregatorParams,
+  llm: {},
 };
 
-interface Sample { i: number; query: string; prompt: string; response: string; f: Record<string, unknown> }
+interface Sample {
+  i: number;
+  query: string;
+  prompt: string;
+  response: string;
+  f: Record<string, unknown>;
+}
 
 function samplesOf(r: RewardRequest): Sample[] {
   return r.query.map((q, i) => ({
-    i, query: q, prompt: r.prompts[i], response: responseOf(q, r.prompts[i]), f: labelFields(r.labels[i], i) }));
+    i,
+    query: q,
+    prompt: r.prompts[i],
+    response: responseOf(q, r.prompts[i]),
+    f: labelFields(r.labels[i], i),
+  }));
 }
 
 /** Assemble a reply from per-sample results (each with the same extra_logs keys). */
@@ -199,10 +247,16 @@ function reply(results: { reward: number; score: number; logs: Record<string, nu
 }
 
 /** Satisfaction of `keys` on one sample: the label's, the rest from the judge (or false, counted as unjudged). */
-async function satisfaction(x: Sample, given: Map<string, boolean>, keys: string[], llm: LlmRoles):
-  Promise<{ sat: Map<string, boolean>; unjudged: number; judgeFailures: number }> {
-  const missing = keys.filter((k) => !given.has(k)), sat = new Map(given);
-  let unjudged = 0, judgeFailures = 0;
+async function satisfaction(
+  x: Sample,
+  given: Map<string, boolean>,
+  keys: string[],
+  llm: LlmRoles,
+): Promise<{ sat: Map<string, boolean>; unjudged: number; judgeFailures: number }> {
+  const missing = keys.filter((k) => !given.has(k)),
+    sat = new Map(given);
+  let unjudged = 0,
+    judgeFailures = 0;
   if (missing.length > 0) {
     const verdicts = llm.judge ? await llm.judge(x.prompt, x.response, missing) : null;
     if (llm.judge && verdicts === null) judgeFailures = 1;
@@ -216,11 +270,16 @@ async function satisfaction(x: Sample, given: Map<string, boolean>, keys: string
 
 /** RLVR's outcome reward: +1.0 correct, -1.0 otherwise (no answer included); score 1.0 / 0.0. */
 export function outcomeRoute(r: RewardRequest): RewardReply {
-  return reply(samplesOf(r).map((x) => {
-    const correct = isCorrectSample(x.response, x.f, x.i);
-    return { reward: outcomeReward({ correct }), score: +correct,
-      logs: { correct: +correct, has_answer: +(extractAnswer(x.response) !== null) } };
-  }));
+  return reply(
+    samplesOf(r).map((x) => {
+      const correct = isCorrectSample(x.response, x.f, x.i);
+      return {
+        reward: outcomeReward({ correct }),
+        score: +correct,
+        logs: { correct: +correct, has_answer: +(extractAnswer(x.response) !== null) },
+      };
+    }),
+  );
 }
 
 /** EvoLM's judge score J in [0, 1]: the min-max normalised points of the satisfied criteria of the label's rubric. */
@@ -230,11 +289,19 @@ export async function evolmRoute(r: RewardRequest, c: ServiceConfig): Promise<Re
     if (!rubric.ok) throw new HttpError(400, `labels[${x.i}].rubric: ${rubric.reason}`);
     return { x, rubric, given: satisfiedOf(x.f, rubric, x.i) };
   });
-  return reply(await Promise.all(xs.map(async ({ x, rubric, given }) => {
-    const keys = rubric.items.map((it) => it.key), s = await satisfaction(x, given, keys, c.llm);
-    const j = normalisedScore(rubric.items.map((it) => it.points), keys.map((k) => s.sat.get(k)!));
-    return { reward: j, score: j, logs: { unjudged: s.unjudged, judge_failures: s.judgeFailures } };
-  })));
+  return reply(
+    await Promise.all(
+      xs.map(async ({ x, rubric, given }) => {
+        const keys = rubric.items.map((it) => it.key),
+          s = await satisfaction(x, given, keys, c.llm);
+        const j = normalisedScore(
+          rubric.items.map((it) => it.points),
+          keys.map((k) => s.sat.get(k)!),
+        );
+        return { reward: j, score: j, logs: { unjudged: s.unjudged, judge_failures: s.judgeFailures } };
+      }),
+    ),
+  );
 }
 
 function dimensionsOf(v: unknown, fallback: Dimension[], i: number): Dimension[] {
@@ -269,17 +336,19 @@ export async function rubiconRoute(r: RewardRequest, name: string, c: ServiceCon
     }
     return { x, dims, scores: scores as number[] | undefined };
   });
-  const results = await Promise.all(xs.map(async ({ x, dims, scores }) => {
-    const v = scores ?? await c.llm.scoreDimensions!(x.prompt, x.response, dims);
-    if (v === null) return { reward: 0, score: 0, logs: { format_failure: 1 } };
-    try {
-      const a = aggregate(name as AggregatorName, v, dims, c.aggregatorParams);
-      return { reward: a, score: a, logs: { format_failure: 0 } };
-    } catch (e) {
-      if (e instanceof ConfigError) throw new HttpError(400, `labels[${x.i}]: ${e.message}`);
-      throw e;
-    }
-  }));
+  const results = await Promise.all(
+    xs.map(async ({ x, dims, scores }) => {
+      const v = scores ?? (await c.llm.scoreDimensions!(x.prompt, x.response, dims));
+      if (v === null) return { reward: 0, score: 0, logs: { format_failure: 1 } };
+      try {
+        const a = aggregate(name as AggregatorName, v, dims, c.aggregatorParams);
+        return { reward: a, score: a, logs: { format_failure: 0 } };
+      } catch (e) {
+        if (e instanceof ConfigError) throw new HttpError(400, `labels[${x.i}]: ${e.message}`);
+        throw e;
+      }
+    }),
+  );
   return reply(results);
 }
 
@@ -289,37 +358,52 @@ export async function rubiconRoute(r: RewardRequest, name: string, c: ServiceCon
  * answer.
  */
 export function corlRoute(r: RewardRequest): RewardReply {
-  return reply(samplesOf(r).map((x) => {
-    let label: string | null;
-    if (x.f.peer_label !== undefined) {
-      if (x.f.peer_label !== null && typeof x.f.peer_label !== 'string' && typeof x.f.peer_label !== 'number') {
-        throw new HttpError(400, `labels[${x.i}].peer_label must be a string, a number or null`);
+  return reply(
+    samplesOf(r).map((x) => {
+      let label: string | null;
+      if (x.f.peer_label !== undefined) {
+        if (x.f.peer_label !== null && typeof x.f.peer_label !== 'string' && typeof x.f.peer_label !== 'number') {
+          throw new HttpError(400, `labels[${x.i}].peer_label must be a string, a number or null`);
+        }
+        label = x.f.peer_label === null ? null : normaliseAnswer(String(x.f.peer_label));
+      } else {
+        const peers = x.f.peer_answers;
+        if (!Array.isArray(peers) || peers.some((a) => a !== null && typeof a !== 'string' && typeof a !== 'number')) {
+          throw new HttpError(400, `labels[${x.i}] needs peer_answers (a list of strings or null) or peer_label`);
+        }
+        label = majorityAnswer(peers.map((a) => (a === null ? null : normaliseAnswer(String(a)))));
       }
-      label = x.f.peer_label === null ? null : normaliseAnswer(String(x.f.peer_label));
-    } else {
-      const peers = x.f.peer_answers;
-      if (!Array.isArray(peers) || peers.some((a) => a !== null && typeof a !== 'string' && typeof a !== 'number')) {
-        throw new HttpError(400, `labels[${x.i}] needs peer_answers (a list of strings or null) or peer_label`);
-      }
-      label = majorityAnswer(peers.map((a) => (a === null ? null : normaliseAnswer(String(a)))));
-    }
-    const [agree] = agreementRewards([extractAnswer(x.response)], label);
-    return { reward: agree, score: agree, logs: { has_peer_label: +(label !== null) } };
-  }));
+      const [agree] = agreementRewards([extractAnswer(x.response)], label);
+      return { reward: agree, score: agree, logs: { has_peer_label: +(label !== null) } };
+    }),
+  );
 }
 
 // ---- RLCER: group-level ----
 
 interface Member extends Sample {
-  correct: boolean; rubric: KeyedSet | null; given: Map<string, boolean>; done: (v: Result | Error) => void;
+  correct: boolean;
+  rubric: KeyedSet | null;
+  given: Map<string, boolean>;
+  done: (v: Result | Error) => void;
 }
 type Result = { reward: number; score: number; logs: Record<string, number> };
-interface Group { key: string; client: string; size: number; members: Member[]; timer: NodeJS.Timeout }
+interface Group {
+  key: string;
+  client: string;
+  size: number;
+  members: Member[];
+  timer: NodeJS.Timeout;
+}
 
 /** A scored RLCER group, as RlcerGroups' onScored hook sees it: its members in arrival order, and their results. */
 export interface ScoredGroup {
-  client: string; key: string; size: number; incomplete: boolean;
-  members: { query: string; prompt: string; response: string }[]; results: Result[];
+  client: string;
+  key: string;
+  size: number;
+  incomplete: boolean;
+  members: { query: string; prompt: string; response: string }[];
+  results: Result[];
 }
 
 /** How a request reaches the RLCER groups: the client's namespace, and whether it sends one sample per call. */
@@ -337,10 +421,15 @@ export interface GroupCall {
  */
 export class RlcerGroups {
   private open = new Map<string, Group>();
-  constructor(private c: ServiceConfig, private onScored?: (g: ScoredGroup) => void) {}
+  constructor(
+    private c: ServiceConfig,
+    private onScored?: (g: ScoredGroup) => void,
+  ) {}
 
   /** Groups still waiting for samples. */
-  pending(): number { return this.open.size; }
+  pending(): number {
+    return this.open.size;
+  }
 
   async route(r: RewardRequest, call: GroupCall = {}): Promise<RewardReply> {
     // validate every sample before any joins a group, so a bad request leaves the groups untouched
@@ -354,21 +443,33 @@ export class RlcerGroups {
       if (typeof size !== 'number' || !Number.isInteger(size) || size < 1 || size > MAX_SAMPLES) {
         throw new HttpError(400, `labels[${x.i}].group_size must be an integer in [1, ${MAX_SAMPLES}]`);
       }
-      return { x, key, size, correct: isCorrectSample(x.response, x.f, x.i), rubric,
-        given: satisfiedOf(x.f, rubric ?? { ok: false, items: [] }, x.i) };
+      return {
+        x,
+        key,
+        size,
+        correct: isCorrectSample(x.response, x.f, x.i),
+        rubric,
+        given: satisfiedOf(x.f, rubric ?? { ok: false, items: [] }, x.i),
+      };
     });
     const grouped = xs.find((x) => x.size > 1);
     if (call.perSample && grouped) {
-      throw new HttpError(409, `RLCER scores groups of ${grouped.size} samples (labels[${grouped.x.i}]), and this `
-        + 'client sends one sample per call (X-Reward-Call: per-sample), so each group would be scored only at the '
-        + `${this.c.groupTimeoutMs / 1000} s timeout, as a group of one: send a group's samples in one request or `
-        + 'concurrently, or give group_size 1 in the label to score each sample alone (outcome reward only)');
+      throw new HttpError(
+        409,
+        `RLCER scores groups of ${grouped.size} samples (labels[${grouped.x.i}]), and this ` +
+          'client sends one sample per call (X-Reward-Call: per-sample), so each group would be scored only at the ' +
+          `${this.c.groupTimeoutMs / 1000} s timeout, as a group of one: send a group's samples in one request or ` +
+          'concurrently, or give group_size 1 in the label to score each sample alone (outcome reward only)',
+      );
     }
     const client = call.client ?? '';
-    const results = xs.map(({ x, key, size, correct, rubric, given }) => new Promise<Result>((resolve, reject) => {
-      const done = (v: Result | Error) => (v instanceof Error ? reject(v) : resolve(v));
-      this.join(client, key, size, { ...x, correct, rubric, given, done });
-    }));
+    const results = xs.map(
+      ({ x, key, size, correct, rubric, given }) =>
+        new Promise<Result>((resolve, reject) => {
+          const done = (v: Result | Error) => (v instanceof Error ? reject(v) : resolve(v));
+          this.join(client, key, size, { ...x, correct, rubric, given, done });
+        }),
+    );
     return reply(await Promise.all(results));
   }
 
@@ -392,32 +493,59 @@ export class RlcerGroups {
     const incomplete = timedOut || g.members.length < g.size;
     scoreGroup(g.members, incomplete, this.c).then(
       (rs) => {
-        this.onScored?.({ client: g.client, key: g.key, size: g.size, incomplete, results: rs,
-          members: g.members.map((m) => ({ query: m.query, prompt: m.prompt, response: m.response })) });
+        this.onScored?.({
+          client: g.client,
+          key: g.key,
+          size: g.size,
+          incomplete,
+          results: rs,
+          members: g.members.map((m) => ({ query: m.query, prompt: m.prompt, response: m.response })),
+        });
         g.members.forEach((m, k) => m.done(rs[k]));
       },
-      (e: Error) => g.members.forEach((m) => m.done(e)));
+      (e: Error) => g.members.forEach((m) => m.done(e)),
+    );
   }
 
   /** Score every open group now, as it stands (the server's shutdown). */
-  flush(): void { for (const k of [...this.open.keys()]) this.close(k, true); }
+  flush(): void {
+    for (const k of [...this.open.keys()]) this.close(k, true);
+  }
 }
 
 /** One group's RLCER rewards: rubrics (label or rubricator), satisfaction (label or judge), then groupRewardsByKey. */
 export async function scoreGroup(ms: Omit<Member, 'done'>[], incomplete: boolean, c: ServiceConfig): Promise<Result[]> {
-  const sets = await Promise.all(ms.map(async (m) => m.rubric
-    ?? (c.llm.writeRubric ? await c.llm.writeRubric(m.prompt, m.response) : { ok: false, items: [] })));
+  const sets = await Promise.all(
+    ms.map(
+      async (m) =>
+        m.rubric ?? (c.llm.writeRubric ? await c.llm.writeRubric(m.prompt, m.response) : { ok: false, items: [] }),
+    ),
+  );
   const keys = [...new Set(sets.flatMap((st) => (st.ok ? st.items.map((it) => it.key) : [])))];
   const judged = await Promise.all(ms.map((m) => satisfaction(m, m.given, keys, c.llm)));
   const sat = new Map(keys.map((k) => [k, judged.map((j) => j.sat.get(k)!)]));
-  const r = groupRewardsByKey(sets, sat, ms.map((m) => m.correct), c.rlcer, makeRng(0));
+  const r = groupRewardsByKey(
+    sets,
+    sat,
+    ms.map((m) => m.correct),
+    c.rlcer,
+    makeRng(0),
+  );
   const pooledValid = new Set(r.sets.flatMap((v) => v.items.filter((_, k) => v.valid[k]).map((it) => it.key))).size;
   return ms.map((m, k) => ({
-    reward: r.reward[k], score: +m.correct,
-    logs: { outcome: r.outcome[k], cot: r.cot[k], correct: +m.correct, valid_criteria: pooledValid,
+    reward: r.reward[k],
+    score: +m.correct,
+    logs: {
+      outcome: r.outcome[k],
+      cot: r.cot[k],
+      correct: +m.correct,
+      valid_criteria: pooledValid,
       group_members: ms.length,
-      incomplete: +incomplete, rubricator_reward: r.sets[k].rubricator.evolving + r.sets[k].rubricator.format,
-      rubricator_format: r.sets[k].rubricator.format, unjudged: judged[k].unjudged,
-      judge_failures: judged[k].judgeFailures },
+      incomplete: +incomplete,
+      rubricator_reward: r.sets[k].rubricator.evolving + r.sets[k].rubricator.format,
+      rubricator_format: r.sets[k].rubricator.format,
+      unjudged: judged[k].unjudged,
+      judge_failures: judged[k].judgeFailures,
+    },
   }));
 }

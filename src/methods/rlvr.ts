@@ -8,7 +8,16 @@ import { isCorrect, parseTrace, promptTokens, type ParsedTrace } from '../world/
 import { decode, encode } from '../world/vocab.js';
 import { checkWorldConfig, defaultWorld, drawTrainingProblem, type WorldConfig } from '../world/defaults.js';
 import { classifyStyle } from '../rl/evaluate.js';
-import { checkPpoConfig, criticsState, defaultPpoConfig, makeCritics, makeRoleOptimizers, ppoUpdate, restoreCritics, type PpoConfig } from '../rl/ppo.js';
+import {
+  checkPpoConfig,
+  criticsState,
+  defaultPpoConfig,
+  makeCritics,
+  makeRoleOptimizers,
+  ppoUpdate,
+  restoreCritics,
+  type PpoConfig,
+} from '../rl/ppo.js';
 import { createPolicy } from '../models/index.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../rl/grpo.js';
 import { optimizersState, restoreOptimizers, type OptimizerState } from '../rl/optim.js';
@@ -29,8 +38,14 @@ export interface RlvrConfig {
 }
 
 export const defaultRlvrConfig: RlvrConfig = {
-  steps: 100, prompts: 16, rollouts: 8, temperature: 1, algo: 'ppo',
-  ppo: { ...defaultPpoConfig, epochs: 1, minibatches: 2 }, grpo: defaultGrpoConfig, world: defaultWorld,
+  steps: 100,
+  prompts: 16,
+  rollouts: 8,
+  temperature: 1,
+  algo: 'ppo',
+  ppo: { ...defaultPpoConfig, epochs: 1, minibatches: 2 },
+  grpo: defaultGrpoConfig,
+  world: defaultWorld,
 };
 
 export function checkRlvrConfig(c: RlvrConfig): void {
@@ -49,7 +64,12 @@ export function checkRlvrConfig(c: RlvrConfig): void {
  * A reasoner rollout: `correct` is the exact outcome (logged accuracy), `label` the training label the rewards read
  * (the same, unless the world's labelNoise flipped it).
  */
-export interface ReasonerRollout extends Rollout { problem: Problem; trace: ParsedTrace; correct: boolean; label: boolean }
+export interface ReasonerRollout extends Rollout {
+  problem: Problem;
+  trace: ParsedTrace;
+  correct: boolean;
+  label: boolean;
+}
 
 /** The training label of an outcome: flipped with probability `noise` (no draw from `rng` when noise is 0). */
 export function noisyLabel(correct: boolean, noise: number, rng: Rng): boolean {
@@ -57,15 +77,32 @@ export function noisyLabel(correct: boolean, noise: number, rng: Rng): boolean {
 }
 
 /** Draw `prompts` training problems and `rollouts` completions of each. */
-export function rollOutReasoner(policy: Policy, c: Pick<RlvrConfig, 'prompts' | 'rollouts' | 'temperature' | 'world'>, rng: Rng): ReasonerRollout[] {
+export function rollOutReasoner(
+  policy: Policy,
+  c: Pick<RlvrConfig, 'prompts' | 'rollouts' | 'temperature' | 'world'>,
+  rng: Rng,
+): ReasonerRollout[] {
   const problems = Array.from({ length: c.prompts }, () => drawTrainingProblem(c.world, rng));
   const prompts = problems.flatMap((p) => Array.from({ length: c.rollouts }, () => encode(promptTokens(p, 'reason'))));
   const outs = sample(policy, prompts, { maxNew: 96, temperature: c.temperature, topP: 1 }, rng);
   const noise = c.world.labelNoise ?? 0;
   return outs.map((completion, i) => {
-    const problem = problems[Math.floor(i / c.rollouts)], trace = parseTrace(decode(completion)), correct = isCorrect(problem, trace);
+    const problem = problems[Math.floor(i / c.rollouts)],
+      trace = parseTrace(decode(completion)),
+      correct = isCorrect(problem, trace);
     const label = noisyLabel(correct, noise, rng);
-    return { role: 'reason', group: Math.floor(i / c.rollouts), prompt: prompts[i], completion, problem, trace, correct, label, reward: 0, components: {} };
+    return {
+      role: 'reason',
+      group: Math.floor(i / c.rollouts),
+      prompt: prompts[i],
+      completion,
+      problem,
+      trace,
+      correct,
+      label,
+      reward: 0,
+      components: {},
+    };
   });
 }
 
@@ -87,13 +124,16 @@ export interface Trainer {
  * A reward as a small pluggable function: each rollout's reward (on its last token), its logged components, and
  * optionally per-token rewards over its completion (a process reward model's step rewards; PPO only).
  */
-export type RewardFn = (rs: ReasonerRollout[]) => { reward: number; components: Record<string, number>; tokenRewards?: number[] }[];
+export type RewardFn = (
+  rs: ReasonerRollout[],
+) => { reward: number; components: Record<string, number>; tokenRewards?: number[] }[];
 
 /** RLVR's reward: the outcome reward of each rollout's training label (its exact correctness unless labels are noisy). */
-export const outcomeRewardFn: RewardFn = (rs) => rs.map((r) => {
-  const o = outcomeReward({ correct: r.label });
-  return { reward: o, components: { outcome: o } };
-});
+export const outcomeRewardFn: RewardFn = (rs) =>
+  rs.map((r) => {
+    const o = outcomeReward({ correct: r.label });
+    return { reward: o, components: { outcome: o } };
+  });
 
 /** The format-only reward: +1 for a well-formed trace that ends with <eos> after its answer, -1 otherwise, right or wrong. */
 export function formatReward(t: Pick<ParsedTrace, 'terminated' | 'issues'>): number {
@@ -102,22 +142,35 @@ export function formatReward(t: Pick<ParsedTrace, 'terminated' | 'issues'>): num
 
 /** Control: +1 or -1 for every rollout with probability 1/2 each, drawn from `rng`, whatever the rollout. */
 export function randomRewardFn(rng: Rng): RewardFn {
-  return (rs) => rs.map(() => { const r = rng.next() < 0.5 ? 1 : -1; return { reward: r, components: { random: r } }; });
+  return (rs) =>
+    rs.map(() => {
+      const r = rng.next() < 0.5 ? 1 : -1;
+      return { reward: r, components: { random: r } };
+    });
 }
 
 /** Control: the format-only reward. */
-export const formatRewardFn: RewardFn = (rs) => rs.map((r) => { const f = formatReward(r.trace); return { reward: f, components: { format: f } }; });
+export const formatRewardFn: RewardFn = (rs) =>
+  rs.map((r) => {
+    const f = formatReward(r.trace);
+    return { reward: f, components: { format: f } };
+  });
 
 /** RLVR by default; another reward function (the static scalar RM) trains the same way. */
 export function makeRlvrTrainer(policy: Policy, c: RlvrConfig, rewardFn: RewardFn = outcomeRewardFn): Trainer {
   checkRlvrConfig(c);
-  const opts = makeRoleOptimizers(c.ppo.lr), grpoOpt = tf.train.adam(c.grpo.lr);
-  const all = { ...opts, grpo: grpoOpt }, vars = () => Object.values(policy.weights);
+  const opts = makeRoleOptimizers(c.ppo.lr),
+    grpoOpt = tf.train.adam(c.grpo.lr);
+  const all = { ...opts, grpo: grpoOpt },
+    vars = () => Object.values(policy.weights);
   const critics = makeCritics(policy, c.ppo, (p) => createPolicy(p.config)); // none unless ppo.critic is 'separate'
   let last: ReasonerRollout[] = [];
   return {
     lastRollouts: () => last,
-    state: async () => ({ optimizers: await optimizersState(all), ...(c.ppo.critic === 'separate' ? { critics: await criticsState(critics) } : {}) }),
+    state: async () => ({
+      optimizers: await optimizersState(all),
+      ...(c.ppo.critic === 'separate' ? { critics: await criticsState(critics) } : {}),
+    }),
     restore: async (s) => {
       await restoreOptimizers(all, s.optimizers as Record<string, OptimizerState>, vars);
       if (c.ppo.critic === 'separate') await restoreCritics(critics, s.critics as Parameters<typeof restoreCritics>[1]);
@@ -135,20 +188,34 @@ export function makeRlvrTrainer(policy: Policy, c: RlvrConfig, rewardFn: RewardF
         }
       });
       last = rs;
-      const upd = c.algo === 'ppo' ? ppoUpdate(policy, opts, rs, c.ppo, rng, undefined, critics) : grpoUpdate(policy, grpoOpt, rs, c.grpo, rng);
+      const upd =
+        c.algo === 'ppo'
+          ? ppoUpdate(policy, opts, rs, c.ppo, rng, undefined, critics)
+          : grpoUpdate(policy, grpoOpt, rs, c.grpo, rng);
       const groups = [...new Set(rs.map((r) => r.group))].map((g) => rs.filter((r) => r.group === g));
       const styles: Record<string, number> = {};
-      for (const r of rs) { const s = classifyStyle(r.trace, r.problem); styles[s] = (styles[s] ?? 0) + 1 / rs.length; }
+      for (const r of rs) {
+        const s = classifyStyle(r.trace, r.problem);
+        styles[s] = (styles[s] ?? 0) + 1 / rs.length;
+      }
       return {
         accuracy: mean(rs.map((r) => +r.correct)),
-        ...Object.fromEntries(Object.keys(rs[0].components).map((k) => [`reward/${k}`, mean(rs.map((r) => r.components[k]))])),
-        reward_std: mean(groups.map((g) => { const m = mean(g.map((r) => r.reward)); return Math.sqrt(mean(g.map((r) => (r.reward - m) ** 2))); })),
+        ...Object.fromEntries(
+          Object.keys(rs[0].components).map((k) => [`reward/${k}`, mean(rs.map((r) => r.components[k]))]),
+        ),
+        reward_std: mean(
+          groups.map((g) => {
+            const m = mean(g.map((r) => r.reward));
+            return Math.sqrt(mean(g.map((r) => (r.reward - m) ** 2)));
+          }),
+        ),
         mixed_groups: mean(groups.map((g) => +(new Set(g.map((r) => r.correct)).size > 1))),
         response_length: mean(rs.map((r) => r.completion.length)),
         terminated: mean(rs.map((r) => +r.trace.terminated)),
         ...Object.fromEntries(Object.entries(styles).map(([k, v]) => [`style/${k}`, v])),
         ...upd,
-        sample_ms: t1 - t0, update_ms: Date.now() - t1,
+        sample_ms: t1 - t0,
+        update_ms: Date.now() - t1,
       };
     },
   };

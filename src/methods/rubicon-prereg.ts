@@ -21,7 +21,12 @@ export const PREREG_RULE = {
 } as const;
 
 /** One cold-start rollout's two family scores (weighted sums of each family's dimensions). */
-export interface PreregSample { group: number; prompt: 'constraints' | 'quality'; constraints: number; quality: number }
+export interface PreregSample {
+  group: number;
+  prompt: 'constraints' | 'quality';
+  constraints: number;
+  quality: number;
+}
 
 /**
  * The correlation of the two scores (src/util/stats.ts, pearson), NaN where one side is constant: no interval then
@@ -32,7 +37,8 @@ const correlation = (x: readonly number[], y: readonly number[]): number => pear
 /** 95% interval of a correlation from Fisher's z with `dof` effective observations (empty when dof <= 3). */
 export function fisherInterval(r: number, dof: number): { ci_low: number | ''; ci_high: number | '' } {
   if (!(dof > 3) || !Number.isFinite(r) || Math.abs(r) >= 1) return { ci_low: '', ci_high: '' };
-  const z = Math.atanh(r), h = 1.959964 / Math.sqrt(dof - 3);
+  const z = Math.atanh(r),
+    h = 1.959964 / Math.sqrt(dof - 3);
   return { ci_low: Math.tanh(z - h), ci_high: Math.tanh(z + h) };
 }
 
@@ -45,14 +51,23 @@ export function preregRows(samples: PreregSample[]) {
   return (['constraints', 'quality', 'both'] as const).flatMap((prompts) => {
     const s = samples.filter((x) => prompts === 'both' || x.prompt === prompts);
     const groups = new Map<string, PreregSample[]>();
-    for (const x of s) { const k = `${x.group}|${x.prompt}`; groups.set(k, [...(groups.get(k) ?? []), x]); }
+    for (const x of s) {
+      const k = `${x.group}|${x.prompt}`;
+      groups.set(k, [...(groups.get(k) ?? []), x]);
+    }
     const centred = [...groups.values()].flatMap((g) => {
       const mc = g.reduce((a, x) => a + x.constraints, 0) / g.length;
       const mq = g.reduce((a, x) => a + x.quality, 0) / g.length;
       return g.map((x) => ({ c: x.constraints - mc, q: x.quality - mq }));
     });
-    const pooled = correlation(s.map((x) => x.constraints), s.map((x) => x.quality));
-    const within = correlation(centred.map((x) => x.c), centred.map((x) => x.q));
+    const pooled = correlation(
+      s.map((x) => x.constraints),
+      s.map((x) => x.quality),
+    );
+    const within = correlation(
+      centred.map((x) => x.c),
+      centred.map((x) => x.q),
+    );
     const mean = (f: (x: PreregSample) => number) => s.reduce((a, x) => a + f(x), 0) / s.length;
     return [
       { statistic: 'pooled', r: pooled, dof: s.length },
@@ -60,10 +75,19 @@ export function preregRows(samples: PreregSample[]) {
     ].map((t) => {
       const ci = fisherInterval(t.r, t.dof);
       const decisive = t.statistic === PREREG_RULE.statistic && prompts === PREREG_RULE.prompts;
-      return { tasks: PREREG_RULE.tasks, prompts, statistic: t.statistic, r: t.r, ...ci, rollouts: s.length,
-        groups: groups.size, constraints_mean: mean((x) => x.constraints), quality_mean: mean((x) => x.quality),
+      return {
+        tasks: PREREG_RULE.tasks,
+        prompts,
+        statistic: t.statistic,
+        r: t.r,
+        ...ci,
+        rollouts: s.length,
+        groups: groups.size,
+        constraints_mean: mean((x) => x.constraints),
+        quality_mean: mean((x) => x.quality),
         decisive: decisive ? 'yes' : 'no',
-        criterion_met: decisive ? (ci.ci_high !== '' && ci.ci_high < PREREG_RULE.below ? 'yes' : 'no') : '' };
+        criterion_met: decisive ? (ci.ci_high !== '' && ci.ci_high < PREREG_RULE.below ? 'yes' : 'no') : '',
+      };
     });
   });
 }

@@ -11,13 +11,29 @@ import { decode, encode } from '../world/vocab.js';
 import { defaultWorld, drawTrainingProblem, type WorldConfig } from '../world/defaults.js';
 import { toTokens, type RubricItem } from '../rubrics/rubric.js';
 import { domainOf } from '../world/problems.js';
-import { aggregate, AGGREGATORS, checkInteractions, defaultAggregatorParams, type AggregatorName,
-  type AggregatorParams } from '../rubrics/aggregators.js';
+import {
+  aggregate,
+  AGGREGATORS,
+  checkInteractions,
+  defaultAggregatorParams,
+  type AggregatorName,
+  type AggregatorParams,
+} from '../rubrics/aggregators.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../rl/grpo.js';
 import { mean, type Rollout } from '../rl/rollout.js';
 import { ConfigError, requireInteger, requirePositive, requireProbability } from '../io/validate.js';
-import { ANCHORS, hackMeasures, lengthBudget, rewardVectors, TASK_PAIR_NAMES, TASK_PAIRS, tightLengthBudget,
-  type Anchor, type BatchJudge, type TaskPair } from './rubicon.js';
+import {
+  ANCHORS,
+  hackMeasures,
+  lengthBudget,
+  rewardVectors,
+  TASK_PAIR_NAMES,
+  TASK_PAIRS,
+  tightLengthBudget,
+  type Anchor,
+  type BatchJudge,
+  type TaskPair,
+} from './rubicon.js';
 
 export type TaskFamily = 'constraints' | 'quality';
 export const SCHEDULES = ['joint', 'constraints_only', 'quality_only', 'stagewise'] as const;
@@ -65,26 +81,47 @@ export interface RubiconConfig {
 }
 
 export const defaultRubiconConfig: RubiconConfig = {
-  steps: 60, prompts: 16, rollouts: 8, temperature: 1, aggregator: 'weighted_sum', aggregatorParams: defaultAggregatorParams, schedule: 'joint',
-  stageSplit: 0.5, filterQuantiles: null, poolSize: 512, verifier: 'learned', softScores: 'probability',
-  defence: 'auto', tasks: 'standard',
-  grpo: defaultGrpoConfig, world: defaultWorld,
+  steps: 60,
+  prompts: 16,
+  rollouts: 8,
+  temperature: 1,
+  aggregator: 'weighted_sum',
+  aggregatorParams: defaultAggregatorParams,
+  schedule: 'joint',
+  stageSplit: 0.5,
+  filterQuantiles: null,
+  poolSize: 512,
+  verifier: 'learned',
+  softScores: 'probability',
+  defence: 'auto',
+  tasks: 'standard',
+  grpo: defaultGrpoConfig,
+  world: defaultWorld,
 };
 
 export function checkRubiconConfig(c: RubiconConfig): void {
-  requireInteger('steps', c.steps, 0); requireInteger('prompts', c.prompts, 1); requireInteger('rollouts', c.rollouts, 1); requirePositive('temperature', c.temperature);
-  if (!AGGREGATORS.includes(c.aggregator)) throw new ConfigError(`aggregator must be one of ${AGGREGATORS.join(', ')} (got "${c.aggregator}")`);
-  if (!SCHEDULES.includes(c.schedule)) throw new ConfigError(`schedule must be one of ${SCHEDULES.join(', ')} (got "${c.schedule}")`);
-  requireProbability('stageSplit', c.stageSplit); requireInteger('poolSize', c.poolSize, 1);
+  requireInteger('steps', c.steps, 0);
+  requireInteger('prompts', c.prompts, 1);
+  requireInteger('rollouts', c.rollouts, 1);
+  requirePositive('temperature', c.temperature);
+  if (!AGGREGATORS.includes(c.aggregator))
+    throw new ConfigError(`aggregator must be one of ${AGGREGATORS.join(', ')} (got "${c.aggregator}")`);
+  if (!SCHEDULES.includes(c.schedule))
+    throw new ConfigError(`schedule must be one of ${SCHEDULES.join(', ')} (got "${c.schedule}")`);
+  requireProbability('stageSplit', c.stageSplit);
+  requireInteger('poolSize', c.poolSize, 1);
   if (c.filterQuantiles !== null) {
     const [lo, hi] = c.filterQuantiles;
-    if (!(lo >= 0 && hi <= 1 && lo < hi)) throw new ConfigError(`filterQuantiles must be [lo, hi] with 0 <= lo < hi <= 1 (got [${lo}, ${hi}])`);
+    if (!(lo >= 0 && hi <= 1 && lo < hi))
+      throw new ConfigError(`filterQuantiles must be [lo, hi] with 0 <= lo < hi <= 1 (got [${lo}, ${hi}])`);
   }
-  if (c.verifier !== 'learned' && c.verifier !== 'oracle') throw new ConfigError(`verifier must be "learned" or "oracle" (got "${c.verifier}")`);
+  if (c.verifier !== 'learned' && c.verifier !== 'oracle')
+    throw new ConfigError(`verifier must be "learned" or "oracle" (got "${c.verifier}")`);
   const oneOf = (name: string, v: string, known: readonly string[]) => {
     if (!known.includes(v)) throw new ConfigError(`${name} must be one of ${known.join(', ')} (got "${v}")`);
   };
-  oneOf('softScores', c.softScores, SOFT_SCORES); oneOf('defence', c.defence, DEFENCES);
+  oneOf('softScores', c.softScores, SOFT_SCORES);
+  oneOf('defence', c.defence, DEFENCES);
   oneOf('tasks', c.tasks, TASK_PAIR_NAMES);
   // an antagonistic interaction on a required dimension fails here, before any step
   if (c.aggregator === 'interaction') {
@@ -96,7 +133,11 @@ export function checkRubiconConfig(c: RubiconConfig): void {
 }
 
 /** The task family a step trains on (joint: each prompt draws one). */
-export function familyOf(step: number, c: Pick<RubiconConfig, 'steps' | 'schedule' | 'stageSplit'>, rng: Rng): TaskFamily {
+export function familyOf(
+  step: number,
+  c: Pick<RubiconConfig, 'steps' | 'schedule' | 'stageSplit'>,
+  rng: Rng,
+): TaskFamily {
   if (c.schedule === 'constraints_only') return 'constraints';
   if (c.schedule === 'quality_only') return 'quality';
   if (c.schedule === 'stagewise') return step < Math.round(c.steps * c.stageSplit) ? 'constraints' : 'quality';
@@ -110,8 +151,11 @@ export function familyOf(step: number, c: Pick<RubiconConfig, 'steps' | 'schedul
  */
 export function taskPrompt(p: Problem, family: TaskFamily, tasks: TaskPair = 'standard'): string[] {
   const verify: RubricItem = { category: 'validation', criterion: { name: 'VERIFY', args: [] }, points: 1 };
-  const len = (n: number): RubricItem => ({ category: 'focus', criterion: { name: 'LEN', args: [Math.min(99, n)] },
-    points: 1 });
+  const len = (n: number): RubricItem => ({
+    category: 'focus',
+    criterion: { name: 'LEN', args: [Math.min(99, n)] },
+    points: 1,
+  });
   const hint = (items: RubricItem[]) =>
     promptTokens(p, 'hint', toTokens({ domain: domainOf(p.family), items }).slice(0, -1));
   if (tasks === 'competing') return family === 'quality' ? hint([verify]) : hint([len(tightLengthBudget(p))]);
@@ -123,8 +167,12 @@ export function taskPrompt(p: Problem, family: TaskFamily, tasks: TaskPair = 'st
  * The anchors (dimensions) a family's reward reads. With the defence rubric (`hasDefence`) it joins the vector:
  * under the veto with weight 0 (a critical gate only), under any other aggregator with its own weight 1.
  */
-export function familyAnchors(family: TaskFamily, aggregator: AggregatorName, defence: Defence = 'auto',
-  tasks: TaskPair = 'standard'): Anchor[] {
+export function familyAnchors(
+  family: TaskFamily,
+  aggregator: AggregatorName,
+  defence: Defence = 'auto',
+  tasks: TaskPair = 'standard',
+): Anchor[] {
   const base = TASK_PAIRS[tasks][family].map((n) => ANCHORS[n]);
   if (!hasDefence(defence, aggregator)) return base;
   return [...base, aggregator === 'veto' ? { ...ANCHORS.honest_verification, weight: 0 } : ANCHORS.honest_verification];
@@ -133,25 +181,43 @@ export function familyAnchors(family: TaskFamily, aggregator: AggregatorName, de
 export function makeRubiconTrainer(policy: Policy, c: RubiconConfig, verifier?: Policy, coldStart?: Policy) {
   checkRubiconConfig(c);
   if (c.verifier === 'learned' && !verifier) throw new ConfigError('verifier "learned" needs a verifier checkpoint');
-  const judge: BatchJudge = c.verifier === 'oracle' ? (xs) => xs.map((x) => oracleJudge(x.c, x.p, x.completion))
-    : c.softScores === 'probability' ? learnedProbability(verifier!) : learnedJudge(verifier!);
+  const judge: BatchJudge =
+    c.verifier === 'oracle'
+      ? (xs) => xs.map((x) => oracleJudge(x.c, x.p, x.completion))
+      : c.softScores === 'probability'
+        ? learnedProbability(verifier!)
+        : learnedJudge(verifier!);
   const opt = tf.train.adam(c.grpo.lr);
   const draw = (rng: Rng) => drawTrainingProblem(c.world, rng);
   const reward = (family: TaskFamily, items: { p: Problem; completion: string[] }[]) => {
     const anchors = familyAnchors(family, c.aggregator, c.defence, c.tasks);
-    return { anchors, vectors: rewardVectors(anchors, items, judge), scalar: (v: number[]) => aggregate(c.aggregator, v, anchors, c.aggregatorParams) };
+    return {
+      anchors,
+      vectors: rewardVectors(anchors, items, judge),
+      scalar: (v: number[]) => aggregate(c.aggregator, v, anchors, c.aggregatorParams),
+    };
   };
   // central-quantile filtering: score a fixed pool with the cold start once, keep the middle of the distribution
   let pool: { p: Problem; family: TaskFamily }[] | null = null;
   const poolFor = (rng: Rng) => {
     if (pool || c.filterQuantiles === null) return pool;
-    const all = Array.from({ length: c.poolSize }, (_, i) => ({ p: draw(rng), family: (i % 2 === 0 ? 'constraints' : 'quality') as TaskFamily }));
-    const scorer = coldStart ?? policy, n = 4;
+    const all = Array.from({ length: c.poolSize }, (_, i) => ({
+      p: draw(rng),
+      family: (i % 2 === 0 ? 'constraints' : 'quality') as TaskFamily,
+    }));
+    const scorer = coldStart ?? policy,
+      n = 4;
     const prompts = all.flatMap((x) => Array.from({ length: n }, () => encode(taskPrompt(x.p, x.family, c.tasks))));
-    const outs = sample(scorer, prompts,
-      { maxNew: 96, temperature: 1, topP: 1 }, rng).map(decode);
-    const scores = all.map((x, i) => { const r = reward(x.family, outs.slice(i * n, (i + 1) * n).map((completion) => ({ p: x.p, completion }))); return mean(r.vectors.map(r.scalar)); });
-    const sorted = [...scores].sort((a, b) => a - b), q = (u: number) => sorted[Math.min(sorted.length - 1, Math.floor(u * sorted.length))];
+    const outs = sample(scorer, prompts, { maxNew: 96, temperature: 1, topP: 1 }, rng).map(decode);
+    const scores = all.map((x, i) => {
+      const r = reward(
+        x.family,
+        outs.slice(i * n, (i + 1) * n).map((completion) => ({ p: x.p, completion })),
+      );
+      return mean(r.vectors.map(r.scalar));
+    });
+    const sorted = [...scores].sort((a, b) => a - b),
+      q = (u: number) => sorted[Math.min(sorted.length - 1, Math.floor(u * sorted.length))];
     const [lo, hi] = [q(c.filterQuantiles[0]), q(c.filterQuantiles[1])];
     pool = all.filter((_, i) => scores[i] >= lo && scores[i] <= hi);
     if (pool.length === 0) pool = all;
@@ -162,30 +228,46 @@ export function makeRubiconTrainer(policy: Policy, c: RubiconConfig, verifier?: 
     step(step: number, rng: Rng): Record<string, number> {
       const chosen = poolFor(rng);
       const tasks = Array.from({ length: c.prompts }, () => {
-        if (chosen) { const t = chosen[rng.int(chosen.length)]; return { p: t.p, family: c.schedule === 'joint' ? t.family : familyOf(step, c, rng) }; }
+        if (chosen) {
+          const t = chosen[rng.int(chosen.length)];
+          return { p: t.p, family: c.schedule === 'joint' ? t.family : familyOf(step, c, rng) };
+        }
         return { p: draw(rng), family: familyOf(step, c, rng) };
       });
-      const prompts = tasks.flatMap((t) => Array.from({ length: c.rollouts }, () =>
-        encode(taskPrompt(t.p, t.family, c.tasks))));
+      const prompts = tasks.flatMap((t) =>
+        Array.from({ length: c.rollouts }, () => encode(taskPrompt(t.p, t.family, c.tasks))),
+      );
       const outs = sample(policy, prompts, { maxNew: 96, temperature: c.temperature, topP: 1 }, rng).map(decode);
       const rs: Rollout[] = [];
       const dims: Record<string, number[]> = {};
       for (const family of ['constraints', 'quality'] as const) {
         const idx = outs.map((_, i) => i).filter((i) => tasks[Math.floor(i / c.rollouts)].family === family);
         if (!idx.length) continue;
-        const r = reward(family, idx.map((i) => ({ p: tasks[Math.floor(i / c.rollouts)].p, completion: outs[i] })));
+        const r = reward(
+          family,
+          idx.map((i) => ({ p: tasks[Math.floor(i / c.rollouts)].p, completion: outs[i] })),
+        );
         idx.forEach((i, j) => {
           const scalar = r.scalar(r.vectors[j]);
-          rs.push({ role: 'reason', group: Math.floor(i / c.rollouts), prompt: prompts[i], completion: encode(outs[i]), reward: scalar,
-            components: Object.fromEntries(r.anchors.map((a, k) => [a.name, r.vectors[j][k]])) });
-          r.anchors.forEach((a, k) => { (dims[`${family}/${a.name}`] ??= []).push(r.vectors[j][k]); });
+          rs.push({
+            role: 'reason',
+            group: Math.floor(i / c.rollouts),
+            prompt: prompts[i],
+            completion: encode(outs[i]),
+            reward: scalar,
+            components: Object.fromEntries(r.anchors.map((a, k) => [a.name, r.vectors[j][k]])),
+          });
+          r.anchors.forEach((a, k) => {
+            (dims[`${family}/${a.name}`] ??= []).push(r.vectors[j][k]);
+          });
         });
       }
       const upd = grpoUpdate(policy, opt, rs, c.grpo, rng);
       const items = outs.map((completion, i) => ({ p: tasks[Math.floor(i / c.rollouts)].p, completion }));
       return {
         accuracy: mean(items.map((x) => +isCorrect(x.p, parseTrace(x.completion)))),
-        reward: mean(rs.map((r) => r.reward)), ...hackMeasures(items),
+        reward: mean(rs.map((r) => r.reward)),
+        ...hackMeasures(items),
         constraint_share: mean(tasks.map((t) => +(t.family === 'constraints'))),
         response_length: mean(outs.map((o) => o.length)),
         ...Object.fromEntries(Object.entries(dims).map(([k, v]) => [`dim/${k}`, mean(v)])),
@@ -197,7 +279,11 @@ export function makeRubiconTrainer(policy: Policy, c: RubiconConfig, verifier?: 
 
 /** One run of a profile: an aggregator, a schedule, the filter, the defence rubric and the task pair. */
 export interface RubiconRun {
-  aggregator: AggregatorName; schedule: Schedule; filter: boolean; defence: Defence; tasks: TaskPair;
+  aggregator: AggregatorName;
+  schedule: Schedule;
+  filter: boolean;
+  defence: Defence;
+  tasks: TaskPair;
 }
 
 /**
@@ -207,16 +293,27 @@ export interface RubiconRun {
  */
 export const RUBICON_RUNS: RubiconRun[] = [
   ...SCHEDULES.map((schedule) => ({ aggregator: 'weighted_sum' as AggregatorName, schedule, filter: false })),
-  ...AGGREGATORS.filter((a) => a !== 'weighted_sum').map((aggregator) => ({ aggregator, schedule: 'joint' as Schedule, filter: false })),
+  ...AGGREGATORS.filter((a) => a !== 'weighted_sum').map((aggregator) => ({
+    aggregator,
+    schedule: 'joint' as Schedule,
+    filter: false,
+  })),
   { aggregator: 'veto' as AggregatorName, schedule: 'stagewise' as Schedule, filter: false },
   { aggregator: 'weighted_sum' as AggregatorName, schedule: 'joint' as Schedule, filter: true },
-].map((r) => ({ ...r, defence: 'auto' as Defence, tasks: 'standard' as TaskPair })).concat([
-  // the other half of the 2x2 (the weighted sum without and the veto with the defence are the runs above)
-  { aggregator: 'weighted_sum', schedule: 'joint', filter: false, defence: 'yes', tasks: 'standard' },
-  { aggregator: 'veto', schedule: 'joint', filter: false, defence: 'no', tasks: 'standard' },
-  ...SCHEDULES.map((schedule) => ({ aggregator: 'weighted_sum' as AggregatorName, schedule, filter: false,
-    defence: 'auto' as Defence, tasks: 'competing' as TaskPair })),
-]);
+]
+  .map((r) => ({ ...r, defence: 'auto' as Defence, tasks: 'standard' as TaskPair }))
+  .concat([
+    // the other half of the 2x2 (the weighted sum without and the veto with the defence are the runs above)
+    { aggregator: 'weighted_sum', schedule: 'joint', filter: false, defence: 'yes', tasks: 'standard' },
+    { aggregator: 'veto', schedule: 'joint', filter: false, defence: 'no', tasks: 'standard' },
+    ...SCHEDULES.map((schedule) => ({
+      aggregator: 'weighted_sum' as AggregatorName,
+      schedule,
+      filter: false,
+      defence: 'auto' as Defence,
+      tasks: 'competing' as TaskPair,
+    })),
+  ]);
 
 /**
  * A run's directory under runs/rubicon/<profile>/ (and its record's under results/runs/rubicon/<profile>/): the
@@ -231,7 +328,11 @@ export function rubiconRunDir(r: RubiconRun, seed: number): string {
 export const RUBICON_ARCHIVE = 'results/runs/rubicon';
 
 export interface RubiconProfile {
-  steps: number; seeds: number[]; evalPerCell: number; evalSamples: number; archived: boolean;
+  steps: number;
+  seeds: number[];
+  evalPerCell: number;
+  evalSamples: number;
+  archived: boolean;
 }
 
 export const RUBICON_PROFILES: Record<string, RubiconProfile> = {

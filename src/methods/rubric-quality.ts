@@ -13,7 +13,11 @@ import { normalisedScore } from '../rubrics/rewards.js';
 import { writeRubrics } from './rubricator.js';
 import { rmScores } from './scalar-rm.js';
 
-export interface PreferencePair { p: Problem; chosen: string[]; rejected: string[] }
+export interface PreferencePair {
+  p: Problem;
+  chosen: string[];
+  rejected: string[];
+}
 export type BatchJudge = (items: { c: Criterion; p: Problem; completion: string[] }[]) => boolean[];
 
 /**
@@ -21,15 +25,25 @@ export type BatchJudge = (items: { c: Criterion; p: Problem; completion: string[
  * including the held-out one): for each problem with at least one correct and one incorrect of `samples` draws,
  * the first correct and the first incorrect.
  */
-export function preferencePairs(policy: Policy, perCell: number, samples: number, rng: Rng, offset = 50): PreferencePair[] {
-  const problems = (Object.keys(EVAL_GRID) as Family[]).flatMap((f) => EVAL_GRID[f].flatMap((d) => loadEvalSet(f, d).slice(offset, offset + perCell)));
+export function preferencePairs(
+  policy: Policy,
+  perCell: number,
+  samples: number,
+  rng: Rng,
+  offset = 50,
+): PreferencePair[] {
+  const problems = (Object.keys(EVAL_GRID) as Family[]).flatMap((f) =>
+    EVAL_GRID[f].flatMap((d) => loadEvalSet(f, d).slice(offset, offset + perCell)),
+  );
   const prompts = problems.flatMap((p) => Array.from({ length: samples }, () => encode(promptTokens(p, 'reason'))));
   const outs: string[][] = [];
-  for (let i = 0; i < prompts.length; i += 256) outs.push(...sample(policy, prompts.slice(i, i + 256), { maxNew: 96, temperature: 1, topP: 1 }, rng).map(decode));
+  for (let i = 0; i < prompts.length; i += 256)
+    outs.push(...sample(policy, prompts.slice(i, i + 256), { maxNew: 96, temperature: 1, topP: 1 }, rng).map(decode));
   const pairs: PreferencePair[] = [];
   problems.forEach((p, k) => {
     const mine = outs.slice(k * samples, (k + 1) * samples);
-    const good = mine.find((o) => isCorrect(p, parseTrace(o))), bad = mine.find((o) => !isCorrect(p, parseTrace(o)));
+    const good = mine.find((o) => isCorrect(p, parseTrace(o))),
+      bad = mine.find((o) => !isCorrect(p, parseTrace(o)));
     if (good && bad) pairs.push({ p, chosen: good, rejected: bad });
   });
   return pairs;
@@ -42,21 +56,39 @@ export function pairwiseAccuracy(chosen: number[], rejected: number[]): number {
 }
 
 /** Judge scores J of the two responses of each pair under one rubric per pair (an unparsed rubric scores 0 for both). */
-export function judgePairs(pairs: PreferencePair[], rubrics: Parsed[], judge: BatchJudge): { chosen: number[]; rejected: number[] } {
+export function judgePairs(
+  pairs: PreferencePair[],
+  rubrics: Parsed[],
+  judge: BatchJudge,
+): { chosen: number[]; rejected: number[] } {
   const items = pairs.flatMap((pair, i) => {
     const r = rubrics[i];
-    return r.ok ? r.rubric.items.flatMap((it) => [pair.chosen, pair.rejected].map((completion) => ({ c: it.criterion, p: pair.p, completion }))) : [];
+    return r.ok
+      ? r.rubric.items.flatMap((it) =>
+          [pair.chosen, pair.rejected].map((completion) => ({ c: it.criterion, p: pair.p, completion })),
+        )
+      : [];
   });
   const ans = judge(items);
   let q = 0;
-  const chosen: number[] = [], rejected: number[] = [];
+  const chosen: number[] = [],
+    rejected: number[] = [];
   pairs.forEach((_, i) => {
     const r = rubrics[i];
-    if (!r.ok) { chosen.push(0); rejected.push(0); return; }
-    const a: boolean[] = [], b: boolean[] = [];
-    for (let k = 0; k < r.rubric.items.length; k++) { a.push(ans[q++]); b.push(ans[q++]); }
+    if (!r.ok) {
+      chosen.push(0);
+      rejected.push(0);
+      return;
+    }
+    const a: boolean[] = [],
+      b: boolean[] = [];
+    for (let k = 0; k < r.rubric.items.length; k++) {
+      a.push(ans[q++]);
+      b.push(ans[q++]);
+    }
     const pts = r.rubric.items.map((it) => it.points);
-    chosen.push(normalisedScore(pts, a)); rejected.push(normalisedScore(pts, b));
+    chosen.push(normalisedScore(pts, a));
+    rejected.push(normalisedScore(pts, b));
   });
   return { chosen, rejected };
 }
@@ -65,22 +97,52 @@ export function judgePairs(pairs: PreferencePair[], rubrics: Parsed[], judge: Ba
  * Rubric quality of a policy's rubricator: it reads one of its own CoTs for the problem (`reads` 'own_cot'), or the
  * question alone ('question', as EvoLM's question-reading generator writes), then writes the rubric.
  */
-export function rubricatorQuality(writer: Policy, pairs: PreferencePair[], judge: BatchJudge, rng: Rng,
-  reads: 'own_cot' | 'question' = 'own_cot'): number {
-  const cots = reads === 'question' ? pairs.map(() => [])
-    : sample(writer, pairs.map((x) => encode(promptTokens(x.p, 'reason'))), { maxNew: 96, temperature: 1, topP: 1 }, rng).map(decode);
-  const rubrics = writeRubrics(writer, pairs.map((x) => x.p), cots, rng).map((w) => w.parsed);
+export function rubricatorQuality(
+  writer: Policy,
+  pairs: PreferencePair[],
+  judge: BatchJudge,
+  rng: Rng,
+  reads: 'own_cot' | 'question' = 'own_cot',
+): number {
+  const cots =
+    reads === 'question'
+      ? pairs.map(() => [])
+      : sample(
+          writer,
+          pairs.map((x) => encode(promptTokens(x.p, 'reason'))),
+          { maxNew: 96, temperature: 1, topP: 1 },
+          rng,
+        ).map(decode);
+  const rubrics = writeRubrics(
+    writer,
+    pairs.map((x) => x.p),
+    cots,
+    rng,
+  ).map((w) => w.parsed);
   const s = judgePairs(pairs, rubrics, judge);
   return pairwiseAccuracy(s.chosen, s.rejected);
 }
 
 /** Rubric quality of the teacher's reference rubrics. */
 export function teacherQuality(pairs: PreferencePair[], judge: BatchJudge): number {
-  const s = judgePairs(pairs, pairs.map((x) => ({ ok: true as const, rubric: referenceRubric(x.p) })), judge);
+  const s = judgePairs(
+    pairs,
+    pairs.map((x) => ({ ok: true as const, rubric: referenceRubric(x.p) })),
+    judge,
+  );
   return pairwiseAccuracy(s.chosen, s.rejected);
 }
 
 /** Pairwise accuracy of the static scalar reward model. */
 export function scalarRmQuality(rm: Policy, pairs: PreferencePair[]): number {
-  return pairwiseAccuracy(rmScores(rm, pairs.map((x) => ({ p: x.p, completion: x.chosen }))), rmScores(rm, pairs.map((x) => ({ p: x.p, completion: x.rejected }))));
+  return pairwiseAccuracy(
+    rmScores(
+      rm,
+      pairs.map((x) => ({ p: x.p, completion: x.chosen })),
+    ),
+    rmScores(
+      rm,
+      pairs.map((x) => ({ p: x.p, completion: x.rejected })),
+    ),
+  );
 }

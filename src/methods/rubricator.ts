@@ -13,28 +13,57 @@ import type { Family } from '../world/problems.js';
 /** Longest rubric completion: 8 items of at most 6 tokens, separators and <eos>. */
 export const RUBRIC_MAX_NEW = 56;
 
-export interface WrittenRubric { prompt: number[]; completion: number[]; parsed: Parsed }
+export interface WrittenRubric {
+  prompt: number[];
+  completion: number[];
+  parsed: Parsed;
+}
 
 /** One rubric set per (problem, CoT) pair, sampled from the rubricator role. */
-export function writeRubrics(policy: Policy, problems: Problem[], cots: string[][], rng: Rng, temperature = 1): WrittenRubric[] {
+export function writeRubrics(
+  policy: Policy,
+  problems: Problem[],
+  cots: string[][],
+  rng: Rng,
+  temperature = 1,
+): WrittenRubric[] {
   const prompts = problems.map((p, i) => encode(promptTokens(p, 'rubric', cots[i])));
   const outs = sample(policy, prompts, { maxNew: RUBRIC_MAX_NEW, temperature, topP: 1 }, rng);
-  return outs.map((completion, i) => ({ prompt: prompts[i], completion, parsed: parseRubricTokens(decode(completion), domainOf(problems[i].family)) }));
+  return outs.map((completion, i) => ({
+    prompt: prompts[i],
+    completion,
+    parsed: parseRubricTokens(decode(completion), domainOf(problems[i].family)),
+  }));
 }
 
 /**
  * Share of rubricator completions that parse into a valid rubric set, each written after one of the policy's own
  * CoTs (`reads` 'own_cot'), or from the question alone ('question', as EvoLM's generator reads).
  */
-export function rubricFormatValidity(policy: Policy, problems: Problem[], rng: Rng, temperature = 1,
-  reads: 'own_cot' | 'question' = 'own_cot'): { valid: number; reasons: Record<string, number> } {
-  const cots = reads === 'question' ? problems.map(() => [])
-    : sample(policy, problems.map((p) => encode(promptTokens(p, 'reason'))), { maxNew: 96, temperature, topP: 1 }, rng).map(decode);
+export function rubricFormatValidity(
+  policy: Policy,
+  problems: Problem[],
+  rng: Rng,
+  temperature = 1,
+  reads: 'own_cot' | 'question' = 'own_cot',
+): { valid: number; reasons: Record<string, number> } {
+  const cots =
+    reads === 'question'
+      ? problems.map(() => [])
+      : sample(
+          policy,
+          problems.map((p) => encode(promptTokens(p, 'reason'))),
+          { maxNew: 96, temperature, topP: 1 },
+          rng,
+        ).map(decode);
   let valid = 0;
   const reasons: Record<string, number> = {};
   for (const { parsed: r } of writeRubrics(policy, problems, cots, rng, temperature)) {
     if (r.ok) valid++;
-    else { const why = r.reason.replace(/ at token \d+/, '').replace(/got .*/, 'got ...'); reasons[why] = (reasons[why] ?? 0) + 1; }
+    else {
+      const why = r.reason.replace(/ at token \d+/, '').replace(/got .*/, 'got ...');
+      reasons[why] = (reasons[why] ?? 0) + 1;
+    }
   }
   return { valid: valid / problems.length, reasons };
 }
@@ -45,7 +74,12 @@ export function rubricFormatValidity(policy: Policy, problems: Problem[], rng: R
  * would be valid needs answer labels, which inference does not have, so every positive criterion is used.
  */
 export function selfHints(policy: Policy, problems: Problem[], rng: Rng): string[][] {
-  const cots = sample(policy, problems.map((p) => encode(promptTokens(p, 'reason'))), { maxNew: 96, temperature: 1, topP: 1 }, rng).map(decode);
+  const cots = sample(
+    policy,
+    problems.map((p) => encode(promptTokens(p, 'reason'))),
+    { maxNew: 96, temperature: 1, topP: 1 },
+    rng,
+  ).map(decode);
   return writeRubrics(policy, problems, cots, rng).map((w, i) => hintTokens(w.parsed, problems[i]));
 }
 
@@ -57,13 +91,23 @@ export function hintTokens(parsed: Parsed, p: Problem): string[] {
 }
 
 /** Accuracy per family with and without self-written hints, on the same problems of the fixed evaluation sets. */
-export function hintReport(policy: Policy, perCell: number, n: number, rng: Rng): { family: string; plain: number; hinted: number; hint_rate: number }[] {
+export function hintReport(
+  policy: Policy,
+  perCell: number,
+  n: number,
+  rng: Rng,
+): { family: string; plain: number; hinted: number; hint_rate: number }[] {
   return (Object.keys(EVAL_GRID) as Family[]).map((family) => {
     const problems = EVAL_GRID[family].flatMap((d) => loadEvalSet(family, d).slice(0, perCell));
     const hints = selfHints(policy, problems, rng);
-    const acc = (rs: ReturnType<typeof evaluateReasoner>) => rs.reduce((s, r) => s + r.correct / r.samples, 0) / rs.length;
+    const acc = (rs: ReturnType<typeof evaluateReasoner>) =>
+      rs.reduce((s, r) => s + r.correct / r.samples, 0) / rs.length;
     const plain = acc(evaluateReasoner(policy, problems, n, rng));
-    const hinted = acc(evaluateReasoner(policy, problems, n, rng, 1, 256, (p, i) => encode(hints[i].length ? promptTokens(p, 'hint', hints[i]) : promptTokens(p, 'reason'))));
+    const hinted = acc(
+      evaluateReasoner(policy, problems, n, rng, 1, 256, (p, i) =>
+        encode(hints[i].length ? promptTokens(p, 'hint', hints[i]) : promptTokens(p, 'reason')),
+      ),
+    );
     return { family, plain, hinted, hint_rate: hints.filter((h) => h.length > 0).length / problems.length };
   });
 }

@@ -13,7 +13,12 @@ export const AGENT_CHECKPOINTS: Record<string, string> = {
   'transformer-M': 'data/checkpoints/coldstart-transformer-M.json',
 };
 
-export interface CorlMethodSpec { method: LabelFreeMethod | 'base'; agents: string[][]; label: string; labelFree?: Partial<LabelFreeConfig> }
+export interface CorlMethodSpec {
+  method: LabelFreeMethod | 'base';
+  agents: string[][];
+  label: string;
+  labelFree?: Partial<LabelFreeConfig>;
+}
 
 /** The agents that the reference methods (cold start, GT-reward, TTRL) train alone. */
 const SINGLE_AGENTS = [['transformer-S'], ['gru-S'], ['transformer-S-seed1'], ['gru-M']];
@@ -29,14 +34,27 @@ export const CORL_METHODS: Record<string, CorlMethodSpec> = {
   corl_same_family: { method: 'corl', agents: [['transformer-S', 'transformer-S-seed1']], label: 'CO-RL, same family' },
   // strong + weak: the partner's cold start is four times weaker (pairs.csv); family and strength are confounded
   corl_diff_family: {
-    method: 'corl', agents: [['transformer-S', 'gru-S']], label: 'CO-RL, different family (strong + weak)',
+    method: 'corl',
+    agents: [['transformer-S', 'gru-S']],
+    label: 'CO-RL, different family (strong + weak)',
   },
   // the cross-family pair matched in cold-start accuracy (matchedPair on results/coldstart/report.csv; tested)
   corl_diff_family_matched: {
-    method: 'corl', agents: [['transformer-S-seed1', 'gru-M']], label: 'CO-RL, different family (matched strength)',
+    method: 'corl',
+    agents: [['transformer-S-seed1', 'gru-M']],
+    label: 'CO-RL, different family (matched strength)',
   },
-  corl_diff_family_decoupled: { method: 'corl', agents: [['transformer-S', 'gru-S']], labelFree: { decoupled: true }, label: 'CO-RL, different family + data decoupling' },
-  corl_three_ring: { method: 'corl', agents: [['transformer-S', 'gru-S', 'transformer-S-seed1']], label: 'CO-RL, three-agent ring' },
+  corl_diff_family_decoupled: {
+    method: 'corl',
+    agents: [['transformer-S', 'gru-S']],
+    labelFree: { decoupled: true },
+    label: 'CO-RL, different family + data decoupling',
+  },
+  corl_three_ring: {
+    method: 'corl',
+    agents: [['transformer-S', 'gru-S', 'transformer-S-seed1']],
+    label: 'CO-RL, three-agent ring',
+  },
 };
 
 export function corlMethodSpec(id: string): CorlMethodSpec {
@@ -67,8 +85,9 @@ export const PAIR_FAMILIES = ['add', 'sub', 'chain'];
 export function coldStartAccuracy(rows: Row[], families: string[] = PAIR_FAMILIES): Record<string, number> {
   const out: Record<string, number> = {};
   for (const model of [...new Set(rows.map((r) => String(r.model)))]) {
-    const fam = families.map((f) => rows.filter((r) => r.model === model && r.family === f)
-      .map((r) => Number(r.accuracy)));
+    const fam = families.map((f) =>
+      rows.filter((r) => r.model === model && r.family === f).map((r) => Number(r.accuracy)),
+    );
     if (fam.some((v) => v.length === 0)) continue;
     out[model] = fam.reduce((s, v) => s + v.reduce((a, b) => a + b, 0) / v.length, 0) / families.length;
   }
@@ -80,14 +99,22 @@ export function coldStartAccuracy(rows: Row[], families: string[] = PAIR_FAMILIE
  * different families with the smallest |acc_a - acc_b|, ties to the higher mean accuracy, then to name order; agent_a
  * is the pair's stronger agent. Throws when no pair is within `tolerance`.
  */
-export function matchedPair(acc: Record<string, number>, candidates: string[],
-  tolerance = MATCH_TOLERANCE): [string, string] {
+export function matchedPair(
+  acc: Record<string, number>,
+  candidates: string[],
+  tolerance = MATCH_TOLERANCE,
+): [string, string] {
   const names = candidates.filter((n) => Number.isFinite(acc[n]));
-  const pairs = names.flatMap((a, i) => names.slice(i + 1).filter((b) => agentFamily(a) !== agentFamily(b))
-    .map((b): [string, string] => (acc[a] >= acc[b] ? [a, b] : [b, a])));
+  const pairs = names.flatMap((a, i) =>
+    names
+      .slice(i + 1)
+      .filter((b) => agentFamily(a) !== agentFamily(b))
+      .map((b): [string, string] => (acc[a] >= acc[b] ? [a, b] : [b, a])),
+  );
   const key = ([a, b]: [string, string]) => [Math.abs(acc[a] - acc[b]), -(acc[a] + acc[b]), `${a}+${b}`] as const;
   pairs.sort((x, y) => {
-    const kx = key(x), ky = key(y);
+    const kx = key(x),
+      ky = key(y);
     return kx[0] - ky[0] || kx[1] - ky[1] || (kx[2] < ky[2] ? -1 : 1);
   });
   const best = pairs[0];
@@ -105,17 +132,19 @@ export function matchedPair(acc: Record<string, number>, candidates: string[],
 export type PairRow = { pair: string; agent_a: string; agent_b: string; acc_a: number; acc_b: number; gap: number };
 export function pairRows(acc: Record<string, number>, profile = 'full'): PairRow[] {
   const corl = Object.entries(profileGroups(profile)).filter(([id]) => corlMethodSpec(id).method === 'corl');
-  return corl.flatMap(([id, groups]) => groups.flatMap((ring) => {
-    const links = ring.length === 2 ? [[ring[0], ring[1]]]
-      : ring.map((a, n) => [a, ring[(n + ring.length - 1) % ring.length]]);
-    return links.map(([a, b]) => {
-      const missing = [a, b].find((x) => !(x in acc));
-      if (missing) throw new ConfigError(`no cold-start accuracy for ${missing} (method ${id})`);
-      // a method with one pair names it; a ring or a method with several groups names each link
-      const pair = ring.length === 2 && groups.length === 1 ? id : `${id}:${a}+${b}`;
-      return { pair, agent_a: a, agent_b: b, acc_a: acc[a], acc_b: acc[b], gap: acc[a] - acc[b] };
-    });
-  }));
+  return corl.flatMap(([id, groups]) =>
+    groups.flatMap((ring) => {
+      const links =
+        ring.length === 2 ? [[ring[0], ring[1]]] : ring.map((a, n) => [a, ring[(n + ring.length - 1) % ring.length]]);
+      return links.map(([a, b]) => {
+        const missing = [a, b].find((x) => !(x in acc));
+        if (missing) throw new ConfigError(`no cold-start accuracy for ${missing} (method ${id})`);
+        // a method with one pair names it; a ring or a method with several groups names each link
+        const pair = ring.length === 2 && groups.length === 1 ? id : `${id}:${a}+${b}`;
+        return { pair, agent_a: a, agent_b: b, acc_a: acc[a], acc_b: acc[b], gap: acc[a] - acc[b] };
+      });
+    }),
+  );
 }
 
 /** Throws unless matchedPair over the agents picks the pair that corl_diff_family_matched trains. */
@@ -139,7 +168,11 @@ export const OVERLAP_PROTOCOLS = {
 export type OverlapProtocol = keyof typeof OVERLAP_PROTOCOLS;
 
 export interface CorlProfile {
-  steps: number; seeds: number[]; evalPerCell: number; evalSamples: number; theorySamples: number;
+  steps: number;
+  seeds: number[];
+  evalPerCell: number;
+  evalSamples: number;
+  theorySamples: number;
   /** keep each finished run's record (config, metrics, tables, samples; no weights) under CORL_ARCHIVE, committed */
   archived: boolean;
   /** the methods this profile runs and the agent groups each trains (default: every method on its own groups) */
@@ -158,7 +191,10 @@ export const TABLE8_GROUPS: Record<string, string[][]> = {
   ttrl: [['transformer-M'], ['gru-M']],
   intuitor: [['transformer-M'], ['gru-M']],
   rent: [['transformer-M'], ['gru-M']],
-  corl_same_family: [['transformer-M', 'transformer-S'], ['gru-M', 'gru-S']],
+  corl_same_family: [
+    ['transformer-M', 'transformer-S'],
+    ['gru-M', 'gru-S'],
+  ],
   corl_diff_family: [['transformer-M', 'gru-M']],
   corl_diff_family_decoupled: [['transformer-M', 'gru-M']],
 };
@@ -167,14 +203,20 @@ export const CORL_PROFILES: Record<string, CorlProfile> = {
   quick: { steps: 10, seeds: [0, 1], evalPerCell: 8, evalSamples: 4, theorySamples: 8, archived: false },
   full: { steps: 60, seeds: [0, 1, 2], evalPerCell: 24, evalSamples: 8, theorySamples: 16, archived: true },
   // Table 8 at size M, on the full profile's budget
-  table8: { steps: 60, seeds: [0, 1, 2], evalPerCell: 24, evalSamples: 8, theorySamples: 16, archived: true,
-    groups: TABLE8_GROUPS },
+  table8: {
+    steps: 60,
+    seeds: [0, 1, 2],
+    evalPerCell: 24,
+    evalSamples: 8,
+    theorySamples: 16,
+    archived: true,
+    groups: TABLE8_GROUPS,
+  },
 };
 
 /** The agent groups each method of a profile trains, in run order. */
 export function profileGroups(name: string): Record<string, string[][]> {
-  return corlProfile(name).groups
-    ?? Object.fromEntries(Object.entries(CORL_METHODS).map(([id, m]) => [id, m.agents]));
+  return corlProfile(name).groups ?? Object.fromEntries(Object.entries(CORL_METHODS).map(([id, m]) => [id, m.agents]));
 }
 
 /** Where archived profiles keep their finished runs' records: <archive>/<profile>/<method>/<agents>/seed-<n>. */
@@ -189,21 +231,48 @@ export function corlProfile(name: string): CorlProfile {
 /** A reported table's rows: per method, one average per model, each beside the agent that plays that model. */
 const reported = (paper: string, models: [string, string][], rows: [string, ...number[]][]) =>
   rows.flatMap(([method, ...averages]) =>
-    models.map(([model, analogue], i) => ({ paper, method, model, analogue, average: averages[i] })));
+    models.map(([model, analogue], i) => ({ paper, method, model, analogue, average: averages[i] })),
+  );
 
 /** CO-RL's methods in its tables' row order. */
-const ROWS = ['base', 'gt_reward', 'ttrl', 'rent', 'intuitor', 'corl_same_family', 'corl_diff_family',
-  'corl_diff_family_decoupled'];
+const ROWS = [
+  'base',
+  'gt_reward',
+  'ttrl',
+  'rent',
+  'intuitor',
+  'corl_same_family',
+  'corl_diff_family',
+  'corl_diff_family_decoupled',
+];
 
 /**
  * CO-RL's Table 1 averages (7 benchmarks, %), as reported, for the 3B pair; our transformer-S plays Qwen2.5-3B and
  * our GRU plays Llama-3.2-3B-Instruct only as an analogy (two families), not as a scale match.
  */
-export const CORL_REPORTED = reported('CO-RL Table 1', [['Qwen2.5-3B', 'transformer-S'],
-  ['Llama-3.2-3B-Instruct', 'gru-S']], ROWS.map((m, i): [string, number, number] => [m,
-  [40.7, 47.4, 47.3, 44.9, 45.6, 48.7, 48.5, 49.3][i], [38.7, 43.0, 43.1, 38.6, 39.7, 42.7, 43.7, 43.9][i]]));
+export const CORL_REPORTED = reported(
+  'CO-RL Table 1',
+  [
+    ['Qwen2.5-3B', 'transformer-S'],
+    ['Llama-3.2-3B-Instruct', 'gru-S'],
+  ],
+  ROWS.map((m, i): [string, number, number] => [
+    m,
+    [40.7, 47.4, 47.3, 44.9, 45.6, 48.7, 48.5, 49.3][i],
+    [38.7, 43.0, 43.1, 38.6, 39.7, 42.7, 43.7, 43.9][i],
+  ]),
+);
 
 /** CO-RL's Table 8 averages (7 benchmarks, %), as reported; transformer-M plays Qwen2.5-7B, gru-M Llama-3.1-8B. */
-export const CORL_REPORTED_TABLE8 = reported('CO-RL Table 8', [['Qwen2.5-7B', 'transformer-M'],
-  ['Llama-3.1-8B-Instruct', 'gru-M']], ROWS.map((m, i): [string, number, number] => [m,
-  [49.0, 54.5, 51.7, 52.8, 52.6, 51.4, 53.1, 53.6][i], [44.7, 47.1, 46.1, 44.7, 44.8, 46.8, 46.8, 47.7][i]]));
+export const CORL_REPORTED_TABLE8 = reported(
+  'CO-RL Table 8',
+  [
+    ['Qwen2.5-7B', 'transformer-M'],
+    ['Llama-3.1-8B-Instruct', 'gru-M'],
+  ],
+  ROWS.map((m, i): [string, number, number] => [
+    m,
+    [49.0, 54.5, 51.7, 52.8, 52.6, 51.4, 53.1, 53.6][i],
+    [44.7, 47.1, 46.1, 44.7, 44.8, 46.8, 46.8, 47.7][i],
+  ]),
+);

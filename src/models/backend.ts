@@ -13,8 +13,17 @@ import { registerWasmKernels } from './wasm-kernels.js';
 import { BACKENDS, engineSettings, type EngineSettings } from './engine-settings.js';
 
 export {
-  BACKENDS, KERNEL_VERSIONS, backendPreference, decodeGraphOn, engineSettings, kernelVersion, nativeEnvironment,
-  type BackendName, type EngineSettings, type KernelVersion, type NativeEnvironment,
+  BACKENDS,
+  KERNEL_VERSIONS,
+  backendPreference,
+  decodeGraphOn,
+  engineSettings,
+  kernelVersion,
+  nativeEnvironment,
+  type BackendName,
+  type EngineSettings,
+  type KernelVersion,
+  type NativeEnvironment,
 } from './engine-settings.js';
 
 let tensorflowVersion: string | undefined, nativePkg: string | undefined;
@@ -23,9 +32,13 @@ let tensorflowVersion: string | undefined, nativePkg: string | undefined;
 export const nativePackage = () => nativePkg;
 
 async function tryNative(pkg: string, native: EngineSettings['native']): Promise<boolean> {
-  Object.assign(process.env, native);                           // read by TensorFlow when the library loads
-  try { await import(pkg); } catch { return false; }            // absent, or its binding never built
-  if (!tf.findBackendFactory('tensorflow')) return false;       // danfojs's alias makes tfjs-node plain tfjs
+  Object.assign(process.env, native); // read by TensorFlow when the library loads
+  try {
+    await import(pkg);
+  } catch {
+    return false;
+  } // absent, or its binding never built
+  if (!tf.findBackendFactory('tensorflow')) return false; // danfojs's alias makes tfjs-node plain tfjs
   if (!(await tf.setBackend('tensorflow'))) return false;
   tensorflowVersion = (tf.backend() as unknown as { binding: { TF_Version: string } }).binding.TF_Version;
   nativePkg = pkg;
@@ -34,36 +47,82 @@ async function tryNative(pkg: string, native: EngineSettings['native']): Promise
 
 /** Kernels used by the policies' forward and backward passes (transformer and GRU). */
 export const REQUIRED_KERNELS = [
-  'BatchMatMul', 'GatherV2', 'UnsortedSegmentSum', 'OneHot', 'Softmax', 'Exp', 'Log', 'Sum', 'Max', 'Mean',
-  'Add', 'Sub', 'Multiply', 'RealDiv', 'Sigmoid', 'Tanh', 'Relu', 'Rsqrt', 'Sqrt', 'Square', 'Neg', 'Maximum',
-  'Minimum', 'ClipByValue', 'Select', 'Transpose', 'Reshape', 'Concat', 'Slice', 'Tile', 'Cast', 'Multinomial',
+  'BatchMatMul',
+  'GatherV2',
+  'UnsortedSegmentSum',
+  'OneHot',
+  'Softmax',
+  'Exp',
+  'Log',
+  'Sum',
+  'Max',
+  'Mean',
+  'Add',
+  'Sub',
+  'Multiply',
+  'RealDiv',
+  'Sigmoid',
+  'Tanh',
+  'Relu',
+  'Rsqrt',
+  'Sqrt',
+  'Square',
+  'Neg',
+  'Maximum',
+  'Minimum',
+  'ClipByValue',
+  'Select',
+  'Transpose',
+  'Reshape',
+  'Concat',
+  'Slice',
+  'Tile',
+  'Cast',
+  'Multinomial',
 ];
 
 /** Throws naming every required kernel the backend lacks, then checks a gradient numerically. */
 export function selfTest(backend = tf.getBackend()): void {
   const missing = REQUIRED_KERNELS.filter((k) => !tf.getKernel(k, backend));
   if (missing.length) {
-    throw new Error(`tensor backend "${backend}" lacks kernel(s) the models need: ${missing.join(', ')}. ` +
-      'Set TFJS_BACKEND to another backend (wasm or cpu).');
+    throw new Error(
+      `tensor backend "${backend}" lacks kernel(s) the models need: ${missing.join(', ')}. ` +
+        'Set TFJS_BACKEND to another backend (wasm or cpu).',
+    );
   }
   // Loss exercising embedding gather, matmul, sigmoid, softmax and a reduction; compare with central differences.
-  const emb = tf.tensor2d([[0.3, -0.2], [0.1, 0.4], [-0.5, 0.2]]);
-  const w = tf.tensor2d([[0.7, -0.1, 0.2], [0.05, 0.3, -0.6]]);
+  const emb = tf.tensor2d([
+    [0.3, -0.2],
+    [0.1, 0.4],
+    [-0.5, 0.2],
+  ]);
+  const w = tf.tensor2d([
+    [0.7, -0.1, 0.2],
+    [0.05, 0.3, -0.6],
+  ]);
   const ids = tf.tensor1d([0, 2, 2, 1], 'int32');
-  const loss = (e: tf.Tensor) => tf.tidy(() => {
-    const h = tf.sigmoid(tf.matMul(tf.gather(e, ids), w));
-    return tf.mul(tf.softmax(h), tf.log(tf.add(h, 1))).sum() as tf.Scalar;
-  });
+  const loss = (e: tf.Tensor) =>
+    tf.tidy(() => {
+      const h = tf.sigmoid(tf.matMul(tf.gather(e, ids), w));
+      return tf.mul(tf.softmax(h), tf.log(tf.add(h, 1))).sum() as tf.Scalar;
+    });
   const grad = tf.tidy(() => tf.grad(loss)(emb).arraySync() as number[][]);
-  const base = emb.arraySync() as number[][], h = 1e-2;
+  const base = emb.arraySync() as number[][],
+    h = 1e-2;
   let worst = 0;
-  for (let i = 0; i < 3; i++) for (let j = 0; j < 2; j++) {
-    const at = (d: number) => { const v = base.map((r) => r.slice()); v[i][j] += d; return tf.tidy(() => loss(tf.tensor2d(v)).arraySync() as number); };
-    const fd = (at(h) - at(-h)) / (2 * h);
-    worst = Math.max(worst, Math.abs(fd - grad[i][j]) / Math.max(1e-3, Math.abs(fd)));
-  }
+  for (let i = 0; i < 3; i++)
+    for (let j = 0; j < 2; j++) {
+      const at = (d: number) => {
+        const v = base.map((r) => r.slice());
+        v[i][j] += d;
+        return tf.tidy(() => loss(tf.tensor2d(v)).arraySync() as number);
+      };
+      const fd = (at(h) - at(-h)) / (2 * h);
+      worst = Math.max(worst, Math.abs(fd - grad[i][j]) / Math.max(1e-3, Math.abs(fd)));
+    }
   tf.dispose([emb, w, ids]);
-  if (!(worst < 5e-2)) throw new Error(`tensor backend "${backend}" failed its gradient self-test (relative error ${worst})`);
+  if (!(worst < 5e-2))
+    throw new Error(`tensor backend "${backend}" failed its gradient self-test (relative error ${worst})`);
 }
 
 let chosen: Promise<string> | undefined;
@@ -79,9 +138,13 @@ export function initBackend(settings: Pick<EngineSettings, 'backend' | 'native'>
     for (const name of order) {
       if (name === 'tensorflow') {
         const { native } = settings;
-        if (await tryNative('@tensorflow/tfjs-node-gpu', native) || await tryNative('tfjs-node-native', native)) break;
-        if (prefer) throw new Error('TFJS_BACKEND=tensorflow: the native backend is not installed here (`make setup` ' +
-          'installs it where a TensorFlow library can be found; see its output)');
+        if ((await tryNative('@tensorflow/tfjs-node-gpu', native)) || (await tryNative('tfjs-node-native', native)))
+          break;
+        if (prefer)
+          throw new Error(
+            'TFJS_BACKEND=tensorflow: the native backend is not installed here (`make setup` ' +
+              'installs it where a TensorFlow library can be found; see its output)',
+          );
       } else if (name === 'wasm') {
         await import('@tensorflow/tfjs-backend-wasm');
         registerWasmKernels();
@@ -105,9 +168,12 @@ export function engineInfo(settings: EngineSettings = engineSettings()): Record<
   if (backend === 'tensorflow') {
     const native = settings.native;
     Object.assign(info, {
-      tensorflow: tensorflowVersion ?? 'unknown', intraOpThreads: Number(native.TF_NUM_INTRAOP_THREADS),
-      interOpThreads: Number(native.TF_NUM_INTEROP_THREADS), onednnOpts: native.TF_ENABLE_ONEDNN_OPTS,
-      deterministicOps: native.TF_DETERMINISTIC_OPS, cpuAllocatorBfc: native.TF_CPU_ALLOCATOR_USE_BFC,
+      tensorflow: tensorflowVersion ?? 'unknown',
+      intraOpThreads: Number(native.TF_NUM_INTRAOP_THREADS),
+      interOpThreads: Number(native.TF_NUM_INTEROP_THREADS),
+      onednnOpts: native.TF_ENABLE_ONEDNN_OPTS,
+      deterministicOps: native.TF_DETERMINISTIC_OPS,
+      cpuAllocatorBfc: native.TF_CPU_ALLOCATOR_USE_BFC,
       // the graphs (WORKBENCH_DECODE_GRAPH=0 turns all off): sampling's decode step (src/models/decode-graph.ts; the
       // eager step's numbers at the tested shapes, last-bit differences past them: docs/engine.md) and, with kernels
       // 2, the transformer's prefill and its training passes (train-graph.ts), so a run records which ones ran

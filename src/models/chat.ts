@@ -9,8 +9,14 @@ import { CATEGORY_NAMES } from '../rubrics/criteria.js';
 import { MAX_ITEMS, POINTS } from '../rubrics/rubric.js';
 import type { Dimension } from '../rubrics/aggregators.js';
 
-export interface ChatMessage { role: 'system' | 'user' | 'assistant'; content: string }
-export interface JsonSchema { name: string; schema: Record<string, unknown> }
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+export interface JsonSchema {
+  name: string;
+  schema: Record<string, unknown>;
+}
 
 export interface ChatOptions {
   /** e.g. http://127.0.0.1:8000/v1 */
@@ -35,12 +41,23 @@ export interface ChatOptions {
 }
 
 export const defaultChatOptions: Omit<ChatOptions, 'baseURL' | 'model'> = {
-  concurrency: 8, timeoutMs: 60_000, retries: 4, backoffMs: 500, maxBackoffMs: 20_000, cacheSize: 10_000,
-  temperature: 0, maxTokens: 1024,
+  concurrency: 8,
+  timeoutMs: 60_000,
+  retries: 4,
+  backoffMs: 500,
+  maxBackoffMs: 20_000,
+  cacheSize: 10_000,
+  temperature: 0,
+  maxTokens: 1024,
 };
 
 export interface ChatStats {
-  requests: number; retries: number; timeouts: number; httpErrors: number; cacheHits: number; formatFailures: number;
+  requests: number;
+  retries: number;
+  timeouts: number;
+  httpErrors: number;
+  cacheHits: number;
+  formatFailures: number;
   failures: number;
 }
 
@@ -51,7 +68,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class ChatBackend {
   readonly o: ChatOptions;
   readonly stats: ChatStats = {
-    requests: 0, retries: 0, timeouts: 0, httpErrors: 0, cacheHits: 0, formatFailures: 0, failures: 0 };
+    requests: 0,
+    retries: 0,
+    timeouts: 0,
+    httpErrors: 0,
+    cacheHits: 0,
+    formatFailures: 0,
+    failures: 0,
+  };
   private active = 0;
   private waiting: (() => void)[] = [];
   private cache: Map<string, Promise<ChatResult>>;
@@ -65,7 +89,9 @@ export class ChatBackend {
   }
 
   /** Requests in flight now (never above the concurrency limit). */
-  inFlight(): number { return this.active; }
+  inFlight(): number {
+    return this.active;
+  }
 
   private async slot<T>(f: () => Promise<T>): Promise<T> {
     if (this.active >= this.o.concurrency) await new Promise<void>((r) => this.waiting.push(r));
@@ -74,7 +100,8 @@ export class ChatBackend {
       return await f();
     } finally {
       const next = this.waiting.shift();
-      if (next) next(); else this.active--;
+      if (next) next();
+      else this.active--;
     }
   }
 
@@ -82,9 +109,16 @@ export class ChatBackend {
   complete(messages: ChatMessage[], schema?: JsonSchema): Promise<ChatResult> {
     const key = JSON.stringify([this.o.model, messages, schema ?? null]);
     const hit = this.cache.get(key);
-    if (hit) { this.stats.cacheHits++; return hit; }
+    if (hit) {
+      this.stats.cacheHits++;
+      return hit;
+    }
     const p = this.slot(() => this.attempts(messages, schema)).then((r) => {
-      if (!r.ok) { this.cache.delete(key); this.stats.failures++; if (r.format) this.stats.formatFailures++; }
+      if (!r.ok) {
+        this.cache.delete(key);
+        this.stats.failures++;
+        if (r.format) this.stats.formatFailures++;
+      }
       return r;
     });
     if (this.o.cacheSize > 0) {
@@ -96,20 +130,34 @@ export class ChatBackend {
 
   private async attempts(messages: ChatMessage[], schema?: JsonSchema): Promise<ChatResult> {
     const body = JSON.stringify({
-      model: this.o.model, messages, temperature: this.o.temperature, max_tokens: this.o.maxTokens,
-      ...(schema ? { response_format: { type: 'json_schema',
-        json_schema: { name: schema.name, schema: schema.schema, strict: true } } } : {}),
+      model: this.o.model,
+      messages,
+      temperature: this.o.temperature,
+      max_tokens: this.o.maxTokens,
+      ...(schema
+        ? {
+            response_format: {
+              type: 'json_schema',
+              json_schema: { name: schema.name, schema: schema.schema, strict: true },
+            },
+          }
+        : {}),
     });
     let last = 'no attempt';
     for (let k = 0; ; k++) {
       let wait: number | null = null;
       this.stats.requests++;
-      const ac = new AbortController(), timer = setTimeout(() => ac.abort(), this.o.timeoutMs);
+      const ac = new AbortController(),
+        timer = setTimeout(() => ac.abort(), this.o.timeoutMs);
       try {
         const res = await fetch(`${this.o.baseURL.replace(/\/+$/, '')}/chat/completions`, {
-          method: 'POST', body, signal: ac.signal,
-          headers: { 'Content-Type': 'application/json',
-            ...(this.o.apiKey ? { Authorization: `Bearer ${this.o.apiKey}` } : {}) },
+          method: 'POST',
+          body,
+          signal: ac.signal,
+          headers: {
+            'Content-Type': 'application/json',
+            ...(this.o.apiKey ? { Authorization: `Bearer ${this.o.apiKey}` } : {}),
+          },
         });
         const text = await res.text();
         if (res.ok) return readCompletion(text);
@@ -117,7 +165,8 @@ export class ChatBackend {
         last = `HTTP ${res.status}: ${text.slice(0, 200).replace(/\s+/g, ' ')}`;
         if (res.status !== 429 && res.status < 500) return { ok: false, reason: last, format: false };
         // no header means no hint (Number(null) is 0, which would skip the backoff)
-        const header = res.headers.get('retry-after'), after = header === null || header.trim() === '' ? NaN : Number(header);
+        const header = res.headers.get('retry-after'),
+          after = header === null || header.trim() === '' ? NaN : Number(header);
         if (Number.isFinite(after) && after >= 0) wait = Math.min(after * 1000, this.o.maxBackoffMs);
       } catch (e) {
         const timedOut = ac.signal.aborted;
@@ -133,8 +182,11 @@ export class ChatBackend {
   }
 
   /** A completion parsed as JSON and checked by `check` (a string is the reason it failed: a format failure). */
-  async json<T>(messages: ChatMessage[], schema: JsonSchema, check: (x: unknown) => T | string):
-    Promise<{ ok: true; value: T } | { ok: false; reason: string; format: boolean }> {
+  async json<T>(
+    messages: ChatMessage[],
+    schema: JsonSchema,
+    check: (x: unknown) => T | string,
+  ): Promise<{ ok: true; value: T } | { ok: false; reason: string; format: boolean }> {
     const r = await this.complete(messages, schema);
     if (!r.ok) return r;
     let x: unknown;
@@ -145,7 +197,10 @@ export class ChatBackend {
       return { ok: false, reason: 'model output is not JSON', format: true };
     }
     const v = check(x);
-    if (typeof v === 'string') { this.stats.formatFailures++; return { ok: false, reason: v, format: true }; }
+    if (typeof v === 'string') {
+      this.stats.formatFailures++;
+      return { ok: false, reason: v, format: true };
+    }
     return { ok: true, value: v };
   }
 }
@@ -153,33 +208,57 @@ export class ChatBackend {
 /** The text of an OpenAI chat.completion reply; anything else is a format failure. */
 function readCompletion(text: string): ChatResult {
   let j: unknown;
-  try { j = JSON.parse(text); } catch { return { ok: false, reason: 'reply is not JSON', format: true }; }
+  try {
+    j = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: 'reply is not JSON', format: true };
+  }
   const content = (j as { choices?: { message?: { content?: unknown } }[] })?.choices?.[0]?.message?.content;
-  return typeof content === 'string' ? { ok: true, content }
+  return typeof content === 'string'
+    ? { ok: true, content }
     : { ok: false, reason: 'reply has no choices[0].message.content', format: true };
 }
 
 /** Models often wrap JSON in a ``` fence even when asked not to. */
-const stripFence = (s: string) => s.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+const stripFence = (s: string) =>
+  s
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '');
 
 // ---- roles ----
 
-export interface LlmRubric { ok: boolean; items: { key: string; points: number }[]; reason?: string }
+export interface LlmRubric {
+  ok: boolean;
+  items: { key: string; points: number }[];
+  reason?: string;
+}
 
 export const RUBRIC_SCHEMA: JsonSchema = {
   name: 'rubric_set',
   schema: {
-    type: 'object', additionalProperties: false, required: ['question_domain', 'rubrics'],
+    type: 'object',
+    additionalProperties: false,
+    required: ['question_domain', 'rubrics'],
     properties: {
       // bounded strings: a criterion is one sentence, and a sampler constrained by the schema (llama.cpp's grammar,
       // vLLM's guided decoding) then always closes the JSON within max_tokens
       question_domain: { type: 'string', maxLength: 60 },
-      rubrics: { type: 'array', minItems: 1, maxItems: MAX_ITEMS, items: {
-        type: 'object', additionalProperties: false, required: ['category', 'criterion', 'points'],
-        properties: {
-          category: { enum: Object.values(CATEGORY_NAMES) }, criterion: { type: 'string', maxLength: 200 },
-          points: { enum: POINTS } },
-      } },
+      rubrics: {
+        type: 'array',
+        minItems: 1,
+        maxItems: MAX_ITEMS,
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['category', 'criterion', 'points'],
+          properties: {
+            category: { enum: Object.values(CATEGORY_NAMES) },
+            criterion: { type: 'string', maxLength: 200 },
+            points: { enum: POINTS },
+          },
+        },
+      },
     },
   },
 };
@@ -188,11 +267,15 @@ export const RUBRIC_SCHEMA: JsonSchema = {
 export function rubricatorMessages(question: string, cot: string): ChatMessage[] {
   return [
     { role: 'system', content: 'You write grading rubrics for step-by-step solutions. Reply with JSON only.' },
-    { role: 'user', content: `Question:\n${question}\n\nA solution:\n${cot}\n\n`
-      + `Write up to ${MAX_ITEMS} criteria on the reasoning (categories: ${Object.values(CATEGORY_NAMES).join('; ')}) `
-      + 'that separate correct solutions of this question from wrong ones. Each criterion is one checkable sentence '
-      + `with points in {${POINTS.join(', ')}} (negative for a flaw). `
-      + 'Reply as {"question_domain": ..., "rubrics": [{"category": ..., "criterion": ..., "points": ...}]}.' },
+    {
+      role: 'user',
+      content:
+        `Question:\n${question}\n\nA solution:\n${cot}\n\n` +
+        `Write up to ${MAX_ITEMS} criteria on the reasoning (categories: ${Object.values(CATEGORY_NAMES).join('; ')}) ` +
+        'that separate correct solutions of this question from wrong ones. Each criterion is one checkable sentence ' +
+        `with points in {${POINTS.join(', ')}} (negative for a flaw). ` +
+        'Reply as {"question_domain": ..., "rubrics": [{"category": ..., "criterion": ..., "points": ...}]}.',
+    },
   ];
 }
 
@@ -201,7 +284,8 @@ export function checkRubric(x: unknown): LlmRubric | string {
   const list = (x as { rubrics?: unknown })?.rubrics;
   if (!Array.isArray(list) || list.length === 0) return 'rubrics must be a non-empty list';
   if (list.length > MAX_ITEMS) return `more than ${MAX_ITEMS} criteria`;
-  const seen = new Set<string>(), items: LlmRubric['items'] = [];
+  const seen = new Set<string>(),
+    items: LlmRubric['items'] = [];
   for (const [k, it] of list.entries()) {
     const o = (it ?? {}) as Record<string, unknown>;
     if (!Object.values(CATEGORY_NAMES).includes(o.category as string)) return `rubrics[${k}]: unknown category`;
@@ -219,37 +303,57 @@ export function checkRubric(x: unknown): LlmRubric | string {
 
 const verdictSchema = (n: number): JsonSchema => ({
   name: 'verdicts',
-  schema: { type: 'object', additionalProperties: false, required: ['satisfied'],
-    properties: { satisfied: { type: 'array', items: { type: 'boolean' }, minItems: n, maxItems: n } } },
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['satisfied'],
+    properties: { satisfied: { type: 'array', items: { type: 'boolean' }, minItems: n, maxItems: n } },
+  },
 });
 
 /** The verifier/judge prompt: which criteria a response satisfies, one true/false each, in order. */
 export function judgeMessages(question: string, response: string, criteria: string[]): ChatMessage[] {
   return [
     { role: 'system', content: 'You check whether a solution meets each criterion. Reply with JSON only.' },
-    { role: 'user', content: `Question:\n${question}\n\nSolution:\n${response}\n\nCriteria:\n`
-      + `${criteria.map((c, k) => `${k + 1}. ${c}`).join('\n')}\n\n`
-      + 'Reply as {"satisfied": [true or false for each criterion, in order]}.' },
+    {
+      role: 'user',
+      content:
+        `Question:\n${question}\n\nSolution:\n${response}\n\nCriteria:\n` +
+        `${criteria.map((c, k) => `${k + 1}. ${c}`).join('\n')}\n\n` +
+        'Reply as {"satisfied": [true or false for each criterion, in order]}.',
+    },
   ];
 }
 
 const scoreSchema = (n: number): JsonSchema => ({
   name: 'dimension_scores',
-  schema: { type: 'object', additionalProperties: false, required: ['scores'],
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['scores'],
     properties: {
-      scores: { type: 'array', items: { type: 'number', minimum: 0, maximum: 1 }, minItems: n, maxItems: n } } },
+      scores: { type: 'array', items: { type: 'number', minimum: 0, maximum: 1 }, minItems: n, maxItems: n },
+    },
+  },
 });
 
 /** Rubicon's per-dimension scoring prompt: a score in [0, 1] for each dimension, in order. */
-export function dimensionMessages(question: string, response: string, dims: (Dimension & { description?: string })[]):
-  ChatMessage[] {
+export function dimensionMessages(
+  question: string,
+  response: string,
+  dims: (Dimension & { description?: string })[],
+): ChatMessage[] {
   const line = (d: Dimension & { description?: string }, k: number) =>
     `${k + 1}. ${d.name}${d.description ? `: ${d.description}` : ''}${d.critical ? ' (critical)' : ''}`;
   return [
     { role: 'system', content: 'You grade a response on several dimensions. Reply with JSON only.' },
-    { role: 'user', content: `Prompt:\n${question}\n\nResponse:\n${response}\n\nDimensions:\n`
-      + `${dims.map(line).join('\n')}`
-      + '\n\nReply as {"scores": [a number in [0, 1] for each dimension, in order]}.' },
+    {
+      role: 'user',
+      content:
+        `Prompt:\n${question}\n\nResponse:\n${response}\n\nDimensions:\n` +
+        `${dims.map(line).join('\n')}` +
+        '\n\nReply as {"scores": [a number in [0, 1] for each dimension, in order]}.',
+    },
   ];
 }
 
@@ -265,7 +369,8 @@ export function llmRoles(b: ChatBackend) {
       const r = await b.json(judgeMessages(question, response, criteria), verdictSchema(criteria.length), (x) => {
         const s = (x as { satisfied?: unknown })?.satisfied;
         return Array.isArray(s) && s.length === criteria.length && s.every((v) => typeof v === 'boolean')
-          ? s as boolean[] : `satisfied must be ${criteria.length} true/false values`;
+          ? (s as boolean[])
+          : `satisfied must be ${criteria.length} true/false values`;
       });
       return r.ok ? r.value : null;
     },
@@ -273,7 +378,8 @@ export function llmRoles(b: ChatBackend) {
       const r = await b.json(dimensionMessages(question, response, dims), scoreSchema(dims.length), (x) => {
         const s = (x as { scores?: unknown })?.scores;
         return Array.isArray(s) && s.length === dims.length && s.every((v) => typeof v === 'number' && v >= 0 && v <= 1)
-          ? s as number[] : `scores must be ${dims.length} numbers in [0, 1]`;
+          ? (s as number[])
+          : `scores must be ${dims.length} numbers in [0, 1]`;
       });
       return r.ok ? r.value : null;
     },

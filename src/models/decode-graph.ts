@@ -16,10 +16,17 @@ import * as path from 'node:path';
 import { nativePackage, tf } from './backend.js';
 import { decodeGraphOn } from './engine-settings.js';
 
-const DT_FLOAT = 1, DT_INT32 = 3;
+const DT_FLOAT = 1,
+  DT_INT32 = 3;
 
 /** What a transformer decode graph depends on. */
-export interface DecodeGraphSpec { layers: number; heads: number; dModel: number; alibi: boolean; eps: number }
+export interface DecodeGraphSpec {
+  layers: number;
+  heads: number;
+  dModel: number;
+  alibi: boolean;
+  eps: number;
+}
 
 /**
  * The decode graphs' caches (the transformer's keys and values, the GRU's read cache) have room for this many more
@@ -28,14 +35,29 @@ export interface DecodeGraphSpec { layers: number; heads: number; dModel: number
  */
 export const CACHE_CHUNK = 32;
 /** What a GRU decode graph depends on (`attend`: the recall attention read). */
-export interface GruGraphSpec { layers: number; dModel: number; vocab: number; attend: boolean; eps: number }
+export interface GruGraphSpec {
+  layers: number;
+  dModel: number;
+  vocab: number;
+  attend: boolean;
+  eps: number;
+}
 
 /** Input names of the transformer's graph, in the order `run` takes them. */
 export function decodeInputs(s: DecodeGraphSpec): string[] {
   const perLayer = ['ln1_g', 'ln1_b', 'wqkv', 'wo', 'ln2_g', 'ln2_b', 'w1', 'b1', 'w2', 'b2', 'k', 'v'];
-  return ['tokens', ...(s.alibi ? ['slopes'] : ['positions']), 'key_mask', 'tok_emb', ...(s.alibi ? [] : ['pos_emb']),
-    ...Array.from({ length: s.layers }, (_, l) => perLayer.map((p) => `l${l}_${p}`)).flat(), 'lnf_g', 'lnf_b', 'head',
-    'temperature'];
+  return [
+    'tokens',
+    ...(s.alibi ? ['slopes'] : ['positions']),
+    'key_mask',
+    'tok_emb',
+    ...(s.alibi ? [] : ['pos_emb']),
+    ...Array.from({ length: s.layers }, (_, l) => perLayer.map((p) => `l${l}_${p}`)).flat(),
+    'lnf_g',
+    'lnf_b',
+    'head',
+    'temperature',
+  ];
 }
 
 /**
@@ -46,17 +68,28 @@ export const decodeOutputs = () => ['logits', 'probs', 'key_mask_out'];
 
 /** Input names of the GRU's graph, in the order `run` takes them. */
 export function gruInputs(s: GruGraphSpec): string[] {
-  return ['tokens', 'tok_emb', ...Array.from({ length: s.layers }, (_, l) => [`l${l}_wx`, `l${l}_b`, `l${l}_wh`,
-    `l${l}_h`]).flat(), ...(s.attend ? ['att_q', 'att_k', 'att_v', 'att_o', 'k', 'v', 'key_mask'] : []),
-  'lnf_g', 'lnf_b', 'head', 'temperature'];
+  return [
+    'tokens',
+    'tok_emb',
+    ...Array.from({ length: s.layers }, (_, l) => [`l${l}_wx`, `l${l}_b`, `l${l}_wh`, `l${l}_h`]).flat(),
+    ...(s.attend ? ['att_q', 'att_k', 'att_v', 'att_o', 'k', 'v', 'key_mask'] : []),
+    'lnf_g',
+    'lnf_b',
+    'head',
+    'temperature',
+  ];
 }
 
 /**
  * Output names of the GRU's graph: the logits, the probabilities, each layer's new state, the read cache's grown key
  * mask (its keys and values are written in place).
  */
-export const gruOutputs = (s: GruGraphSpec) => ['logits', 'probs',
-  ...Array.from({ length: s.layers }, (_, l) => `l${l}_h_out`), ...(s.attend ? ['key_mask_out'] : [])];
+export const gruOutputs = (s: GruGraphSpec) => [
+  'logits',
+  'probs',
+  ...Array.from({ length: s.layers }, (_, l) => `l${l}_h_out`),
+  ...(s.attend ? ['key_mask_out'] : []),
+];
 
 const INT_INPUTS = ['tokens', 'positions', 'cache_pads'];
 export { DT_INT32 };
@@ -69,15 +102,26 @@ export type GraphBuilder = ReturnType<typeof graphBuilder>;
 /** A GraphDef under construction, with the ops the decode steps use (float32 unless named otherwise). */
 export function graphBuilder(pb: Proto) {
   const g = new pb.GraphDef();
-  const attr = (set: (a: Proto) => void) => { const a = new pb.AttrValue(); set(a); return a; };
+  const attr = (set: (a: Proto) => void) => {
+    const a = new pb.AttrValue();
+    set(a);
+    return a;
+  };
   const type = (t: number) => attr((a) => a.setType(t));
-  const bool = (v: boolean) => attr((a) => a.setB(v)), int = (v: number) => attr((a) => a.setI(v));
-  const unknown = () => { const sh = new pb.TensorShape(); sh.setUnknownRank(true); return sh; };
+  const bool = (v: boolean) => attr((a) => a.setB(v)),
+    int = (v: number) => attr((a) => a.setI(v));
+  const unknown = () => {
+    const sh = new pb.TensorShape();
+    sh.setUnknownRank(true);
+    return sh;
+  };
   const T = { T: type(DT_FLOAT) };
   let n = 0;
   const op = (kind: string, inputs: string[], attrs: Record<string, unknown> = T, name = `${kind}_${n++}`) => {
     const nd = new pb.NodeDef();
-    nd.setName(name); nd.setOp(kind); nd.setInputList(inputs);
+    nd.setName(name);
+    nd.setOp(kind);
+    nd.setInputList(inputs);
     for (const [k, v] of Object.entries(attrs)) nd.getAttrMap().set(k, v);
     g.addNode(nd);
     return name;
@@ -86,18 +130,32 @@ export function graphBuilder(pb: Proto) {
     const t = new pb.Tensor();
     t.setDtype(dtype);
     const sh = new pb.TensorShape();
-    for (const d of shape) { const dim = new pb.TensorShape.Dim(); dim.setSize(d); sh.addDim(dim); }
+    for (const d of shape) {
+      const dim = new pb.TensorShape.Dim();
+      dim.setSize(d);
+      sh.addDim(dim);
+    }
     t.setTensorShape(sh);
-    if (dtype === DT_FLOAT) t.setFloatValList(values); else t.setIntValList(values);
+    if (dtype === DT_FLOAT) t.setFloatValList(values);
+    else t.setIntValList(values);
     return op('Const', [], { dtype: type(dtype), value: attr((a) => a.setTensor(t)) });
   };
   const ints = (v: number[]) => constant(DT_INT32, v, [v.length]);
   const scalar = (v: number) => constant(DT_FLOAT, [v], []);
   const b = {
-    T, type, bool, int, op, ints, scalar, constant,
+    T,
+    type,
+    bool,
+    int,
+    op,
+    ints,
+    scalar,
+    constant,
     /** a placeholder per name (int32 for token ids, positions and pads, else float32) */
-    inputs: (names: string[]) => names.forEach((name) => op('Placeholder', [],
-      { dtype: type(dtypeOf(name)), shape: attr((a) => a.setShape(unknown())) }, name)),
+    inputs: (names: string[]) =>
+      names.forEach((name) =>
+        op('Placeholder', [], { dtype: type(dtypeOf(name)), shape: attr((a) => a.setShape(unknown())) }, name),
+      ),
     output: (name: string, x: string) => op('Identity', [x], T, name),
     add: (x: string, y: string) => op('Add', [x, y]),
     sub: (x: string, y: string) => op('Sub', [x, y]),
@@ -110,34 +168,56 @@ export function graphBuilder(pb: Proto) {
     concat: (xs: string[], axis: number) =>
       op('ConcatV2', [...xs, constant(DT_INT32, [axis], [])], { ...T, N: int(xs.length), Tidx: type(DT_INT32) }),
     /** tf.split(x, 3, axis): outputs `${name}:0..2` */
-    split3: (x: string, size: number, axis: number) => op('SplitV', [x, ints([size, size, size]),
-      constant(DT_INT32, [axis], [])], { ...T, Tlen: type(DT_INT32), num_split: int(3) }),
+    split3: (x: string, size: number, axis: number) =>
+      op('SplitV', [x, ints([size, size, size]), constant(DT_INT32, [axis], [])], {
+        ...T,
+        Tlen: type(DT_INT32),
+        num_split: int(3),
+      }),
     /** the size of x's dimension i, an int32 scalar */
-    dim: (x: string, i: number) => op('StridedSlice', [op('Shape', [x], { ...T, out_type: type(DT_INT32) }), ints([i]),
-      ints([i + 1]), ints([1])], { T: type(DT_INT32), Index: type(DT_INT32), shrink_axis_mask: int(1),
-      begin_mask: int(0), end_mask: int(0), ellipsis_mask: int(0), new_axis_mask: int(0) }),
+    dim: (x: string, i: number) =>
+      op('StridedSlice', [op('Shape', [x], { ...T, out_type: type(DT_INT32) }), ints([i]), ints([i + 1]), ints([1])], {
+        T: type(DT_INT32),
+        Index: type(DT_INT32),
+        shrink_axis_mask: int(1),
+        begin_mask: int(0),
+        end_mask: int(0),
+        ellipsis_mask: int(0),
+        new_axis_mask: int(0),
+      }),
     /** rows `ids` of `params` (tf.gather) */
-    gather: (params: string, ids: string) => op('GatherV2', [params, ids, constant(DT_INT32, [0], [])],
-      { Tparams: type(DT_FLOAT), Tindices: type(DT_INT32), Taxis: type(DT_INT32), batch_dims: int(0) }),
+    gather: (params: string, ids: string) =>
+      op('GatherV2', [params, ids, constant(DT_INT32, [0], [])], {
+        Tparams: type(DT_FLOAT),
+        Tindices: type(DT_INT32),
+        Taxis: type(DT_INT32),
+        batch_dims: int(0),
+      }),
     transpose: (x: string, perm: number[]) => op('Transpose', [x, ints(perm)], { ...T, Tperm: type(DT_INT32) }),
     /** int32 ids of any shape as one row */
     flatIds: (ids: string) => op('Reshape', [ids, ints([-1])], { T: type(DT_INT32), Tshape: type(DT_INT32) }),
     /** rows [B * rows, H * dh] -> [B, H, rows, dh] (B and rows int32 scalars) */
     heads: (x: string, B: string, rows: string, H: number, dh: number) => {
-      const shape = op('Pack', [B, rows, constant(DT_INT32, [H], []), constant(DT_INT32, [dh], [])],
-        { T: type(DT_INT32), N: int(4), axis: int(0) });
+      const shape = op('Pack', [B, rows, constant(DT_INT32, [H], []), constant(DT_INT32, [dh], [])], {
+        T: type(DT_INT32),
+        N: int(4),
+        axis: int(0),
+      });
       return b.transpose(op('Reshape', [x, shape], { ...T, Tshape: type(DT_INT32) }), [0, 2, 1, 3]);
     },
     /** a tensor of `value` shaped like `x` sliced to `size` (the eager steps' tf.zeros / tf.ones of [B, 1, ...]) */
-    filled: (x: string, size: number[], value: 0 | 1) => op(value ? 'OnesLike' : 'ZerosLike',
-      [op('Slice', [x, ints(size.map(() => 0)), ints(size)], { ...T, Index: type(DT_INT32) })]),
+    filled: (x: string, size: number[], value: 0 | 1) =>
+      op(value ? 'OnesLike' : 'ZerosLike', [
+        op('Slice', [x, ints(size.map(() => 0)), ints(size)], { ...T, Index: type(DT_INT32) }),
+      ]),
     /**
      * tfjs's layerNorm: mean, the mean of square(x - mean), (x - mean) * rsqrt(var + eps) * gain + bias; with the
      * normalised rows xhat and rstd = rsqrt(var + eps), which the training graphs keep for the backward pass
      */
     layerNormParts: (x: string, gain: string, bias: string, eps: string) => {
       const xc = b.sub(x, b.reduce('Mean', x, 1));
-      const rstd = op('Rsqrt', [b.add(b.reduce('Mean', op('Square', [xc]), 1), eps)]), xhat = b.mul(xc, rstd);
+      const rstd = op('Rsqrt', [b.add(b.reduce('Mean', op('Square', [xc]), 1), eps)]),
+        xhat = b.mul(xc, rstd);
       return { xhat, rstd, y: b.add(b.mul(xhat, gain), bias) };
     },
     layerNorm: (x: string, gain: string, bias: string, eps: string) => b.layerNormParts(x, gain, bias, eps).y,
@@ -156,14 +236,19 @@ export function graphBuilder(pb: Proto) {
     },
     /** The SavedModel bytes, with a signature over the named inputs and outputs. */
     savedModel(inputs: string[], outputs: string[]): Uint8Array {
-      const meta = new pb.MetaGraphDef(), info = new pb.MetaGraphDef.MetaInfoDef();
+      const meta = new pb.MetaGraphDef(),
+        info = new pb.MetaGraphDef.MetaInfoDef();
       info.setTagsList(['serve']);
       meta.setMetaInfoDef(info);
       meta.setGraphDef(g);
       const sig = new pb.SignatureDef();
       sig.setMethodName('tensorflow/serving/predict');
       const tensorInfo = (name: string, dtype: number) => {
-        const t = new pb.TensorInfo(); t.setName(`${name}:0`); t.setDtype(dtype); t.setTensorShape(unknown()); return t;
+        const t = new pb.TensorInfo();
+        t.setName(`${name}:0`);
+        t.setDtype(dtype);
+        t.setTensorShape(unknown());
+        return t;
       };
       for (const name of inputs) sig.getInputsMap().set(name, tensorInfo(name, dtypeOf(name)));
       for (const name of outputs) sig.getOutputsMap().set(name, tensorInfo(name, DT_FLOAT));
@@ -179,8 +264,11 @@ export function graphBuilder(pb: Proto) {
 
 /** The SavedModel bytes of the transformer's decode step (transformer.ts, `step`). */
 export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
-  const b = graphBuilder(pb), { op, add, mul, matMul, reshape, concat, type } = b;
-  const { layers: L, heads: H, dModel: d } = s, dh = d / H, I = { T: type(DT_INT32) };
+  const b = graphBuilder(pb),
+    { op, add, mul, matMul, reshape, concat, type } = b;
+  const { layers: L, heads: H, dModel: d } = s,
+    dh = d / H,
+    I = { T: type(DT_INT32) };
   b.inputs(decodeInputs(s));
   const eps = b.scalar(s.eps);
   const km = concat(['key_mask', b.filled('key_mask', [-1, 1, 1, 1], 0)], 3);
@@ -191,18 +279,23 @@ export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
   // ALiBi: the new token's distance to key j is tk - 1 - j (tk keys, left padding included)
   let bias = km;
   if (s.alibi) {
-    const start = op('Cast', [op('Sub', [tk, b.constant(DT_INT32, [1], [])], I)],
-      { SrcT: type(DT_INT32), DstT: type(DT_FLOAT), Truncate: b.bool(false) });
+    const start = op('Cast', [op('Sub', [tk, b.constant(DT_INT32, [1], [])], I)], {
+      SrcT: type(DT_INT32),
+      DstT: type(DT_FLOAT),
+      Truncate: b.bool(false),
+    });
     const range = op('Range', [start, b.scalar(-1), b.scalar(-1)], { Tidx: type(DT_FLOAT) });
     bias = add(km, mul('slopes', reshape(range, [1, 1, 1, -1])));
   }
-  const scale = b.scalar(1 / Math.sqrt(dh)), c1702 = b.scalar(1.702);
+  const scale = b.scalar(1 / Math.sqrt(dh)),
+    c1702 = b.scalar(1.702);
   const cols = cacheColumns(b, 'l0_k', tk, dh, 2);
   for (let l = 0; l < L; l++) {
     const p = (w: string) => `l${l}_${w}`;
     const split = b.split3(matMul(b.layerNorm(x, p('ln1_g'), p('ln1_b'), eps), p('wqkv')), d, 1);
     const [q, k1, v1] = [0, 1, 2].map((i) => reshape(`${split}:${i}`, [-1, H, 1, dh]));
-    const k = cols.write(p('k'), k1), v = cols.write(p('v'), v1);
+    const k = cols.write(p('k'), k1),
+      v = cols.write(p('v'), v1);
     x = add(x, matMul(reshape(cols.read(q, k, v, scale, bias), [-1, d]), p('wo')));
     const u = add(matMul(b.layerNorm(x, p('ln2_g'), p('ln2_b'), eps), p('w1')), p('b1'));
     x = add(x, add(matMul(mul(u, op('Sigmoid', [mul(u, c1702)])), p('w2')), p('b2')));
@@ -214,14 +307,27 @@ export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
 /** Input names of the transformer's prefill graph (kernels 2), in the order `run` takes them. */
 export function prefillInputs(s: DecodeGraphSpec): string[] {
   const perLayer = ['ln1_g', 'ln1_b', 'wqkv', 'wo', 'ln2_g', 'ln2_b', 'w1', 'b1', 'w2', 'b2'];
-  return ['tokens', ...(s.alibi ? [] : ['positions']), 'mask', 'cache_pads', 'tok_emb', ...(s.alibi ? [] : ['pos_emb']),
-    ...Array.from({ length: s.layers }, (_, l) => perLayer.map((p) => `l${l}_${p}`)).flat(), 'lnf_g', 'lnf_b', 'head',
-    'temperature'];
+  return [
+    'tokens',
+    ...(s.alibi ? [] : ['positions']),
+    'mask',
+    'cache_pads',
+    'tok_emb',
+    ...(s.alibi ? [] : ['pos_emb']),
+    ...Array.from({ length: s.layers }, (_, l) => perLayer.map((p) => `l${l}_${p}`)).flat(),
+    'lnf_g',
+    'lnf_b',
+    'head',
+    'temperature',
+  ];
 }
 
 /** Output names of the prefill graph: the last position's logits and probabilities, each layer's padded caches. */
-export const prefillOutputs = (s: DecodeGraphSpec) => ['logits', 'probs',
-  ...Array.from({ length: s.layers }, (_, l) => [`l${l}_k_out`, `l${l}_v_out`]).flat()];
+export const prefillOutputs = (s: DecodeGraphSpec) => [
+  'logits',
+  'probs',
+  ...Array.from({ length: s.layers }, (_, l) => [`l${l}_k_out`, `l${l}_v_out`]).flat(),
+];
 
 /**
  * The SavedModel bytes of the transformer's prefill (kernel generation 2; transformer.ts, `prefill`): the prompts'
@@ -232,25 +338,51 @@ export const prefillOutputs = (s: DecodeGraphSpec) => ['logits', 'probs',
  * the eager pass, with other float32 rounding (test/decode-graph.test.ts compares them within 1e-6).
  */
 export function prefillGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
-  const b = graphBuilder(pb), { op, add, mul, matMul, reshape, transpose, ints, type } = b;
-  const { layers: L, heads: H, dModel: d } = s, dh = d / H, I = { T: type(DT_INT32) };
+  const b = graphBuilder(pb),
+    { op, add, mul, matMul, reshape, transpose, ints, type } = b;
+  const { layers: L, heads: H, dModel: d } = s,
+    dh = d / H,
+    I = { T: type(DT_INT32) };
   b.inputs(prefillInputs(s));
-  const eps = b.scalar(s.eps), scale = b.scalar(1 / Math.sqrt(dh)), c1702 = b.scalar(1.702);
-  const B = b.dim('mask', 0), T = b.dim('mask', 3), lastT = op('Sub', [T, b.constant(DT_INT32, [1], [])], I);
+  const eps = b.scalar(s.eps),
+    scale = b.scalar(1 / Math.sqrt(dh)),
+    c1702 = b.scalar(1.702);
+  const B = b.dim('mask', 0),
+    T = b.dim('mask', 3),
+    lastT = op('Sub', [T, b.constant(DT_INT32, [1], [])], I);
   let x = b.gather('tok_emb', b.flatIds('tokens'));
   if (!s.alibi) x = add(x, b.gather('pos_emb', b.flatIds('positions')));
   // the last position of [B, T, ...]: Slice from (0, T - 1, 0, ...) of size (-1, 1, -1, ...)
-  const lastOf = (t: string, rank: number, axis: number) => op('Slice', [t,
-    op('Mul', [ints(Array.from({ length: rank }, (_, i) => (i === axis ? 1 : 0))), lastT], I),
-    ints(Array.from({ length: rank }, (_, i) => (i === axis ? 1 : -1)))], { ...b.T, Index: type(DT_INT32) });
+  const lastOf = (t: string, rank: number, axis: number) =>
+    op(
+      'Slice',
+      [
+        t,
+        op('Mul', [ints(Array.from({ length: rank }, (_, i) => (i === axis ? 1 : 0))), lastT], I),
+        ints(Array.from({ length: rank }, (_, i) => (i === axis ? 1 : -1))),
+      ],
+      { ...b.T, Index: type(DT_INT32) },
+    );
   /** rows [B * T, d] -> the last position's [B, d] */
-  const lastRows = (t: string) => reshape(lastOf(op('Reshape', [t, op('Pack', [B, T, b.constant(DT_INT32, [d], [])],
-    { ...I, N: b.int(3), axis: b.int(0) })], { ...b.T, Tshape: type(DT_INT32) }), 3, 1), [-1, d]);
+  const lastRows = (t: string) =>
+    reshape(
+      lastOf(
+        op('Reshape', [t, op('Pack', [B, T, b.constant(DT_INT32, [d], [])], { ...I, N: b.int(3), axis: b.int(0) })], {
+          ...b.T,
+          Tshape: type(DT_INT32),
+        }),
+        3,
+        1,
+      ),
+      [-1, d],
+    );
   const heads = (t: string, rows: string) => b.heads(t, B, rows, H, dh);
   for (let l = 0; l < L; l++) {
-    const p = (w: string) => `l${l}_${w}`, lastLayer = l === L - 1;
+    const p = (w: string) => `l${l}_${w}`,
+      lastLayer = l === L - 1;
     const split = b.split3(matMul(b.layerNorm(x, p('ln1_g'), p('ln1_b'), eps), p('wqkv')), d, 1);
-    const k = heads(`${split}:1`, T), v = heads(`${split}:2`, T);
+    const k = heads(`${split}:1`, T),
+      v = heads(`${split}:2`, T);
     b.output(p('k_out'), op('Pad', [k, 'cache_pads'], { ...b.T, Tpaddings: type(DT_INT32) }));
     b.output(p('v_out'), op('Pad', [v, 'cache_pads'], { ...b.T, Tpaddings: type(DT_INT32) }));
     // the last layer's queries, attention and MLP for the last position only (nothing else reads them)
@@ -278,23 +410,36 @@ export function prefillGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
  * k and v [.., capacity, dh].
  */
 function cacheColumns(b: ReturnType<typeof graphBuilder>, first: string, tk: string, dh: number, axis: 1 | 2) {
-  const { op, ints, type } = b, I = { T: type(DT_INT32) }, rank = axis + 2;
-  const shape = op('Shape', [first], { ...b.T, out_type: type(DT_INT32) }), at = (i: number) => b.dim(first, i);
-  const one = b.constant(DT_INT32, [1], []), cap = at(axis), n = axis === 2 ? op('Mul', [at(0), at(1)], I) : at(0);
+  const { op, ints, type } = b,
+    I = { T: type(DT_INT32) },
+    rank = axis + 2;
+  const shape = op('Shape', [first], { ...b.T, out_type: type(DT_INT32) }),
+    at = (i: number) => b.dim(first, i);
+  const one = b.constant(DT_INT32, [1], []),
+    cap = at(axis),
+    n = axis === 2 ? op('Mul', [at(0), at(1)], I) : at(0);
   const rows = op('Range', [b.constant(DT_INT32, [0], []), n, one], { Tidx: type(DT_INT32) });
   const index = op('Add', [op('Mul', [rows, cap], I), op('Sub', [tk, one], I)], I);
   const flat = (x: string) => op('Reshape', [x, ints([-1, dh])], { ...b.T, Tshape: type(DT_INT32) });
   const last = (x: number, at1: number) => Array.from({ length: rank }, (_, i) => (i === rank - 1 ? at1 : x));
   const cut = op('Add', [ints(last(-1, 0)), op('Mul', [ints(last(0, 1)), tk], I)], I);
-  const pads = op('Reshape', [op('Mul', [ints([...Array(2 * rank - 1).fill(0), 1]), op('Sub', [cap, tk], I)], I),
-    ints([rank, 2])], { ...I, Tshape: type(DT_INT32) });
+  const pads = op(
+    'Reshape',
+    [op('Mul', [ints([...Array(2 * rank - 1).fill(0), 1]), op('Sub', [cap, tk], I)], I), ints([rank, 2])],
+    { ...I, Tshape: type(DT_INT32) },
+  );
   return {
-    write: (cache: string, value: string) => op('Reshape',
-      [op('InplaceUpdate', [flat(cache), index, flat(value)], b.T), shape], { ...b.T, Tshape: type(DT_INT32) }),
+    write: (cache: string, value: string) =>
+      op('Reshape', [op('InplaceUpdate', [flat(cache), index, flat(value)], b.T), shape], {
+        ...b.T,
+        Tshape: type(DT_INT32),
+      }),
     read: (q: string, k: string, v: string, scale: string, bias: string) => {
       const scores = op('Slice', [b.matMul(q, k, true), ints(last(0, 0)), cut], { ...b.T, Index: type(DT_INT32) });
-      const att = op('Pad', [b.softmax(b.add(b.mul(scores, scale), bias)), pads],
-        { ...b.T, Tpaddings: type(DT_INT32) });
+      const att = op('Pad', [b.softmax(b.add(b.mul(scores, scale), bias)), pads], {
+        ...b.T,
+        Tpaddings: type(DT_INT32),
+      });
       return b.matMul(att, v);
     },
   };
@@ -302,32 +447,44 @@ function cacheColumns(b: ReturnType<typeof graphBuilder>, first: string, tk: str
 
 /** Zero columns a cache of `capacity` needs for room for `width` (to a multiple of CACHE_CHUNK), 0 if it has room. */
 export const roomFor = (capacity: number, width: number) =>
-  (width <= capacity ? 0 : Math.ceil(width / CACHE_CHUNK) * CACHE_CHUNK - capacity);
+  width <= capacity ? 0 : Math.ceil(width / CACHE_CHUNK) * CACHE_CHUNK - capacity;
 
 /** The SavedModel bytes of the GRU's decode step (gru.ts, `step`). */
 export function gruGraphBytes(s: GruGraphSpec, pb: Proto): Uint8Array {
-  const b = graphBuilder(pb), { op, add, sub, mul, matMul, reshape, concat, type, int } = b, d = s.dModel;
+  const b = graphBuilder(pb),
+    { op, add, sub, mul, matMul, reshape, concat, type, int } = b,
+    d = s.dModel;
   b.inputs(gruInputs(s));
-  const eps = b.scalar(s.eps), one = b.scalar(1);
+  const eps = b.scalar(s.eps),
+    one = b.scalar(1);
   // the one-hot embedding: tfjs's oneHot (0/1) cast to float32, times the table
-  const oneHot = op('OneHot', ['tokens', b.constant(DT_INT32, [s.vocab], []), b.scalar(1), b.scalar(0)],
-    { T: type(DT_FLOAT), TI: type(DT_INT32), axis: int(-1) });
+  const oneHot = op('OneHot', ['tokens', b.constant(DT_INT32, [s.vocab], []), b.scalar(1), b.scalar(0)], {
+    T: type(DT_FLOAT),
+    TI: type(DT_INT32),
+    axis: int(-1),
+  });
   let x = matMul(oneHot, 'tok_emb');
-  const ones = b.filled(x, [-1, 1], 1), zeros = b.filled(x, [-1, 1], 0);
+  const ones = b.filled(x, [-1, 1], 1),
+    zeros = b.filled(x, [-1, 1], 0);
   for (let l = 0; l < s.layers; l++) {
-    const p = (w: string) => `l${l}_${w}`, h = p('h');
-    const xs = b.split3(add(matMul(x, p('wx')), p('b')), d, 1), hs = b.split3(matMul(h, p('wh')), d, 1);
-    const z = op('Sigmoid', [add(`${xs}:0`, `${hs}:0`)]), r = op('Sigmoid', [add(`${xs}:1`, `${hs}:1`)]);
+    const p = (w: string) => `l${l}_${w}`,
+      h = p('h');
+    const xs = b.split3(add(matMul(x, p('wx')), p('b')), d, 1),
+      hs = b.split3(matMul(h, p('wh')), d, 1);
+    const z = op('Sigmoid', [add(`${xs}:0`, `${hs}:0`)]),
+      r = op('Sigmoid', [add(`${xs}:1`, `${hs}:1`)]);
     const nn = op('Tanh', [add(`${xs}:2`, mul(r, `${hs}:2`))]);
     const next = add(mul(sub(one, z), nn), mul(z, h));
     x = add(mul(next, ones), mul(h, zeros));
     b.output(p('h_out'), x);
   }
-  if (s.attend) { // the read cache written in place, as the transformer's (decodeGraphBytes)
+  if (s.attend) {
+    // the read cache written in place, as the transformer's (decodeGraphBytes)
     const proj = (w: string) => reshape(matMul(x, w), [-1, 1, d]);
     const km = concat(['key_mask', b.filled('key_mask', [-1, 1, 1], 0)], 2);
     b.output('key_mask_out', km);
-    const cols = cacheColumns(b, 'k', b.dim(km, 2), d, 1), k = cols.write('k', proj('att_k'));
+    const cols = cacheColumns(b, 'k', b.dim(km, 2), d, 1),
+      k = cols.write('k', proj('att_k'));
     const y = cols.read(proj('att_q'), k, cols.write('v', proj('att_v')), b.scalar(1 / Math.sqrt(d)), km);
     x = add(x, matMul(reshape(y, [-1, d]), 'att_o'));
   }
@@ -337,15 +494,21 @@ export function gruGraphBytes(s: GruGraphSpec, pb: Proto): Uint8Array {
 
 interface NativeBackend {
   loadSavedModelMetaGraph(dir: string, tags: string): number;
-  runSavedModel(id: number, inputs: tf.Tensor[], infos: { name: string; tfDtype: string }[], outputs: string[]):
-    tf.Tensor[];
+  runSavedModel(
+    id: number,
+    inputs: tf.Tensor[],
+    infos: { name: string; tfDtype: string }[],
+    outputs: string[],
+  ): tf.Tensor[];
 }
 
 /**
  * A loaded graph: `run` takes its inputs in order, but for a last input named `temperature`, which it feeds itself
  * (default 1); returns the outputs.
  */
-export interface DecodeGraph { run(inputs: tf.Tensor[], temperature?: number): tf.Tensor[] }
+export interface DecodeGraph {
+  run(inputs: tf.Tensor[], temperature?: number): tf.Tensor[];
+}
 
 const loaded = new Map<string, DecodeGraph | null>();
 
@@ -375,18 +538,31 @@ export function loadGraph(key: string, bytesOf: (pb: Proto) => Uint8Array, input
     const tmp = `${dir}.${process.pid}`;
     fs.mkdirSync(tmp, { recursive: true });
     fs.writeFileSync(path.join(tmp, 'saved_model.pb'), bytes);
-    try { fs.renameSync(tmp, dir); } catch { fs.rmSync(tmp, { recursive: true, force: true }); } // another process won
+    try {
+      fs.renameSync(tmp, dir);
+    } catch {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    } // another process won
   }
   const id = backend.loadSavedModelMetaGraph(dir, 'serve');
-  const infos = inputs.map((name) =>
-    ({ name: `${name}:0`, tfDtype: dtypeOf(name) === DT_INT32 ? 'DT_INT32' : 'DT_FLOAT' }));
+  const infos = inputs.map((name) => ({
+    name: `${name}:0`,
+    tfDtype: dtypeOf(name) === DT_INT32 ? 'DT_INT32' : 'DT_FLOAT',
+  }));
   const fetch = outputs.map((name) => `${name}:0`);
-  const graph = inputs.at(-1) === 'temperature' ? {
-    run: (xs: tf.Tensor[], temperature = 1) => {
-      const t = tf.scalar(temperature);
-      try { return backend.runSavedModel(id, [...xs, t], infos, fetch); } finally { t.dispose(); }
-    },
-  } : { run: (xs: tf.Tensor[]) => backend.runSavedModel(id, xs, infos, fetch) };
+  const graph =
+    inputs.at(-1) === 'temperature'
+      ? {
+          run: (xs: tf.Tensor[], temperature = 1) => {
+            const t = tf.scalar(temperature);
+            try {
+              return backend.runSavedModel(id, [...xs, t], infos, fetch);
+            } finally {
+              t.dispose();
+            }
+          },
+        }
+      : { run: (xs: tf.Tensor[]) => backend.runSavedModel(id, xs, infos, fetch) };
   loaded.set(key, graph);
   return graph;
 }

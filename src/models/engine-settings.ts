@@ -57,7 +57,8 @@ export interface EngineSettings {
 /** The environment TensorFlow reads at load time, with the workbench's defaults (an explicit setting wins). */
 export function nativeEnvironment(env: NodeJS.ProcessEnv = process.env): NativeEnvironment {
   const threads = env.WORKBENCH_THREADS ?? '1';
-  if (!/^[1-9][0-9]*$/.test(threads)) throw new Error(`WORKBENCH_THREADS must be a positive integer (got "${threads}")`);
+  if (!/^[1-9][0-9]*$/.test(threads))
+    throw new Error(`WORKBENCH_THREADS must be a positive integer (got "${threads}")`);
   return {
     TF_NUM_INTRAOP_THREADS: env.TF_NUM_INTRAOP_THREADS ?? threads,
     TF_NUM_INTEROP_THREADS: env.TF_NUM_INTEROP_THREADS ?? threads,
@@ -94,6 +95,10 @@ export function backendPreference(env: NodeJS.ProcessEnv = process.env): Backend
 
 /** The engine's settings from the environment (each refused in one line when malformed). */
 export function engineSettings(env: NodeJS.ProcessEnv = process.env): EngineSettings {
-  return { backend: backendPreference(env), kernels: kernelVersion(env), decodeGraph: decodeGraphOn(env),
-    native: nativeEnvironment(env) };
+  return {
+    backend: backendPreference(env),
+    kernels: kernelVersion(env),
+    decodeGraph: decodeGraphOn(env),
+    native: nativeEnvironment(env),
+  };
 }

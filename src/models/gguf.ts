@@ -8,7 +8,11 @@ import { makeRng } from '../util/random.js';
 
 export interface TinyLlamaOptions {
   /** embedding width (n_embd), heads, layers, feed-forward width, context length */
-  embd: number; heads: number; layers: number; ff: number; context: number;
+  embd: number;
+  heads: number;
+  layers: number;
+  ff: number;
+  context: number;
   seed: number;
 }
 
@@ -16,43 +20,108 @@ export const defaultTinyLlama: TinyLlamaOptions = { embd: 64, heads: 4, layers: 
 
 const ALIGN = 32;
 const T = { UINT32: 4, INT32: 5, FLOAT32: 6, STRING: 8, ARRAY: 9 } as const;
-type Value = { type: 'u32' | 'f32'; v: number } | { type: 'str'; v: string } | { type: 'strs'; v: string[] }
-  | { type: 'f32s'; v: number[] } | { type: 'i32s'; v: number[] };
+type Value =
+  | { type: 'u32' | 'f32'; v: number }
+  | { type: 'str'; v: string }
+  | { type: 'strs'; v: string[] }
+  | { type: 'f32s'; v: number[] }
+  | { type: 'i32s'; v: number[] };
 
 /** A sentencepiece-style vocabulary: <unk>, <s>, </s>, the 256 byte tokens, printable ASCII, and ▁ (a space). */
 export function tinyVocab(): { tokens: string[]; types: number[] } {
-  const tokens = ['<unk>', '<s>', '</s>'], types = [2, 3, 3]; // unknown, control, control
-  for (let b = 0; b < 256; b++) { tokens.push(`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`); types.push(6); }
-  for (let c = 33; c < 127; c++) { tokens.push(String.fromCharCode(c)); types.push(1); }
-  tokens.push('\u2581'); types.push(1);
+  const tokens = ['<unk>', '<s>', '</s>'],
+    types = [2, 3, 3]; // unknown, control, control
+  for (let b = 0; b < 256; b++) {
+    tokens.push(`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`);
+    types.push(6);
+  }
+  for (let c = 33; c < 127; c++) {
+    tokens.push(String.fromCharCode(c));
+    types.push(1);
+  }
+  tokens.push('\u2581');
+  types.push(1);
   return { tokens, types };
 }
 
 /** A chat template (Jinja, as llama.cpp and node-llama-cpp read it): `<|role|>\ncontent\n` turns, then the reply's. */
-export const TINY_CHAT_TEMPLATE = "{% for m in messages %}{{ '<|' + m['role'] + '|>\\n' + m['content'] + '\\n' }}"
-  + "{% endfor %}{% if add_generation_prompt %}{{ '<|assistant|>\\n' }}{% endif %}";
+export const TINY_CHAT_TEMPLATE =
+  "{% for m in messages %}{{ '<|' + m['role'] + '|>\\n' + m['content'] + '\\n' }}" +
+  "{% endfor %}{% if add_generation_prompt %}{{ '<|assistant|>\\n' }}{% endif %}";
 
 class Writer {
   private parts: Buffer[] = [];
   size = 0;
-  push(b: Buffer) { this.parts.push(b); this.size += b.length; }
-  u32(n: number) { const b = Buffer.alloc(4); b.writeUInt32LE(n); this.push(b); }
-  i32(n: number) { const b = Buffer.alloc(4); b.writeInt32LE(n); this.push(b); }
-  u64(n: number) { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(n)); this.push(b); }
-  f32(n: number) { const b = Buffer.alloc(4); b.writeFloatLE(n); this.push(b); }
-  str(s: string) { const b = Buffer.from(s, 'utf8'); this.u64(b.length); this.push(b); }
-  pad() { const n = (ALIGN - (this.size % ALIGN)) % ALIGN; if (n) this.push(Buffer.alloc(n)); }
+  push(b: Buffer) {
+    this.parts.push(b);
+    this.size += b.length;
+  }
+  u32(n: number) {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(n);
+    this.push(b);
+  }
+  i32(n: number) {
+    const b = Buffer.alloc(4);
+    b.writeInt32LE(n);
+    this.push(b);
+  }
+  u64(n: number) {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(BigInt(n));
+    this.push(b);
+  }
+  f32(n: number) {
+    const b = Buffer.alloc(4);
+    b.writeFloatLE(n);
+    this.push(b);
+  }
+  str(s: string) {
+    const b = Buffer.from(s, 'utf8');
+    this.u64(b.length);
+    this.push(b);
+  }
+  pad() {
+    const n = (ALIGN - (this.size % ALIGN)) % ALIGN;
+    if (n) this.push(Buffer.alloc(n));
+  }
   value(v: Value) {
     switch (v.type) {
-      case 'u32': this.u32(T.UINT32); this.u32(v.v); break;
-      case 'f32': this.u32(T.FLOAT32); this.f32(v.v); break;
-      case 'str': this.u32(T.STRING); this.str(v.v); break;
-      case 'strs': this.u32(T.ARRAY); this.u32(T.STRING); this.u64(v.v.length); v.v.forEach((s) => this.str(s)); break;
-      case 'f32s': this.u32(T.ARRAY); this.u32(T.FLOAT32); this.u64(v.v.length); v.v.forEach((x) => this.f32(x)); break;
-      case 'i32s': this.u32(T.ARRAY); this.u32(T.INT32); this.u64(v.v.length); v.v.forEach((x) => this.i32(x)); break;
+      case 'u32':
+        this.u32(T.UINT32);
+        this.u32(v.v);
+        break;
+      case 'f32':
+        this.u32(T.FLOAT32);
+        this.f32(v.v);
+        break;
+      case 'str':
+        this.u32(T.STRING);
+        this.str(v.v);
+        break;
+      case 'strs':
+        this.u32(T.ARRAY);
+        this.u32(T.STRING);
+        this.u64(v.v.length);
+        v.v.forEach((s) => this.str(s));
+        break;
+      case 'f32s':
+        this.u32(T.ARRAY);
+        this.u32(T.FLOAT32);
+        this.u64(v.v.length);
+        v.v.forEach((x) => this.f32(x));
+        break;
+      case 'i32s':
+        this.u32(T.ARRAY);
+        this.u32(T.INT32);
+        this.u64(v.v.length);
+        v.v.forEach((x) => this.i32(x));
+        break;
     }
   }
-  bytes() { return Buffer.concat(this.parts); }
+  bytes() {
+    return Buffer.concat(this.parts);
+  }
 }
 
 /** The tensors of a llama model, ggml's shapes (innermost dimension first). */
@@ -60,11 +129,17 @@ function tensorShapes(o: TinyLlamaOptions, vocab: number): [string, number[]][] 
   const shapes: [string, number[]][] = [['token_embd.weight', [o.embd, vocab]]];
   for (let l = 0; l < o.layers; l++) {
     const b = `blk.${l}.`;
-    shapes.push([`${b}attn_norm.weight`, [o.embd]], [`${b}attn_q.weight`, [o.embd, o.embd]],
-      [`${b}attn_k.weight`, [o.embd, o.embd]], [`${b}attn_v.weight`, [o.embd, o.embd]],
-      [`${b}attn_output.weight`, [o.embd, o.embd]], [`${b}ffn_norm.weight`, [o.embd]],
-      [`${b}ffn_gate.weight`, [o.embd, o.ff]], [`${b}ffn_up.weight`, [o.embd, o.ff]],
-      [`${b}ffn_down.weight`, [o.ff, o.embd]]);
+    shapes.push(
+      [`${b}attn_norm.weight`, [o.embd]],
+      [`${b}attn_q.weight`, [o.embd, o.embd]],
+      [`${b}attn_k.weight`, [o.embd, o.embd]],
+      [`${b}attn_v.weight`, [o.embd, o.embd]],
+      [`${b}attn_output.weight`, [o.embd, o.embd]],
+      [`${b}ffn_norm.weight`, [o.embd]],
+      [`${b}ffn_gate.weight`, [o.embd, o.ff]],
+      [`${b}ffn_up.weight`, [o.embd, o.ff]],
+      [`${b}ffn_down.weight`, [o.ff, o.embd]],
+    );
   }
   shapes.push(['output_norm.weight', [o.embd]], ['output.weight', [o.embd, vocab]]);
   return shapes;
@@ -102,16 +177,24 @@ export function tinyLlamaGguf(opts: Partial<TinyLlamaOptions> = {}): Buffer {
   w.u32(3);
   w.u64(shapes.length);
   w.u64(meta.length);
-  for (const [k, v] of meta) { w.str(k); w.value(v); }
+  for (const [k, v] of meta) {
+    w.str(k);
+    w.value(v);
+  }
   let offset = 0;
   for (const [name, dims] of shapes) {
-    w.str(name); w.u32(dims.length); dims.forEach((d) => w.u64(d)); w.u32(0 /* F32 */); w.u64(offset);
+    w.str(name);
+    w.u32(dims.length);
+    dims.forEach((d) => w.u64(d));
+    w.u32(0 /* F32 */);
+    w.u64(offset);
     offset += Math.ceil((dims.reduce((a, b) => a * b, 1) * 4) / ALIGN) * ALIGN;
   }
   w.pad();
   const rng = makeRng(o.seed);
   for (const [name, dims] of shapes) {
-    const n = dims.reduce((a, b) => a * b, 1), data = Buffer.alloc(Math.ceil((n * 4) / ALIGN) * ALIGN);
+    const n = dims.reduce((a, b) => a * b, 1),
+      data = Buffer.alloc(Math.ceil((n * 4) / ALIGN) * ALIGN);
     const norm = name.endsWith('norm.weight');
     for (let i = 0; i < n; i++) data.writeFloatLE(norm ? 1 : 0.02 * rng.normal(), i * 4);
     w.push(data);

@@ -17,12 +17,17 @@ export function createGru(config: ModelConfig): Policy {
 
   param('tok_emb', [Vv, d], 0.1);
   for (let l = 0; l < L; l++) {
-    param(`l${l}.wx`, [d, 3 * d], 1 / Math.sqrt(d)); param(`l${l}.wh`, [d, 3 * d], 1 / Math.sqrt(d)); param(`l${l}.b`, [3 * d], 'zero');
+    param(`l${l}.wx`, [d, 3 * d], 1 / Math.sqrt(d));
+    param(`l${l}.wh`, [d, 3 * d], 1 / Math.sqrt(d));
+    param(`l${l}.b`, [3 * d], 'zero');
   }
-  param('lnf_g', [d], 'one'); param('lnf_b', [d], 'zero');
+  param('lnf_g', [d], 'one');
+  param('lnf_b', [d], 'zero');
   param('head', [d, Vv], 0.02);
-  param('value_head', [d, R], 0.02); param('value_b', [R], 'zero');
-  const attend = config.recallAttention === true, scale = 1 / Math.sqrt(d);
+  param('value_head', [d, R], 0.02);
+  param('value_b', [R], 'zero');
+  const attend = config.recallAttention === true,
+    scale = 1 / Math.sqrt(d);
   if (attend) for (const n of ['att_q', 'att_k', 'att_v']) param(n, [d, d], 1 / Math.sqrt(d));
   if (attend) param('att_o', [d, d], 0.02);
 
@@ -32,7 +37,8 @@ export function createGru(config: ModelConfig): Policy {
    */
   const cell = (l: number, [xz, xr, xn]: tf.Tensor2D[], h: tf.Tensor2D, valid: tf.Tensor2D, invalid: tf.Tensor2D) => {
     const [hz, hr, hn] = tf.split(linear(h, P(`l${l}.wh`)), 3, 1);
-    const z = tf.sigmoid(xz.add(hz)), r = tf.sigmoid(xr.add(hr));
+    const z = tf.sigmoid(xz.add(hz)),
+      r = tf.sigmoid(xr.add(hr));
     const n = tf.tanh(xn.add(r.mul(hn)));
     const next = tf.sub(1, z).mul(n).add(z.mul(h));
     return next.mul(valid).add(h.mul(invalid)) as tf.Tensor2D;
@@ -47,16 +53,20 @@ export function createGru(config: ModelConfig): Policy {
     const a = tf.softmax(tf.matMul(q, k, false, true).mul(scale).add(mask));
     return h.add(linear(tf.matMul(a, v).reshape(h.shape) as tf.Tensor2D, P('att_o'))) as tf.Tensor2D;
   };
-  const proj = (h: tf.Tensor2D, name: string, B: number, T: number) => linear(h, P(name)).reshape([B, T, d]) as tf.Tensor3D;
+  const proj = (h: tf.Tensor2D, name: string, B: number, T: number) =>
+    linear(h, P(name)).reshape([B, T, d]) as tf.Tensor3D;
 
   function run(b: Batch) {
     const [B, T] = b.tokens.shape;
     let seq = embed(b.tokens).reshape([B, T, d]);
     const hs: tf.Tensor2D[] = [];
     // per-step inputs cut once for the whole sequence (fewer ops inside the recurrence, which dominates the time)
-    const valid = tf.unstack(b.valid.reshape([B, T, 1]), 1) as tf.Tensor2D[], invalid = tf.unstack(tf.sub(1, b.valid).reshape([B, T, 1]), 1) as tf.Tensor2D[];
+    const valid = tf.unstack(b.valid.reshape([B, T, 1]), 1) as tf.Tensor2D[],
+      invalid = tf.unstack(tf.sub(1, b.valid).reshape([B, T, 1]), 1) as tf.Tensor2D[];
     for (let l = 0; l < L; l++) {
-      const xp = linear(seq.reshape([B * T, d]) as tf.Tensor2D, P(`l${l}.wx`)).add(G(`l${l}.b`)).reshape([B, T, 3 * d]);
+      const xp = linear(seq.reshape([B * T, d]) as tf.Tensor2D, P(`l${l}.wx`))
+        .add(G(`l${l}.b`))
+        .reshape([B, T, 3 * d]);
       const [xz, xr, xn] = tf.split(xp, 3, 2).map((g) => tf.unstack(g, 1) as tf.Tensor2D[]);
       let h = tf.zeros([B, d]) as tf.Tensor2D;
       const outs: tf.Tensor2D[] = [];
@@ -67,35 +77,67 @@ export function createGru(config: ModelConfig): Policy {
       hs.push(h);
       seq = tf.stack(outs, 1) as tf.Tensor3D;
     }
-    let top = seq.reshape([B * T, d]) as tf.Tensor2D, kv: ReadCache | null = null;
+    let top = seq.reshape([B * T, d]) as tf.Tensor2D,
+      kv: ReadCache | null = null;
     if (attend) {
-      kv = { k: proj(top, 'att_k', B, T), v: proj(top, 'att_v', B, T), keyMask: tf.sub(1, b.valid).mul(NEG).reshape([B, 1, T]) as tf.Tensor3D };
+      kv = {
+        k: proj(top, 'att_k', B, T),
+        v: proj(top, 'att_v', B, T),
+        keyMask: tf.sub(1, b.valid).mul(NEG).reshape([B, 1, T]) as tf.Tensor3D,
+      };
       const causal = causalMask(T).reshape([1, T, T]);
       top = read(top, proj(top, 'att_q', B, T), kv.k, kv.v, causal.add(kv.keyMask));
     }
     const o = readout(top);
-    return { logits: o.logits.reshape([B, T, Vv]) as tf.Tensor3D, values: o.values.reshape([B, T, R]) as tf.Tensor3D, hs, kv };
+    return {
+      logits: o.logits.reshape([B, T, Vv]) as tf.Tensor3D,
+      values: o.values.reshape([B, T, R]) as tf.Tensor3D,
+      hs,
+      kv,
+    };
   }
 
   class Hidden implements DecodeState {
-    constructor(public h: tf.Tensor2D[], public kv: ReadCache | null) {}
-    dispose() { tf.dispose(this.h); if (this.kv) tf.dispose([this.kv.k, this.kv.v, this.kv.keyMask]); }
+    constructor(
+      public h: tf.Tensor2D[],
+      public kv: ReadCache | null,
+    ) {}
+    dispose() {
+      tf.dispose(this.h);
+      if (this.kv) tf.dispose([this.kv.k, this.kv.v, this.kv.keyMask]);
+    }
     select(rows: number[]) {
       const idx = tf.tensor1d(rows, 'int32');
-      const pick = <T extends tf.Tensor>(t: T) => { const g = tf.keep(tf.gather(t, idx)) as T; t.dispose(); return g; };
+      const pick = <T extends tf.Tensor>(t: T) => {
+        const g = tf.keep(tf.gather(t, idx)) as T;
+        t.dispose();
+        return g;
+      };
       this.h = this.h.map(pick);
       if (this.kv) this.kv = { k: pick(this.kv.k), v: pick(this.kv.v), keyMask: pick(this.kv.keyMask) };
       idx.dispose();
     }
     /** replace the read cache's keys and values by `f` of them */
     private each(f: (t: tf.Tensor3D) => tf.Tensor3D) {
-      const c = this.kv!, swap = (t: tf.Tensor3D) => { const u = tf.keep(f(t)); t.dispose(); return u; };
+      const c = this.kv!,
+        swap = (t: tf.Tensor3D) => {
+          const u = tf.keep(f(t));
+          t.dispose();
+          return u;
+        };
       this.kv = { k: swap(c.k), v: swap(c.v), keyMask: c.keyMask };
     }
     /** room for `width` columns in buffers of their own, as the transformer's caches (transformer.ts, `reserve`) */
     reserve(width: number) {
       const more = roomFor(this.kv!.k.shape[1], width);
-      if (more) this.each((t) => tf.pad(t, [[0, 0], [0, more], [0, 0]]));
+      if (more)
+        this.each((t) =>
+          tf.pad(t, [
+            [0, 0],
+            [0, more],
+            [0, 0],
+          ]),
+        );
     }
     /** the read cache cut to its `width` written columns (the eager step grows an exact one) */
     trim(width: number) {
@@ -106,51 +148,85 @@ export function createGru(config: ModelConfig): Policy {
   return {
     config,
     weights: w,
-    forward(b) { return tf.tidy(() => { const r = run(b); return { logits: r.logits, values: r.values }; }); },
+    forward(b) {
+      return tf.tidy(() => {
+        const r = run(b);
+        return { logits: r.logits, values: r.values };
+      });
+    },
     prefill(b) {
       let state!: Hidden;
       const logits = tf.tidy(() => {
         const r = run(b);
-        state = new Hidden(r.hs.map((h) => tf.keep(h)), r.kv && { k: tf.keep(r.kv.k), v: tf.keep(r.kv.v), keyMask: tf.keep(r.kv.keyMask) });
+        state = new Hidden(
+          r.hs.map((h) => tf.keep(h)),
+          r.kv && { k: tf.keep(r.kv.k), v: tf.keep(r.kv.v), keyMask: tf.keep(r.kv.keyMask) },
+        );
         return r.logits.slice([0, b.T - 1, 0], [-1, 1, -1]).reshape([b.tokens.shape[0], Vv]) as tf.Tensor2D;
       });
       return { state, logits };
     },
     step(s, tokens, _positions, temperature) {
-      const st = s as Hidden, B = tokens.shape[0];
+      const st = s as Hidden,
+        B = tokens.shape[0];
       // the native backend runs the step as one graph (decode-graph.ts), the same ops as below
       const graph = gruDecodeGraph({ layers: L, dModel: d, vocab: Vv, attend: st.kv !== null, eps: 1e-5 });
       const T = st.kv?.keyMask.shape[2] as number;
       if (graph) {
         if (st.kv) st.reserve(T + 1);
         const c = st.kv;
-        const [logits, probs, ...rest] = graph.run([tokens, P('tok_emb'),
-          ...st.h.flatMap((h, l) => [P(`l${l}.wx`), G(`l${l}.b`), P(`l${l}.wh`), h]),
-          ...(c ? [P('att_q'), P('att_k'), P('att_v'), P('att_o'), c.k, c.v, c.keyMask] : []),
-          G('lnf_g'), G('lnf_b'), P('head')], temperature);
+        const [logits, probs, ...rest] = graph.run(
+          [
+            tokens,
+            P('tok_emb'),
+            ...st.h.flatMap((h, l) => [P(`l${l}.wx`), G(`l${l}.b`), P(`l${l}.wh`), h]),
+            ...(c ? [P('att_q'), P('att_k'), P('att_v'), P('att_o'), c.k, c.v, c.keyMask] : []),
+            G('lnf_g'),
+            G('lnf_b'),
+            P('head'),
+          ],
+          temperature,
+        );
         tf.dispose([...st.h, ...(c ? [c.keyMask] : [])]);
         st.h = rest.slice(0, L) as tf.Tensor2D[];
         if (c) st.kv = { k: c.k, v: c.v, keyMask: rest[L] as tf.Tensor3D };
         return stepOutput(logits as tf.Tensor2D, temperature, probs as tf.Tensor2D);
       }
       if (st.kv) st.trim(T);
-      return stepOutput(tf.tidy(() => {
-        let x = embed(tokens);
-        const ones = tf.ones([B, 1]) as tf.Tensor2D, zeros = tf.zeros([B, 1]) as tf.Tensor2D;
-        for (let l = 0; l < L; l++) {
-          const h = cell(l, tf.split(linear(x, P(`l${l}.wx`)).add(G(`l${l}.b`)), 3, 1) as tf.Tensor2D[], st.h[l], ones, zeros);
-          st.h[l].dispose();
-          st.h[l] = tf.keep(h);
-          x = h;
-        }
-        if (st.kv) {
-          const c = st.kv, k = tf.concat([c.k, proj(x, 'att_k', B, 1)], 1), v = tf.concat([c.v, proj(x, 'att_v', B, 1)], 1), keyMask = tf.concat([c.keyMask, tf.zeros([B, 1, 1])], 2);
-          tf.dispose([c.k, c.v, c.keyMask]);
-          st.kv = { k: tf.keep(k) as tf.Tensor3D, v: tf.keep(v) as tf.Tensor3D, keyMask: tf.keep(keyMask) as tf.Tensor3D };
-          x = read(x, proj(x, 'att_q', B, 1), st.kv.k, st.kv.v, st.kv.keyMask);
-        }
-        return readout(x).logits;
-      }), temperature);
+      return stepOutput(
+        tf.tidy(() => {
+          let x = embed(tokens);
+          const ones = tf.ones([B, 1]) as tf.Tensor2D,
+            zeros = tf.zeros([B, 1]) as tf.Tensor2D;
+          for (let l = 0; l < L; l++) {
+            const h = cell(
+              l,
+              tf.split(linear(x, P(`l${l}.wx`)).add(G(`l${l}.b`)), 3, 1) as tf.Tensor2D[],
+              st.h[l],
+              ones,
+              zeros,
+            );
+            st.h[l].dispose();
+            st.h[l] = tf.keep(h);
+            x = h;
+          }
+          if (st.kv) {
+            const c = st.kv,
+              k = tf.concat([c.k, proj(x, 'att_k', B, 1)], 1),
+              v = tf.concat([c.v, proj(x, 'att_v', B, 1)], 1),
+              keyMask = tf.concat([c.keyMask, tf.zeros([B, 1, 1])], 2);
+            tf.dispose([c.k, c.v, c.keyMask]);
+            st.kv = {
+              k: tf.keep(k) as tf.Tensor3D,
+              v: tf.keep(v) as tf.Tensor3D,
+              keyMask: tf.keep(keyMask) as tf.Tensor3D,
+            };
+            x = read(x, proj(x, 'att_q', B, 1), st.kv.k, st.kv.v, st.kv.keyMask);
+          }
+          return readout(x).logits;
+        }),
+        temperature,
+      );
     },
   };
 }

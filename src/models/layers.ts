@@ -9,7 +9,8 @@ import { makeRng } from '../util/random.js';
 /** a^T @ b and a @ b^T for 2-D a, b: transposed operands on the native backend, explicit transposes elsewhere */
 const native = () => tf.getBackend() === 'tensorflow';
 const matMulTA = (a: tf.Tensor2D, b: tf.Tensor2D) => (native() ? tf.matMul(a, b, true) : tf.matMul(tf.transpose(a), b));
-const matMulTB = (a: tf.Tensor2D, b: tf.Tensor2D) => (native() ? tf.matMul(a, b, false, true) : tf.matMul(a, tf.transpose(b)));
+const matMulTB = (a: tf.Tensor2D, b: tf.Tensor2D) =>
+  native() ? tf.matMul(a, b, false, true) : tf.matMul(a, tf.transpose(b));
 
 /** y = x @ w for 2-D x, with the backward pass above. */
 export const linear = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, save: tf.GradSaveFunc) => {
@@ -28,12 +29,16 @@ export const embedLinear = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, save: tf.
   save([x]);
   return {
     value: tf.matMul(x as tf.Tensor2D, w as tf.Tensor2D),
-    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => [tf.zerosLike(saved[0]), matMulTA(saved[0] as tf.Tensor2D, dy as tf.Tensor2D)],
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => [
+      tf.zerosLike(saved[0]),
+      matMulTA(saved[0] as tf.Tensor2D, dy as tf.Tensor2D),
+    ],
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
 
 /** One-hot rows as float32. Trap: tfjs-wasm 4.22's OneHot with dtype 'float32' writes int32 bits (1 reads as 1.4e-45); cast instead. */
-export const oneHotF = (ids: tf.Tensor, depth: number) => tf.oneHot(ids.reshape([-1]) as tf.Tensor1D, depth).toFloat() as tf.Tensor2D;
+export const oneHotF = (ids: tf.Tensor, depth: number) =>
+  tf.oneHot(ids.reshape([-1]) as tf.Tensor1D, depth).toFloat() as tf.Tensor2D;
 
 /**
  * Layer norm over the last axis: (x - mean) * rsqrt(var + eps) * gain + bias, the forward pass as tfjs's moments
@@ -46,7 +51,11 @@ export const oneHotF = (ids: tf.Tensor, depth: number) => tf.oneHot(ids.reshape(
 export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D): tf.Tensor2D {
   if (kernelVersion() >= 2) return closedFormLayerNorm(x, gain, bias);
   const { mean, variance } = tf.moments(x, -1, true);
-  return x.sub(mean).mul(tf.rsqrt(variance.add(LN_EPS))).mul(gain).add(bias);
+  return x
+    .sub(mean)
+    .mul(tf.rsqrt(variance.add(LN_EPS)))
+    .mul(gain)
+    .add(bias);
 }
 
 /** Layer norm's epsilon (the decode graphs take it as `eps`). */
@@ -54,24 +63,34 @@ export const LN_EPS = 1e-5;
 
 const closedFormLayerNorm = tf.customGrad(((x: tf.Tensor, gain: tf.Tensor, bias: tf.Tensor, save: tf.GradSaveFunc) => {
   const xc = tf.sub(x, tf.mean(x, -1, true));
-  const rstd = tf.rsqrt(tf.add(tf.mean(tf.square(xc), -1, true), LN_EPS)), xhat = tf.mul(xc, rstd);
+  const rstd = tf.rsqrt(tf.add(tf.mean(tf.square(xc), -1, true), LN_EPS)),
+    xhat = tf.mul(xc, rstd);
   save([xhat, rstd, gain]);
   return {
     value: tf.add(tf.mul(xhat, gain), bias),
     gradFunc: (dy: tf.Tensor, [xh, rs, g]: tf.Tensor[]) => {
-      const gdy = tf.mul(dy, g), meanG = tf.mean(gdy, -1, true), meanGx = tf.mean(tf.mul(gdy, xh), -1, true);
+      const gdy = tf.mul(dy, g),
+        meanG = tf.mean(gdy, -1, true),
+        meanGx = tf.mean(tf.mul(gdy, xh), -1, true);
       const dx = tf.mul(tf.sub(tf.sub(gdy, meanG), tf.mul(xh, meanGx)), rs);
       return [dx, tf.sum(tf.mul(dy, xh), 0), tf.sum(dy, 0)];
     },
   };
-}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as
-  (x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D) => tf.Tensor2D;
+}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (
+  x: tf.Tensor2D,
+  gain: tf.Tensor1D,
+  bias: tf.Tensor1D,
+) => tf.Tensor2D;
 
 /** The additive mask value that removes an attention score. */
 export const NEG = -1e9;
 
 /** Causal attention mask [T, T]: 0 where key j <= query i, NEG above the diagonal. */
-export const causalMask = (T: number) => tf.linalg.bandPart(tf.ones([T, T]), -1, 0).sub(1).mul(-NEG) as tf.Tensor2D;
+export const causalMask = (T: number) =>
+  tf.linalg
+    .bandPart(tf.ones([T, T]), -1, 0)
+    .sub(1)
+    .mul(-NEG) as tf.Tensor2D;
 
 /**
  * GELU approximated as x * sigmoid(1.702 x). Kernels 2 (backend.ts) take its derivative in closed form,
@@ -80,7 +99,8 @@ export const causalMask = (T: number) => tf.linalg.bandPart(tf.ones([T, T]), -1,
 export const gelu = (x: tf.Tensor) => (kernelVersion() >= 2 ? closedFormGelu(x) : x.mul(tf.sigmoid(x.mul(1.702))));
 
 const closedFormGelu = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
-  const u = x.mul(1.702), s = tf.sigmoid(u);
+  const u = x.mul(1.702),
+    s = tf.sigmoid(u);
   save([u, s]);
   return {
     value: x.mul(s),
@@ -93,12 +113,19 @@ const closedFormGelu = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
  * with the given std, or ones, or zeros), so that a seed fixes the model.
  */
 export function weightRegistry(seed: number) {
-  const rng = makeRng(seed), weights: Record<string, tf.Variable> = {};
+  const rng = makeRng(seed),
+    weights: Record<string, tf.Variable> = {};
   const param = (name: string, shape: number[], std: number | 'one' | 'zero') => {
-    const n = shape.reduce((a, b) => a * b, 1), data = new Float32Array(n);
+    const n = shape.reduce((a, b) => a * b, 1),
+      data = new Float32Array(n);
     if (std === 'one') data.fill(1);
     else if (std !== 'zero') for (let i = 0; i < n; i++) data[i] = std * rng.normal();
     weights[name] = tf.variable(tf.tensor(data, shape), true); // tfjs variable names are global: leave them unnamed
   };
-  return { weights, param, P: (n: string) => weights[n] as unknown as tf.Tensor2D, G: (n: string) => weights[n] as unknown as tf.Tensor1D };
+  return {
+    weights,
+    param,
+    P: (n: string) => weights[n] as unknown as tf.Tensor2D,
+    G: (n: string) => weights[n] as unknown as tf.Tensor1D,
+  };
 }

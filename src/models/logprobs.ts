@@ -17,13 +17,28 @@ export interface SequenceBatch extends Batch {
 export function makeSequenceBatch(prompts: number[][], completions: number[][]): SequenceBatch {
   const seqs = prompts.map((p, i) => [...p, ...completions[i]]);
   const b = makeBatch(seqs);
-  const B = seqs.length, T = b.T, tgt = new Int32Array(B * T), m = new Float32Array(B * T);
+  const B = seqs.length,
+    T = b.T,
+    tgt = new Int32Array(B * T),
+    m = new Float32Array(B * T);
   const start = seqs.map((_, i) => b.pad[i] + prompts[i].length - 1);
-  completions.forEach((c, i) => c.forEach((tok, j) => { tgt[i * T + start[i] + j] = tok; m[i * T + start[i] + j] = 1; }));
-  return { ...b, targets: tf.tensor2d(tgt, [B, T], 'int32'), mask: tf.tensor2d(m, [B, T]), start, completionLengths: completions.map((c) => c.length) };
+  completions.forEach((c, i) =>
+    c.forEach((tok, j) => {
+      tgt[i * T + start[i] + j] = tok;
+      m[i * T + start[i] + j] = 1;
+    }),
+  );
+  return {
+    ...b,
+    targets: tf.tensor2d(tgt, [B, T], 'int32'),
+    mask: tf.tensor2d(m, [B, T]),
+    start,
+    completionLengths: completions.map((c) => c.length),
+  };
 }
 
-export const disposeSequenceBatch = (b: SequenceBatch) => tf.dispose([b.tokens, b.positions, b.valid, b.targets, b.mask]);
+export const disposeSequenceBatch = (b: SequenceBatch) =>
+  tf.dispose([b.tokens, b.positions, b.valid, b.targets, b.mask]);
 
 /**
  * log pi(target_t | prefix) at every position [B, T] (zero where masked out), the values of `role`, and the
@@ -35,7 +50,9 @@ export function tokenLogProbs(policy: Policy, b: SequenceBatch, role = 0, withEn
   const logp = tf.logSoftmax(logits);
   // select the target's log-prob with a one-hot product (tfjs-wasm's batched gather is wrong: docs/engine.md, Backend)
   const picked = logp.mul(tf.oneHot(b.targets, V).toFloat()).sum(-1).mul(b.mask) as tf.Tensor2D;
-  const entropy = withEntropy ? tf.exp(logp).mul(logp).sum(-1).neg().mul(b.mask) as tf.Tensor2D : tf.zerosLike(picked);
+  const entropy = withEntropy
+    ? (tf.exp(logp).mul(logp).sum(-1).neg().mul(b.mask) as tf.Tensor2D)
+    : tf.zerosLike(picked);
   const v = values.slice([0, 0, role], [-1, -1, 1]).squeeze([2]).mul(b.mask) as tf.Tensor2D;
   return { logp: picked, entropy, values: v };
 }
@@ -44,7 +61,10 @@ export function tokenLogProbs(policy: Policy, b: SequenceBatch, role = 0, withEn
  * Per-token confidence of the policy's next-token distribution over completions (no gradient), [B, T] each:
  * the entropy H(pi) and the self-certainty KL(U || pi) = -log V - mean_v log pi_v (Intuitor's signal).
  */
-export function tokenConfidence(policy: Policy, b: SequenceBatch): { entropy: tf.Tensor2D; selfCertainty: tf.Tensor2D } {
+export function tokenConfidence(
+  policy: Policy,
+  b: SequenceBatch,
+): { entropy: tf.Tensor2D; selfCertainty: tf.Tensor2D } {
   return tf.tidy(() => {
     const logp = tf.logSoftmax(policy.forward(b).logits);
     const V = logp.shape[2];

@@ -48,9 +48,19 @@ export const SIZES: Record<Architecture, Record<Size, Pick<ModelConfig, 'dModel'
 };
 
 export function modelConfig(arch: Architecture, size: Size, seed = 0, context = 192): ModelConfig {
-  if (!ARCHITECTURES.includes(arch)) throw new ConfigError(`unknown architecture "${arch}" (known: ${ARCHITECTURES.join(', ')})`);
+  if (!ARCHITECTURES.includes(arch))
+    throw new ConfigError(`unknown architecture "${arch}" (known: ${ARCHITECTURES.join(', ')})`);
   if (!(size in SIZES[arch])) throw new ConfigError(`unknown size "${size}" (known: S, M)`);
-  return { arch, size, vocab: V, context, roles: 3, seed, ...SIZES[arch][size], ...(arch === 'transformer' ? { positions: 'alibi' as const } : { recallAttention: true }) };
+  return {
+    arch,
+    size,
+    vocab: V,
+    context,
+    roles: 3,
+    seed,
+    ...SIZES[arch][size],
+    ...(arch === 'transformer' ? { positions: 'alibi' as const } : { recallAttention: true }),
+  };
 }
 
 /** A left-padded batch: row b holds its sequence in columns pad[b]..T-1; positions count from its first token. */
@@ -65,16 +75,30 @@ export interface Batch {
 }
 
 export function makeBatch(seqs: number[][], T = Math.max(...seqs.map((s) => s.length))): Batch {
-  const B = seqs.length, tok = new Int32Array(B * T), pos = new Int32Array(B * T), val = new Float32Array(B * T);
+  const B = seqs.length,
+    tok = new Int32Array(B * T),
+    pos = new Int32Array(B * T),
+    val = new Float32Array(B * T);
   const pad = seqs.map((s) => {
     if (s.length > T) throw new ConfigError(`sequence of length ${s.length} exceeds the batch width ${T}`);
     return T - s.length;
   });
-  seqs.forEach((s, b) => s.forEach((t, j) => {
-    const i = b * T + pad[b] + j;
-    tok[i] = t; pos[i] = j; val[i] = 1;
-  }));
-  return { tokens: tf.tensor2d(tok, [B, T], 'int32'), positions: tf.tensor2d(pos, [B, T], 'int32'), valid: tf.tensor2d(val, [B, T]), pad, lengths: seqs.map((s) => s.length), T };
+  seqs.forEach((s, b) =>
+    s.forEach((t, j) => {
+      const i = b * T + pad[b] + j;
+      tok[i] = t;
+      pos[i] = j;
+      val[i] = 1;
+    }),
+  );
+  return {
+    tokens: tf.tensor2d(tok, [B, T], 'int32'),
+    positions: tf.tensor2d(pos, [B, T], 'int32'),
+    valid: tf.tensor2d(val, [B, T]),
+    pad,
+    lengths: seqs.map((s) => s.length),
+    T,
+  };
 }
 
 export const disposeBatch = (b: Batch) => tf.dispose([b.tokens, b.positions, b.valid]);
@@ -109,7 +133,10 @@ export const nextProbs = (logits: tf.Tensor2D, temperature: number) =>
 
 /** What `step` returns: the logits, or with a temperature the probabilities (given, or computed); disposes the other. */
 export function stepOutput(logits: tf.Tensor2D, temperature?: number, probs?: tf.Tensor2D): tf.Tensor2D {
-  if (temperature === undefined) { probs?.dispose(); return logits; }
+  if (temperature === undefined) {
+    probs?.dispose();
+    return logits;
+  }
   const p = probs ?? nextProbs(logits, temperature);
   logits.dispose();
   return p;
@@ -129,7 +156,11 @@ export function sampleTopP(probs: Float32Array, offset: number, topP: number, rn
   const idx = Array.from({ length: V }, (_, i) => i).sort((a, b) => probs[offset + b] - probs[offset + a]);
   const keep: number[] = [];
   let mass = 0;
-  for (const i of idx) { keep.push(i); mass += probs[offset + i]; if (mass >= topP) break; }
+  for (const i of idx) {
+    keep.push(i);
+    mass += probs[offset + i];
+    if (mass >= topP) break;
+  }
   return keep[rng.categorical(keep.map((i) => probs[offset + i]))];
 }
 
@@ -146,7 +177,9 @@ export function sample(policy: Policy, prompts: number[][], opts: SampleOptions,
   const { state, logits } = policy.prefill(batch);
   disposeBatch(batch);
   let probsT: tf.Tensor2D | null = stepOutput(logits, opts.temperature);
-  const B = prompts.length, out: number[][] = prompts.map(() => []), done = new Array(B).fill(false);
+  const B = prompts.length,
+    out: number[][] = prompts.map(() => []),
+    done = new Array(B).fill(false);
   let rows = Array.from({ length: B }, (_, b) => b); // the prompts still in the decode batch, in order
   try {
     for (let s = 0; s < maxNew; s++) {
@@ -155,7 +188,10 @@ export function sample(policy: Policy, prompts: number[][], opts: SampleOptions,
       probsT = null;
       const next = new Int32Array(rows.length);
       rows.forEach((b, r) => {
-        if (done[b]) { next[r] = PAD; return; }
+        if (done[b]) {
+          next[r] = PAD;
+          return;
+        }
         next[r] = sampleTopP(probs, r * V, opts.topP, rng);
         out[b].push(next[r]);
         if (next[r] === EOS && !opts.ignoreEos) done[b] = true;
@@ -168,7 +204,11 @@ export function sample(policy: Policy, prompts: number[][], opts: SampleOptions,
         feed = Int32Array.from(live, (r) => next[r]);
         rows = live.map((r) => rows[r]);
       }
-      const tokT = tf.tensor1d(feed, 'int32'), posT = tf.tensor1d(rows.map((b) => prompts[b].length + s), 'int32');
+      const tokT = tf.tensor1d(feed, 'int32'),
+        posT = tf.tensor1d(
+          rows.map((b) => prompts[b].length + s),
+          'int32',
+        );
       probsT = policy.step(state, tokT, posT, opts.temperature);
       tf.dispose([tokT, posT]);
     }
@@ -184,7 +224,8 @@ export function sample(policy: Policy, prompts: number[][], opts: SampleOptions,
 /** A float32 tensor as JSON: its shape and its bytes in base64. Refuses NaN and Infinity (`what` names the tensor). */
 export function encodeTensor(t: tf.Tensor, what: string): { shape: number[]; data: string } {
   const data = t.dataSync() as Float32Array;
-  if (data.some((x) => !Number.isFinite(x))) throw new Error(`refusing to save a checkpoint: ${what} contains NaN or Infinity`);
+  if (data.some((x) => !Number.isFinite(x)))
+    throw new Error(`refusing to save a checkpoint: ${what} contains NaN or Infinity`);
   return { shape: t.shape, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64') };
 }
 
@@ -202,7 +243,9 @@ export function saveCheckpoint(policy: Policy, file: string, meta: Record<string
 }
 
 export interface Checkpoint {
-  config: ModelConfig; meta: Record<string, unknown>; weights: Record<string, { shape: number[]; data: string }>;
+  config: ModelConfig;
+  meta: Record<string, unknown>;
+  weights: Record<string, { shape: number[]; data: string }>;
   /** sha256 of JSON.stringify({ config, meta, weights }); absent in checkpoints written before checksums */
   checksum?: string;
 }
@@ -222,7 +265,10 @@ export function readCheckpoint(file: string): Checkpoint {
   if (ck.meta !== undefined && (typeof ck.meta !== 'object' || ck.meta === null)) {
     throw new ConfigError(`checkpoint ${file} has a "meta" that is not an object`);
   }
-  if (ck.checksum !== undefined && ck.checksum !== sha256Hex(JSON.stringify({ config: ck.config, meta: ck.meta, weights: ck.weights }))) {
+  if (
+    ck.checksum !== undefined &&
+    ck.checksum !== sha256Hex(JSON.stringify({ config: ck.config, meta: ck.meta, weights: ck.weights }))
+  ) {
     throw new ConfigError(`checkpoint ${file} does not match its checksum (corrupted)`);
   }
   const c = ck.config as unknown as Record<string, unknown>;
@@ -242,15 +288,22 @@ export function checkCheckpoints(...files: string[]): void {
 
 /** Copy checkpoint weights into a policy, checking that every name and shape matches. */
 export function loadWeights(policy: Policy, ck: Checkpoint, file = 'checkpoint'): void {
-  const want = Object.keys(policy.weights).sort(), have = Object.keys(ck.weights).sort();
-  const missing = want.filter((n) => !have.includes(n)), extra = have.filter((n) => !want.includes(n));
-  if (missing.length || extra.length) throw new ConfigError(`${file} does not fit the model: missing [${missing.join(', ')}], unexpected [${extra.join(', ')}]`);
+  const want = Object.keys(policy.weights).sort(),
+    have = Object.keys(ck.weights).sort();
+  const missing = want.filter((n) => !have.includes(n)),
+    extra = have.filter((n) => !want.includes(n));
+  if (missing.length || extra.length)
+    throw new ConfigError(
+      `${file} does not fit the model: missing [${missing.join(', ')}], unexpected [${extra.join(', ')}]`,
+    );
   for (const name of want) {
-    const w = ck.weights[name] as Partial<Checkpoint['weights'][string]> | null, v = policy.weights[name];
+    const w = ck.weights[name] as Partial<Checkpoint['weights'][string]> | null,
+      v = policy.weights[name];
     if (typeof w !== 'object' || w === null || !Array.isArray(w.shape) || typeof w.data !== 'string') {
       throw new ConfigError(`${file}: weight ${name} needs a shape and data`);
     }
-    if (w.shape.join('x') !== v.shape.join('x')) throw new ConfigError(`${file}: weight ${name} has shape [${w.shape}], the model expects [${v.shape}]`);
+    if (w.shape.join('x') !== v.shape.join('x'))
+      throw new ConfigError(`${file}: weight ${name} has shape [${w.shape}], the model expects [${v.shape}]`);
     // base64 decoding skips stray characters, so a damaged string decodes to the wrong number of bytes
     if (Buffer.from(w.data, 'base64').byteLength !== 4 * v.size) {
       throw new ConfigError(`${file}: weight ${name} has data of the wrong length`);

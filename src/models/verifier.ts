@@ -4,7 +4,14 @@
 import { tf } from './backend.js';
 import { createTransformer } from './transformer.js';
 import { makeBatch, disposeBatch, loadWeights, readCheckpoint, type ModelConfig, type Policy } from './policy.js';
-import { CATEGORY_TOKEN, CRITERIA, criterionCategory, judge, type Criterion, type CriterionSpec } from '../rubrics/criteria.js';
+import {
+  CATEGORY_TOKEN,
+  CRITERIA,
+  criterionCategory,
+  judge,
+  type Criterion,
+  type CriterionSpec,
+} from '../rubrics/criteria.js';
 import type { Problem } from '../world/problems.js';
 import { promptTokens, parseTrace } from '../world/trace.js';
 import { encode, V } from '../world/vocab.js';
@@ -12,7 +19,17 @@ import { encode, V } from '../world/vocab.js';
 export const VERIFIER_CONTEXT = 128;
 
 export function verifierConfig(seed = 0): ModelConfig {
-  return { arch: 'transformer', size: 'S', vocab: V, context: VERIFIER_CONTEXT, dModel: 64, layers: 2, heads: 4, roles: 1, seed };
+  return {
+    arch: 'transformer',
+    size: 'S',
+    vocab: V,
+    context: VERIFIER_CONTEXT,
+    dModel: 64,
+    layers: 2,
+    heads: 4,
+    roles: 1,
+    seed,
+  };
 }
 
 /** Input tokens: the criterion (category, name, fixed-width args), then the problem and the completion. */
@@ -26,8 +43,13 @@ export function verifierInput(c: Criterion, p: Problem, completion: string[]): n
 /** P(satisfied) for each (input) row, read from the value head at the last token. */
 export function verifierLogits(model: Policy, inputs: number[][]): tf.Tensor1D {
   const b = makeBatch(inputs);
-  const out = tf.tidy(() => (model.forwardLast ? model.forwardLast(b).values.slice([0, 0], [-1, 1])
-    : model.forward(b).values.slice([0, b.T - 1, 0], [-1, 1, 1])).reshape([inputs.length]) as tf.Tensor1D);
+  const out = tf.tidy(
+    () =>
+      (model.forwardLast
+        ? model.forwardLast(b).values.slice([0, 0], [-1, 1])
+        : model.forward(b).values.slice([0, b.T - 1, 0], [-1, 1, 1])
+      ).reshape([inputs.length]) as tf.Tensor1D,
+  );
   disposeBatch(b);
   return out;
 }
@@ -46,18 +68,27 @@ type Item = { c: Criterion; p: Problem; completion: string[] };
 export function learnedLogits(model: Policy): (items: Item[]) => number[] {
   return (items) => {
     const inputs = items.map((x) => verifierInput(x.c, x.p, x.completion));
-    const slot = new Map<string, number>(), distinct: number[][] = [];
+    const slot = new Map<string, number>(),
+      distinct: number[][] = [];
     const where = inputs.map((t) => {
       const key = t.join(',');
-      if (!slot.has(key)) { slot.set(key, distinct.length); distinct.push(t); }
+      if (!slot.has(key)) {
+        slot.set(key, distinct.length);
+        distinct.push(t);
+      }
       return slot.get(key)!;
     });
     const order = distinct.map((_, i) => i).sort((a, b) => distinct[a].length - distinct[b].length);
     const logit = new Array<number>(distinct.length);
     for (let i = 0; i < order.length; i += 256) {
       const chunk = order.slice(i, i + 256);
-      const l = verifierLogits(model, chunk.map((k) => distinct[k]));
-      l.dataSync().forEach((v, j) => { logit[chunk[j]] = v; });
+      const l = verifierLogits(
+        model,
+        chunk.map((k) => distinct[k]),
+      );
+      l.dataSync().forEach((v, j) => {
+        logit[chunk[j]] = v;
+      });
       l.dispose();
     }
     return where.map((k) => logit[k]);

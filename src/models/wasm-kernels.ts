@@ -21,13 +21,16 @@ interface WasmBackend {
 function registerUnsortedSegmentSum(): void {
   if (tf.getKernel('UnsortedSegmentSum', 'wasm')) return;
   tf.registerKernel({
-    kernelName: 'UnsortedSegmentSum', backendName: 'wasm',
+    kernelName: 'UnsortedSegmentSum',
+    backendName: 'wasm',
     kernelFunc: ({ inputs, backend, attrs }) => {
       const { x, segmentIds } = inputs as { x: tf.TensorInfo; segmentIds: tf.TensorInfo };
       const numSegments = (attrs as unknown as { numSegments: number }).numSegments;
       const b = backend as unknown as WasmBackend;
-      const xv = b.readSync(x.dataId), ids = b.readSync(segmentIds.dataId);
-      const n = segmentIds.shape.reduce((a, c) => a * c, 1), inner = xv.length / n;
+      const xv = b.readSync(x.dataId),
+        ids = b.readSync(segmentIds.dataId);
+      const n = segmentIds.shape.reduce((a, c) => a * c, 1),
+        inner = xv.length / n;
       const out = new Float32Array(numSegments * inner);
       for (let i = 0; i < n; i++) {
         const s = ids[i];
@@ -52,20 +55,30 @@ const replaceKernel = (name: string, kernelFunc: tf.KernelFunc) => {
  */
 export function sliceByView(b: WasmBackend, x: tf.TensorInfo, begin: number[], size: number[]): tf.TensorInfo {
   const out = b.makeOutput(size, x.dtype);
-  const n = sizeOf(size), rank = x.shape.length;
+  const n = sizeOf(size),
+    rank = x.shape.length;
   if (n === 0) return out;
-  const xv = b.typedArrayFromHeap(x), ov = b.typedArrayFromHeap(out);
-  if (rank === 0) { ov.set(xv.subarray(0, 1)); return out; }
+  const xv = b.typedArrayFromHeap(x),
+    ov = b.typedArrayFromHeap(out);
+  if (rank === 0) {
+    ov.set(xv.subarray(0, 1));
+    return out;
+  }
   const strides = x.shape.map((_, i) => sizeOf(x.shape.slice(i + 1)));
   // merge the trailing axes that the slice takes whole into one contiguous run
   let inner = rank - 1;
   while (inner > 0 && begin[inner] === 0 && size[inner] === x.shape[inner]) inner--;
-  const run = size[inner] * strides[inner], rows = n / run, idx = new Array(inner).fill(0);
+  const run = size[inner] * strides[inner],
+    rows = n / run,
+    idx = new Array(inner).fill(0);
   for (let r = 0, o = 0; r < rows; r++, o += run) {
     let offset = begin[inner] * strides[inner];
     for (let a = 0; a < inner; a++) offset += (begin[a] + idx[a]) * strides[a];
     ov.set(xv.subarray(offset, offset + run), o);
-    for (let a = inner - 1; a >= 0; a--) { if (++idx[a] < size[a]) break; idx[a] = 0; } // next row, odometer order
+    for (let a = inner - 1; a >= 0; a--) {
+      if (++idx[a] < size[a]) break;
+      idx[a] = 0;
+    } // next row, odometer order
   }
   return out;
 }
@@ -77,7 +90,11 @@ function registerViewSlices(): void {
   const slice: tf.KernelFunc = (args) => {
     const x = args.inputs.x as tf.TensorInfo;
     if (x.dtype === 'string') return slice0(args);
-    const [begin, size] = tf.slice_util.parseSliceParams(x as unknown as tf.Tensor, (args.attrs as { begin: number[] }).begin, (args.attrs as { size: number[] }).size);
+    const [begin, size] = tf.slice_util.parseSliceParams(
+      x as unknown as tf.Tensor,
+      (args.attrs as { begin: number[] }).begin,
+      (args.attrs as { size: number[] }).size,
+    );
     return sliceByView(args.backend as unknown as WasmBackend, x, begin, size);
   };
   (slice as { viewSlice?: boolean }).viewSlice = true;
@@ -87,7 +104,8 @@ function registerViewSlices(): void {
     if (x.dtype === 'string') return unpack0(args);
     let axis = (args.attrs as { axis: number }).axis;
     if (axis < 0) axis += x.shape.length;
-    const outShape = x.shape.filter((_, i) => i !== axis), size = x.shape.slice();
+    const outShape = x.shape.filter((_, i) => i !== axis),
+      size = x.shape.slice();
     size[axis] = 1;
     return Array.from({ length: x.shape[axis] }, (_, i) => {
       const begin = x.shape.map((_, a) => (a === axis ? i : 0));

@@ -30,7 +30,12 @@ export function majorityAnswer(answers: (string | null)[]): string | null {
   const given = answers.filter((a): a is string => a !== null);
   if (given.length === 0) return null;
   const ids = [...new Set(given)];
-  return ids[majorityVote(given.map((a) => ids.indexOf(a)), ids.length)];
+  return ids[
+    majorityVote(
+      given.map((a) => ids.indexOf(a)),
+      ids.length,
+    )
+  ];
 }
 
 export type TraceStyle = 'shortcut' | 'verified' | 'redundant' | 'sloppy' | 'systematic' | 'malformed';
@@ -45,17 +50,36 @@ export function classifyStyle(t: ParsedTrace, p: Problem): TraceStyle {
   return 'systematic';
 }
 
-export interface ProblemResult { problem: Problem; correct: number; samples: number; maj: boolean; styles: Record<string, number>; traces: ParsedTrace[] }
+export interface ProblemResult {
+  problem: Problem;
+  correct: number;
+  samples: number;
+  maj: boolean;
+  styles: Record<string, number>;
+  traces: ParsedTrace[];
+}
 
 /** Sample n completions per problem (batched) and score them. */
-export function evaluateReasoner(policy: Policy, problems: Problem[], n: number, rng: Rng, temperature = 1, batchRows = 256,
-  promptOf: (p: Problem, i: number) => number[] = (p) => encode(promptTokens(p, 'reason'))): ProblemResult[] {
+export function evaluateReasoner(
+  policy: Policy,
+  problems: Problem[],
+  n: number,
+  rng: Rng,
+  temperature = 1,
+  batchRows = 256,
+  promptOf: (p: Problem, i: number) => number[] = (p) => encode(promptTokens(p, 'reason')),
+): ProblemResult[] {
   const prompts = problems.flatMap((p, i) => Array.from({ length: n }, () => promptOf(p, i)));
   const outs: number[][] = [];
   for (let i = 0; i < prompts.length; i += batchRows) {
     outs.push(...sample(policy, prompts.slice(i, i + batchRows), { maxNew: 96, temperature, topP: 1 }, rng));
   }
-  return problems.map((p, j) => scoreProblem(p, outs.slice(j * n, (j + 1) * n).map((o) => parseTrace(decode(o)))));
+  return problems.map((p, j) =>
+    scoreProblem(
+      p,
+      outs.slice(j * n, (j + 1) * n).map((o) => parseTrace(decode(o))),
+    ),
+  );
 }
 
 /** One problem's sampled traces scored: how many are correct, whether the majority answer is, each style's count. */
@@ -75,14 +99,32 @@ export function scoreProblem(problem: Problem, traces: ParsedTrace[]): ProblemRe
  * Accuracy table on the committed evaluation sets: the first `perCell` problems of every (family, digits)
  * cell, `n` samples each. One row per cell: avg@n, pass@k and maj@k for k = n, and the share of each style.
  */
-export function evalReport(policy: Policy, perCell: number, n: number, rng: Rng, families = Object.keys(EVAL_GRID) as Family[]): Row[] {
-  return evalCells(policy, families.flatMap((family) => EVAL_GRID[family].map((digits) => ({ family, digits }))), perCell, n, rng).rows;
+export function evalReport(
+  policy: Policy,
+  perCell: number,
+  n: number,
+  rng: Rng,
+  families = Object.keys(EVAL_GRID) as Family[],
+): Row[] {
+  return evalCells(
+    policy,
+    families.flatMap((family) => EVAL_GRID[family].map((digits) => ({ family, digits }))),
+    perCell,
+    n,
+    rng,
+  ).rows;
 }
 
 /** evalReport over any list of cells (each needs a committed evaluation set), with every cell's scored problems. */
-export function evalCells(policy: Policy, cells: { family: Family; digits: number }[], perCell: number, n: number, rng: Rng):
-  { rows: Row[]; results: { family: Family; digits: number; res: ProblemResult[] }[] } {
-  const rows: Row[] = [], results: { family: Family; digits: number; res: ProblemResult[] }[] = [];
+export function evalCells(
+  policy: Policy,
+  cells: { family: Family; digits: number }[],
+  perCell: number,
+  n: number,
+  rng: Rng,
+): { rows: Row[]; results: { family: Family; digits: number; res: ProblemResult[] }[] } {
+  const rows: Row[] = [],
+    results: { family: Family; digits: number; res: ProblemResult[] }[] = [];
   for (const { family, digits } of cells) {
     const res = evaluateReasoner(policy, loadEvalSet(family, digits).slice(0, perCell), n, rng);
     rows.push(cellRow(family, digits, res, n));
@@ -97,18 +139,42 @@ export function evalCells(policy: Policy, cells: { family: Family; digits: numbe
  * score is below 1: a step missing, wrong or repeated; '' without a right answer) and the mean process score, with the
  * counts they rest on.
  */
-export function endpointsOf(cells: { family: Family; res: ProblemResult[] }[]):
-  { accuracy: number; trace_error: number | ''; right_answers: number; process_score: number; samples: number } {
+export function endpointsOf(cells: { family: Family; res: ProblemResult[] }[]): {
+  accuracy: number;
+  trace_error: number | '';
+  right_answers: number;
+  process_score: number;
+  samples: number;
+} {
   const fams = [...new Set(cells.map((c) => c.family))];
   const cellAcc = (c: { res: ProblemResult[] }) => c.res.reduce((s, r) => s + r.correct / r.samples, 0) / c.res.length;
-  const accuracy = fams.reduce((s, f) => { const cs = cells.filter((c) => c.family === f); return s + cs.reduce((a, c) => a + cellAcc(c), 0) / cs.length; }, 0) / fams.length;
-  let right = 0, erred = 0, samples = 0, proc = 0;
-  for (const c of cells) for (const r of c.res) for (const t of r.traces) {
-    const score = processScore(r.problem, t).score;
-    samples++; proc += score;
-    if (isCorrect(r.problem, t)) { right++; if (score < 1) erred++; }
-  }
-  return { accuracy, trace_error: right ? erred / right : '', right_answers: right, process_score: samples ? proc / samples : 0, samples };
+  const accuracy =
+    fams.reduce((s, f) => {
+      const cs = cells.filter((c) => c.family === f);
+      return s + cs.reduce((a, c) => a + cellAcc(c), 0) / cs.length;
+    }, 0) / fams.length;
+  let right = 0,
+    erred = 0,
+    samples = 0,
+    proc = 0;
+  for (const c of cells)
+    for (const r of c.res)
+      for (const t of r.traces) {
+        const score = processScore(r.problem, t).score;
+        samples++;
+        proc += score;
+        if (isCorrect(r.problem, t)) {
+          right++;
+          if (score < 1) erred++;
+        }
+      }
+  return {
+    accuracy,
+    trace_error: right ? erred / right : '',
+    right_answers: right,
+    process_score: samples ? proc / samples : 0,
+    samples,
+  };
 }
 
 /** One evaluation cell's row: avg@n (`accuracy`), pass@n and maj@n over its problems, and the share of each style. */
@@ -116,7 +182,10 @@ export function cellRow(family: Family, digits: number, res: ProblemResult[], n:
   const styles = ['systematic', 'verified', 'shortcut', 'sloppy', 'redundant', 'malformed'];
   const share = (s: string) => res.reduce((a, r) => a + (r.styles[s] ?? 0) / n, 0) / res.length;
   return {
-    family, difficulty: digits, problems: res.length, samples: n,
+    family,
+    difficulty: digits,
+    problems: res.length,
+    samples: n,
     accuracy: res.reduce((s, r) => s + r.correct / n, 0) / res.length,
     [`pass_at_${n}`]: res.reduce((s, r) => s + passAtK(n, r.correct, n), 0) / res.length,
     [`maj_at_${n}`]: res.reduce((s, r) => s + +r.maj, 0) / res.length,

@@ -2,7 +2,8 @@
 import { tf } from '../models/backend.js';
 
 /** Mean over masked tokens of the whole batch ("token-mean", verl's default aggregation). */
-export const tokenMean = (x: tf.Tensor, mask: tf.Tensor) => x.mul(mask).sum().div(tf.maximum(mask.sum(), 1)) as tf.Scalar;
+export const tokenMean = (x: tf.Tensor, mask: tf.Tensor) =>
+  x.mul(mask).sum().div(tf.maximum(mask.sum(), 1)) as tf.Scalar;
 
 /**
  * PPO clipped surrogate: -min(ratio A, clip(ratio, 1-eps, 1+eps) A), ratio = exp(logp - oldLogp)
@@ -11,7 +12,8 @@ export const tokenMean = (x: tf.Tensor, mask: tf.Tensor) => x.mul(mask).sum().di
 export function clippedSurrogate(logp: tf.Tensor, oldLogp: tf.Tensor, adv: tf.Tensor, mask: tf.Tensor, eps: number) {
   const logRatio = tf.clipByValue(logp.sub(oldLogp), -20, 20);
   const ratio = tf.exp(logRatio);
-  const unclipped = ratio.mul(adv), clipped = tf.clipByValue(ratio, 1 - eps, 1 + eps).mul(adv);
+  const unclipped = ratio.mul(adv),
+    clipped = tf.clipByValue(ratio, 1 - eps, 1 + eps).mul(adv);
   const loss = tokenMean(tf.minimum(unclipped, clipped).neg(), mask);
   const clipfrac = tokenMean(tf.greater(tf.abs(ratio.sub(1)), eps).toFloat(), mask);
   const approxKl = tokenMean(logRatio.neg(), mask); // k1 estimate of KL(old || new)

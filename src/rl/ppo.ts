@@ -10,7 +10,13 @@ import { clippedSurrogate, clippedValueLoss, tokenMean } from './losses.js';
 import { fromGrid, mean, minibatches, toGrid, type Rollout } from './rollout.js';
 import type { Role } from '../world/vocab.js';
 import type { Rng } from '../util/random.js';
-import { ConfigError, requireInteger, requireNonNegative, requirePositive, requireProbability } from '../io/validate.js';
+import {
+  ConfigError,
+  requireInteger,
+  requireNonNegative,
+  requirePositive,
+  requireProbability,
+} from '../io/validate.js';
 
 export interface PpoConfig {
   clip: number;
@@ -53,38 +59,65 @@ export interface PpoConfig {
 }
 
 /** A role's own critic network and its optimiser (PpoConfig.critic 'separate'). */
-export interface Critic { net: Policy; opt: tf.Optimizer }
+export interface Critic {
+  net: Policy;
+  opt: tf.Optimizer;
+}
 
 export const defaultPpoConfig: PpoConfig = {
-  clip: 0.2, valueClip: 0.2, valueCoef: 0.5, entropyCoef: 0, gamma: 1, lambda: 1, klCoef: 0,
-  epochs: 2, minibatches: 2, maxGradNorm: 1, lr: { reason: 1e-4, rubric: 1e-4, hint: 1e-4 }, roleMixing: 'separate_adam', lengthBuckets: 3,
+  clip: 0.2,
+  valueClip: 0.2,
+  valueCoef: 0.5,
+  entropyCoef: 0,
+  gamma: 1,
+  lambda: 1,
+  klCoef: 0,
+  epochs: 2,
+  minibatches: 2,
+  maxGradNorm: 1,
+  lr: { reason: 1e-4, rubric: 1e-4, hint: 1e-4 },
+  roleMixing: 'separate_adam',
+  lengthBuckets: 3,
   critic: 'shared',
 };
 
 export function checkPpoConfig(c: PpoConfig): void {
-  requirePositive('ppo.clip', c.clip); requirePositive('ppo.valueClip', c.valueClip);
-  requireNonNegative('ppo.valueCoef', c.valueCoef); requireNonNegative('ppo.entropyCoef', c.entropyCoef);
-  requireProbability('ppo.gamma', c.gamma); requireProbability('ppo.lambda', c.lambda); requireNonNegative('ppo.klCoef', c.klCoef);
-  requireInteger('ppo.epochs', c.epochs, 1); requireInteger('ppo.minibatches', c.minibatches, 1); requirePositive('ppo.maxGradNorm', c.maxGradNorm);
+  requirePositive('ppo.clip', c.clip);
+  requirePositive('ppo.valueClip', c.valueClip);
+  requireNonNegative('ppo.valueCoef', c.valueCoef);
+  requireNonNegative('ppo.entropyCoef', c.entropyCoef);
+  requireProbability('ppo.gamma', c.gamma);
+  requireProbability('ppo.lambda', c.lambda);
+  requireNonNegative('ppo.klCoef', c.klCoef);
+  requireInteger('ppo.epochs', c.epochs, 1);
+  requireInteger('ppo.minibatches', c.minibatches, 1);
+  requirePositive('ppo.maxGradNorm', c.maxGradNorm);
   for (const [r, v] of Object.entries(c.lr)) requirePositive(`ppo.lr.${r}`, v);
   requireInteger('ppo.lengthBuckets', c.lengthBuckets, 1);
   for (const [r, v] of Object.entries(c.roleLossScale ?? {})) requireNonNegative(`ppo.roleLossScale.${r}`, v);
-  if (c.roleMixing !== 'weighted_sum' && c.roleMixing !== 'separate_adam') throw new ConfigError(`ppo.roleMixing must be "weighted_sum" or "separate_adam" (got "${c.roleMixing}")`);
-  if (c.critic !== undefined && c.critic !== 'shared' && c.critic !== 'separate') throw new ConfigError(`ppo.critic must be "shared" or "separate" (got "${c.critic}")`);
+  if (c.roleMixing !== 'weighted_sum' && c.roleMixing !== 'separate_adam')
+    throw new ConfigError(`ppo.roleMixing must be "weighted_sum" or "separate_adam" (got "${c.roleMixing}")`);
+  if (c.critic !== undefined && c.critic !== 'shared' && c.critic !== 'separate')
+    throw new ConfigError(`ppo.critic must be "shared" or "separate" (got "${c.critic}")`);
 }
 
 /**
  * One critic per role for PpoConfig.critic 'separate' (none for 'shared'): a copy of the policy's network and
  * weights, each with an Adam at its role's rate.
  */
-export function makeCritics(policy: Policy, c: Pick<PpoConfig, 'critic' | 'lr'>, create: (p: Policy) => Policy):
-  Partial<Record<Role, Critic>> {
+export function makeCritics(
+  policy: Policy,
+  c: Pick<PpoConfig, 'critic' | 'lr'>,
+  create: (p: Policy) => Policy,
+): Partial<Record<Role, Critic>> {
   if (c.critic !== 'separate') return {};
-  return Object.fromEntries(Object.entries(c.lr).map(([role, lr]) => {
-    const net = create(policy);
-    for (const [k, v] of Object.entries(net.weights)) v.assign(policy.weights[k]);
-    return [role, { net, opt: tf.train.adam(lr) }];
-  })) as Partial<Record<Role, Critic>>;
+  return Object.fromEntries(
+    Object.entries(c.lr).map(([role, lr]) => {
+      const net = create(policy);
+      for (const [k, v] of Object.entries(net.weights)) v.assign(policy.weights[k]);
+      return [role, { net, opt: tf.train.adam(lr) }];
+    }),
+  ) as Partial<Record<Role, Critic>>;
 }
 
 type CriticState = { weights: Record<string, { shape: number[]; data: string }>; optimizer: OptimizerState };
@@ -93,14 +126,21 @@ type CriticState = { weights: Record<string, { shape: number[]; data: string }>;
 export async function criticsState(critics: Partial<Record<Role, Critic>>): Promise<Record<string, CriticState>> {
   const out: Record<string, CriticState> = {};
   for (const [role, k] of Object.entries(critics)) {
-    out[role] = { weights: Object.fromEntries(Object.entries(k!.net.weights).map(([n, v]) => [n, encodeTensor(v, `critic ${role} ${n}`)])),
-      optimizer: await optimizerState(k!.opt) };
+    out[role] = {
+      weights: Object.fromEntries(
+        Object.entries(k!.net.weights).map(([n, v]) => [n, encodeTensor(v, `critic ${role} ${n}`)]),
+      ),
+      optimizer: await optimizerState(k!.opt),
+    };
   }
   return out;
 }
 
 /** Restore criticsState's output into the critics of makeCritics. */
-export async function restoreCritics(critics: Partial<Record<Role, Critic>>, s: Record<string, CriticState> | undefined) {
+export async function restoreCritics(
+  critics: Partial<Record<Role, Critic>>,
+  s: Record<string, CriticState> | undefined,
+) {
   for (const [role, k] of Object.entries(critics)) {
     if (!s?.[role]) throw new Error(`the saved trainer state has no critic for role "${role}"`);
     for (const [n, v] of Object.entries(k!.net.weights)) {
@@ -113,24 +153,42 @@ export async function restoreCritics(critics: Partial<Record<Role, Critic>>, s: 
 }
 
 export const makeRoleOptimizers = (lr: Record<Role, number>) =>
-  Object.fromEntries(Object.entries(lr).map(([r, v]) => [r, tf.train.adam(v)])) as unknown as Record<Role, tf.Optimizer>;
+  Object.fromEntries(Object.entries(lr).map(([r, v]) => [r, tf.train.adam(v)])) as unknown as Record<
+    Role,
+    tf.Optimizer
+  >;
 
 /** Old log-probs and values of rollouts (no gradient), per row. */
 export function scoreRollouts(policy: Policy, rs: Rollout[], role: Role) {
-  const sb = makeSequenceBatch(rs.map((r) => r.prompt), rs.map((r) => r.completion));
-  const out = tf.tidy(() => { const o = tokenLogProbs(policy, sb, ROLE_INDEX[role]); return [o.logp, o.values, o.entropy]; });
+  const sb = makeSequenceBatch(
+    rs.map((r) => r.prompt),
+    rs.map((r) => r.completion),
+  );
+  const out = tf.tidy(() => {
+    const o = tokenLogProbs(policy, sb, ROLE_INDEX[role]);
+    return [o.logp, o.values, o.entropy];
+  });
   const res = { logp: fromGrid(sb, out[0]), values: fromGrid(sb, out[1]), entropy: fromGrid(sb, out[2]) };
   tf.dispose(out);
   disposeSequenceBatch(sb);
   return res;
 }
 
-export interface PpoMetrics { [k: string]: number }
+export interface PpoMetrics {
+  [k: string]: number;
+}
 
 type StepData = { oldLp: tf.Tensor; oldV: tf.Tensor; A: tf.Tensor; R: tf.Tensor };
 
 /** What one role's gradient step reports (criticGradNorm with a separate critic). */
-type GradStats = Record<string, number> & { gradNorm: number; pg: number; v: number; ent: number; clipfrac: number; approxKl: number };
+type GradStats = Record<string, number> & {
+  gradNorm: number;
+  pg: number;
+  v: number;
+  ent: number;
+  clipfrac: number;
+  approxKl: number;
+};
 
 /**
  * Gradients of the PPO objective on a minibatch (old log-probs, old values, advantages, returns as [B, T]), not yet
@@ -138,12 +196,19 @@ type GradStats = Record<string, number> & { gradNorm: number; pg: number; v: num
  * by its share of the minibatch's completion tokens, which is exactly the token mean over the whole minibatch.
  * With `critic` (PpoConfig.critic 'separate') the value loss is the critic's: its gradients come back apart.
  */
-export function ppoGradients(policy: Policy, parts: { sb: SequenceBatch; d: StepData }[], role: Role, c: PpoConfig,
-  critic?: Policy): { grads: tf.NamedTensorMap; criticGrads?: tf.NamedTensorMap; stats: GradStats } {
-  const counts = parts.map((p) => p.sb.completionLengths.reduce((a, b) => a + b, 0)), total = counts.reduce((a, b) => a + b, 0);
+export function ppoGradients(
+  policy: Policy,
+  parts: { sb: SequenceBatch; d: StepData }[],
+  role: Role,
+  c: PpoConfig,
+  critic?: Policy,
+): { grads: tf.NamedTensorMap; criticGrads?: tf.NamedTensorMap; stats: GradStats } {
+  const counts = parts.map((p) => p.sb.completionLengths.reduce((a, b) => a + b, 0)),
+    total = counts.reduce((a, b) => a + b, 0);
   const scale = (loss: tf.Tensor) =>
     (c.roleLossScale?.[role] === undefined ? loss : loss.mul(c.roleLossScale[role]!)) as tf.Scalar;
-  const valueLoss = (values: tf.Tensor, d: StepData, sb: SequenceBatch) => clippedValueLoss(values, d.oldV, d.R, sb.mask, c.valueClip);
+  const valueLoss = (values: tf.Tensor, d: StepData, sb: SequenceBatch) =>
+    clippedValueLoss(values, d.oldV, d.R, sb.mask, c.valueClip);
   let kept: tf.Scalar[] = [];
   const { value, grads } = tf.variableGrads(() => {
     const sums = [0, 0, 0, 0, 0].map(() => tf.scalar(0) as tf.Tensor);
@@ -153,7 +218,9 @@ export function ppoGradients(policy: Policy, parts: { sb: SequenceBatch; d: Step
       const s = clippedSurrogate(o.logp, d.oldLp, d.A, sb.mask, c.clip);
       const v = critic ? tf.scalar(0) : valueLoss(o.values, d, sb); // a separate critic's loss is its own
       const terms = [s.loss, v, tokenMean(o.entropy, sb.mask), s.clipfrac, s.approxKl];
-      terms.forEach((t, j) => { sums[j] = sums[j].add(t.mul(counts[k] / Math.max(1, total))); });
+      terms.forEach((t, j) => {
+        sums[j] = sums[j].add(t.mul(counts[k] / Math.max(1, total)));
+      });
     });
     kept = sums.map((t) => tf.keep(t.clone()) as tf.Scalar);
     return scale(sums[0].add(sums[1].mul(c.valueCoef)).sub(sums[2].mul(c.entropyCoef)));
@@ -161,26 +228,46 @@ export function ppoGradients(policy: Policy, parts: { sb: SequenceBatch; d: Step
   const loss = value.dataSync()[0];
   const [pg, v0, ent, clipfrac, approxKl] = kept.map((t) => t.dataSync()[0]);
   tf.dispose([value, ...kept]);
-  if (!Number.isFinite(loss)) { tf.dispose(Object.values(grads)); throw new Error(`PPO loss is ${loss} (role ${role}): stopping before it reaches the weights`); }
+  if (!Number.isFinite(loss)) {
+    tf.dispose(Object.values(grads));
+    throw new Error(`PPO loss is ${loss} (role ${role}): stopping before it reaches the weights`);
+  }
   const gradNorm = clipByGlobalNorm(grads, c.maxGradNorm);
   if (!critic) return { grads, stats: { gradNorm, pg, v: v0, ent, clipfrac, approxKl } };
   // the role's critic: its value loss on its own weights, clipped on its own
   let vSum!: tf.Scalar;
   const cv = tf.variableGrads(() => {
-    const sum = parts.reduce((acc, { sb, d }, k) => acc.add(valueLoss(
-      tokenLogProbs(critic, sb, ROLE_INDEX[role], false).values, d, sb).mul(counts[k] / Math.max(1, total))), tf.scalar(0) as tf.Tensor);
+    const sum = parts.reduce(
+      (acc, { sb, d }, k) =>
+        acc.add(
+          valueLoss(tokenLogProbs(critic, sb, ROLE_INDEX[role], false).values, d, sb).mul(
+            counts[k] / Math.max(1, total),
+          ),
+        ),
+      tf.scalar(0) as tf.Tensor,
+    );
     vSum = tf.keep(sum.clone()) as tf.Scalar;
     return scale(sum.mul(c.valueCoef));
   }, Object.values(critic.weights));
   const v = vSum.dataSync()[0];
   tf.dispose([cv.value, vSum]);
-  if (!Number.isFinite(v)) { tf.dispose([...Object.values(grads), ...Object.values(cv.grads)]); throw new Error(`PPO value loss is ${v} (role ${role}'s critic)`); }
+  if (!Number.isFinite(v)) {
+    tf.dispose([...Object.values(grads), ...Object.values(cv.grads)]);
+    throw new Error(`PPO value loss is ${v} (role ${role}'s critic)`);
+  }
   const criticGradNorm = clipByGlobalNorm(cv.grads, c.maxGradNorm);
   return { grads, criticGrads: cv.grads, stats: { gradNorm, pg, v, ent, clipfrac, approxKl, criticGradNorm } };
 }
 
 /** One gradient step of the PPO objective on a minibatch. */
-export function ppoGradientStep(policy: Policy, opt: tf.Optimizer, sb: SequenceBatch, d: StepData, role: Role, c: PpoConfig) {
+export function ppoGradientStep(
+  policy: Policy,
+  opt: tf.Optimizer,
+  sb: SequenceBatch,
+  d: StepData,
+  role: Role,
+  c: PpoConfig,
+) {
   const { grads, stats } = ppoGradients(policy, [{ sb, d }], role, c);
   opt.applyGradients(grads as tf.NamedTensorMap);
   tf.dispose(Object.values(grads));
@@ -201,21 +288,30 @@ export interface RoleScores {
  * penalty on every token, GAE(gamma, lambda) against the old values, then the advantages whitened within each role
  * (mean 0, std 1 over that role's tokens). `kl`: the role's mean k1 KL to the reference per rollout (0 without one).
  */
-export function roleAdvantages(roles: RoleScores[], c: Pick<PpoConfig, 'gamma' | 'lambda' | 'klCoef'>):
-  { adv: Float64Array[]; ret: Float64Array[]; kl: number }[] {
+export function roleAdvantages(
+  roles: RoleScores[],
+  c: Pick<PpoConfig, 'gamma' | 'lambda' | 'klCoef'>,
+): { adv: Float64Array[]; ret: Float64Array[]; kl: number }[] {
   return roles.map(({ rs, values, logp, refLogp }) => {
     // per-token rewards: the scalar on the last token, minus the k1 KL penalty on every token
-    const adv: Float64Array[] = [], ret: Float64Array[] = [];
+    const adv: Float64Array[] = [],
+      ret: Float64Array[] = [];
     let kl = 0;
     rs.forEach((r, i) => {
-      const T = r.completion.length, rew = new Float64Array(T);
+      const T = r.completion.length,
+        rew = new Float64Array(T);
       rew[T - 1] = r.reward;
       if (r.tokenRewards) for (let t = 0; t < T; t++) rew[t] += r.tokenRewards[t] ?? 0;
       if (refLogp) {
-        for (let t = 0; t < T; t++) { const k = logp[i][t] - refLogp[i][t]; rew[t] -= c.klCoef * k; kl += k / T; }
+        for (let t = 0; t < T; t++) {
+          const k = logp[i][t] - refLogp[i][t];
+          rew[t] -= c.klCoef * k;
+          kl += k / T;
+        }
       }
       const g = gae(rew, values[i], c.gamma, c.lambda);
-      adv.push(g.advantages); ret.push(g.returns);
+      adv.push(g.advantages);
+      ret.push(g.returns);
     });
     whiten(adv); // advantages normalised per role
     return { adv, ret, kl: refLogp ? kl / rs.length : 0 };
@@ -227,8 +323,15 @@ export function roleAdvantages(roles: RoleScores[], c: Pick<PpoConfig, 'gamma' |
  * and value head; in every (epoch, minibatch) the roles' gradients are all taken at the same parameters, then
  * combined as `roleMixing` says: the roles' objectives summed on the shared weights, with a rate per role.
  */
-export function ppoUpdate(policy: Policy, opts: Record<Role, tf.Optimizer>, rollouts: Rollout[], c: PpoConfig, rng: Rng, ref?: Policy,
-  critics: Partial<Record<Role, Critic>> = {}): PpoMetrics {
+export function ppoUpdate(
+  policy: Policy,
+  opts: Record<Role, tf.Optimizer>,
+  rollouts: Rollout[],
+  c: PpoConfig,
+  rng: Rng,
+  ref?: Policy,
+  critics: Partial<Record<Role, Critic>> = {},
+): PpoMetrics {
   checkPpoConfig(c);
   const roles = [...new Set(rollouts.map((r) => r.role))];
   const criticOf = (role: Role) => {
@@ -238,20 +341,33 @@ export function ppoUpdate(policy: Policy, opts: Record<Role, tf.Optimizer>, roll
   };
   const scored = roles.map((role) => {
     const rs = rollouts.filter((r) => r.role === role);
-    const old = scoreRollouts(policy, rs, role), critic = criticOf(role);
+    const old = scoreRollouts(policy, rs, role),
+      critic = criticOf(role);
     if (critic) old.values = scoreRollouts(critic.net, rs, role).values; // the old values are the critic's
     const refLogp = ref && c.klCoef > 0 ? scoreRollouts(ref, rs, role).logp : null;
     return { role, rs, old, refLogp };
   });
   const advantages = roleAdvantages(
-    scored.map(({ rs, old, refLogp }) => ({ rs, values: old.values, logp: old.logp, refLogp })), c);
+    scored.map(({ rs, old, refLogp }) => ({ rs, values: old.values, logp: old.logp, refLogp })),
+    c,
+  );
   const prepared = scored.map(({ role, rs, old }, k) => {
-    const acc = { pg: [] as number[], v: [] as number[], ent: [] as number[], clipfrac: [] as number[], approxKl: [] as number[], gradNorm: [] as number[], criticGradNorm: [] as number[] };
+    const acc = {
+      pg: [] as number[],
+      v: [] as number[],
+      ent: [] as number[],
+      clipfrac: [] as number[],
+      approxKl: [] as number[],
+      gradNorm: [] as number[],
+      criticGradNorm: [] as number[],
+    };
     return { role, rs, old, ...advantages[k], acc };
   });
   // every epoch's minibatches drawn role by role, so a role's splits do not depend on the other roles (the reasoner
   // of a multi-role method sees exactly RLVR's minibatches)
-  const epochSplits = prepared.map((p) => Array.from({ length: c.epochs }, () => minibatches(p.rs.length, c.minibatches, rng)));
+  const epochSplits = prepared.map((p) =>
+    Array.from({ length: c.epochs }, () => minibatches(p.rs.length, c.minibatches, rng)),
+  );
   for (let e = 0; e < c.epochs; e++) {
     const splits = epochSplits.map((s) => s[e]);
     for (let m = 0; m < Math.max(...splits.map((s) => s.length)); m++) {
@@ -261,27 +377,75 @@ export function ppoUpdate(policy: Policy, opts: Record<Role, tf.Optimizer>, roll
           const mb = splits[k][m];
           if (!mb) return;
           // the minibatch's rows sorted by length and cut into padded parts
-          const sorted = c.lengthBuckets === 1 ? mb : [...mb].sort((x, y) => p.rs[x].prompt.length + p.rs[x].completion.length - p.rs[y].prompt.length - p.rs[y].completion.length);
+          const sorted =
+            c.lengthBuckets === 1
+              ? mb
+              : [...mb].sort(
+                  (x, y) =>
+                    p.rs[x].prompt.length +
+                    p.rs[x].completion.length -
+                    p.rs[y].prompt.length -
+                    p.rs[y].completion.length,
+                );
           const size = Math.ceil(sorted.length / c.lengthBuckets);
-          const parts = Array.from({ length: Math.ceil(sorted.length / size) }, (_, q) => sorted.slice(q * size, (q + 1) * size)).map((rows) => {
-            const sb = makeSequenceBatch(rows.map((i) => p.rs[i].prompt), rows.map((i) => p.rs[i].completion));
-            return { sb, d: { oldLp: toGrid(sb, rows.map((i) => p.old.logp[i])), oldV: toGrid(sb, rows.map((i) => p.old.values[i])),
-              A: toGrid(sb, rows.map((i) => p.adv[i])), R: toGrid(sb, rows.map((i) => p.ret[i])) } };
+          const parts = Array.from({ length: Math.ceil(sorted.length / size) }, (_, q) =>
+            sorted.slice(q * size, (q + 1) * size),
+          ).map((rows) => {
+            const sb = makeSequenceBatch(
+              rows.map((i) => p.rs[i].prompt),
+              rows.map((i) => p.rs[i].completion),
+            );
+            return {
+              sb,
+              d: {
+                oldLp: toGrid(
+                  sb,
+                  rows.map((i) => p.old.logp[i]),
+                ),
+                oldV: toGrid(
+                  sb,
+                  rows.map((i) => p.old.values[i]),
+                ),
+                A: toGrid(
+                  sb,
+                  rows.map((i) => p.adv[i]),
+                ),
+                R: toGrid(
+                  sb,
+                  rows.map((i) => p.ret[i]),
+                ),
+              },
+            };
           });
           try {
             const { grads, criticGrads, stats } = ppoGradients(policy, parts, p.role, c, criticOf(p.role)?.net);
             pending.push({ role: p.role, grads, criticGrads });
-            for (const key of Object.keys(p.acc) as (keyof typeof p.acc)[]) if (key in stats) p.acc[key].push(stats[key]);
+            for (const key of Object.keys(p.acc) as (keyof typeof p.acc)[])
+              if (key in stats) p.acc[key].push(stats[key]);
           } finally {
-            for (const part of parts) { tf.dispose(Object.values(part.d)); disposeSequenceBatch(part.sb); }
+            for (const part of parts) {
+              tf.dispose(Object.values(part.d));
+              disposeSequenceBatch(part.sb);
+            }
           }
         });
-        if (c.roleMixing === 'separate_adam' || pending.length === 0) for (const g of pending) opts[g.role].applyGradients(g.grads);
+        if (c.roleMixing === 'separate_adam' || pending.length === 0)
+          for (const g of pending) opts[g.role].applyGradients(g.grads);
         else {
           // one Adam (the reasoner's) over the weighted sum of the roles' gradients
-          const summed = tf.tidy(() => Object.fromEntries(Object.keys(pending[0].grads).map((name) =>
-            [name, tf.addN(pending.map((g) => g.grads[name].mul(c.lr[g.role] / c.lr.reason)))])));
-          try { opts.reason.applyGradients(summed); } finally { tf.dispose(Object.values(summed)); }
+          const summed = tf.tidy(() =>
+            Object.fromEntries(
+              Object.keys(pending[0].grads).map((name) => [
+                name,
+                tf.addN(pending.map((g) => g.grads[name].mul(c.lr[g.role] / c.lr.reason))),
+              ]),
+            ),
+          );
+          try {
+            opts.reason.applyGradients(summed);
+          } finally {
+            tf.dispose(Object.values(summed));
+          }
         }
         for (const g of pending) if (g.criticGrads) criticOf(g.role)!.opt.applyGradients(g.criticGrads);
       } finally {
@@ -292,9 +456,14 @@ export function ppoUpdate(policy: Policy, opts: Record<Role, tf.Optimizer>, roll
   const metrics: PpoMetrics = {};
   for (const { role, old, acc, kl } of prepared) {
     Object.assign(metrics, {
-      [`${role}/pg_loss`]: mean(acc.pg), [`${role}/value_loss`]: mean(acc.v), [`${role}/entropy`]: mean(old.entropy.map(mean)),
-      [`${role}/clipfrac`]: mean(acc.clipfrac), [`${role}/approx_kl`]: mean(acc.approxKl), [`${role}/grad_norm`]: mean(acc.gradNorm),
-      [`${role}/kl_ref`]: kl, [`${role}/value_mean`]: mean(old.values.map(mean)),
+      [`${role}/pg_loss`]: mean(acc.pg),
+      [`${role}/value_loss`]: mean(acc.v),
+      [`${role}/entropy`]: mean(old.entropy.map(mean)),
+      [`${role}/clipfrac`]: mean(acc.clipfrac),
+      [`${role}/approx_kl`]: mean(acc.approxKl),
+      [`${role}/grad_norm`]: mean(acc.gradNorm),
+      [`${role}/kl_ref`]: kl,
+      [`${role}/value_mean`]: mean(old.values.map(mean)),
       ...(acc.criticGradNorm.length ? { [`${role}/critic_grad_norm`]: mean(acc.criticGradNorm) } : {}),
     });
   }

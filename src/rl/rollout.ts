@@ -23,21 +23,29 @@ export interface Rollout {
 
 /** Place per-row token arrays into the [B, T] layout of a sequence batch. */
 export function toGrid(sb: SequenceBatch, rows: ArrayLike<number>[]): tf.Tensor2D {
-  const B = rows.length, T = sb.T, out = new Float32Array(B * T);
-  rows.forEach((r, i) => { for (let j = 0; j < r.length; j++) out[i * T + sb.start[i] + j] = r[j]; });
+  const B = rows.length,
+    T = sb.T,
+    out = new Float32Array(B * T);
+  rows.forEach((r, i) => {
+    for (let j = 0; j < r.length; j++) out[i * T + sb.start[i] + j] = r[j];
+  });
   return tf.tensor2d(out, [B, T]);
 }
 
 /** Read a [B, T] tensor back as per-row arrays over each completion. */
 export function fromGrid(sb: SequenceBatch, t: tf.Tensor): Float64Array[] {
-  const d = t.dataSync(), T = sb.T;
+  const d = t.dataSync(),
+    T = sb.T;
   return sb.completionLengths.map((n, i) => Float64Array.from({ length: n }, (_, j) => d[i * T + sb.start[i] + j]));
 }
 
 /** Shuffle indices and split them into `parts` minibatches. */
 export function minibatches(n: number, parts: number, rng: Rng): number[][] {
   const idx = Array.from({ length: n }, (_, i) => i);
-  for (let i = n - 1; i > 0; i--) { const j = rng.int(i + 1); [idx[i], idx[j]] = [idx[j], idx[i]]; }
+  for (let i = n - 1; i > 0; i--) {
+    const j = rng.int(i + 1);
+    [idx[i], idx[j]] = [idx[j], idx[i]];
+  }
   const size = Math.ceil(n / parts);
   return Array.from({ length: Math.ceil(n / size) }, (_, k) => idx.slice(k * size, (k + 1) * size));
 }

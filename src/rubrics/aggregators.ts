@@ -30,14 +30,24 @@ export interface AggregatorParams {
  * and between keeping to the length budget and verifying (doing both is worth more than either). Every dimension of
  * a family's vector is a required behaviour, so no default term is antagonistic (see `checkInteractions`).
  */
-export const defaultAggregatorParams: AggregatorParams = { vetoThreshold: 0.5, saturationAlpha: 3, shapingPower: 3,
-  interactions: [{ a: 'steps', b: 'digits', gamma: 0.5 }, { a: 'length', b: 'verification', gamma: 0.5 }] };
+export const defaultAggregatorParams: AggregatorParams = {
+  vetoThreshold: 0.5,
+  saturationAlpha: 3,
+  shapingPower: 3,
+  interactions: [
+    { a: 'steps', b: 'digits', gamma: 0.5 },
+    { a: 'length', b: 'verification', gamma: 0.5 },
+  ],
+};
 
 function check(scores: number[], dims: Dimension[]): number[] {
   if (scores.length !== dims.length) throw new ConfigError(`${scores.length} scores for ${dims.length} dimensions`);
-  scores.forEach((s, k) => { if (!(s >= 0 && s <= 1)) throw new ConfigError(`score of ${dims[k].name} must be in [0, 1] (got ${s})`); });
+  scores.forEach((s, k) => {
+    if (!(s >= 0 && s <= 1)) throw new ConfigError(`score of ${dims[k].name} must be in [0, 1] (got ${s})`);
+  });
   const total = dims.reduce((a, d) => a + d.weight, 0);
-  if (!(total > 0) || dims.some((d) => !(d.weight >= 0))) throw new ConfigError('dimension weights must be non-negative with a positive total');
+  if (!(total > 0) || dims.some((d) => !(d.weight >= 0)))
+    throw new ConfigError('dimension weights must be non-negative with a positive total');
   return dims.map((d) => d.weight / total);
 }
 
@@ -55,9 +65,10 @@ export function veto(scores: number[], dims: Dimension[], p = defaultAggregatorP
 
 /** Saturation-aware: sum_k w_k f(s_k) with the concave f(s) = (1 - e^(-alpha s)) / (1 - e^(-alpha)); f(0) = 0, f(1) = 1. */
 export function saturation(scores: number[], dims: Dimension[], p = defaultAggregatorParams): number {
-  const w = check(scores, dims), a = p.saturationAlpha;
+  const w = check(scores, dims),
+    a = p.saturationAlpha;
   if (!(a > 0)) throw new ConfigError(`saturationAlpha must be > 0 (got ${a})`);
-  return scores.reduce((acc, s, k) => acc + w[k] * (1 - Math.exp(-a * s)) / (1 - Math.exp(-a)), 0);
+  return scores.reduce((acc, s, k) => acc + (w[k] * (1 - Math.exp(-a * s))) / (1 - Math.exp(-a)), 0);
 }
 
 /** A dimension is required when it carries weight or is critical; only a weightless, non-critical one is not. */
@@ -68,8 +79,11 @@ const required = (d: Dimension) => d.weight > 0 || !!d.critical;
  * makes that an error). An antagonistic term (gamma < 0) on a pair with a required dimension would lower the reward
  * of satisfying that dimension, so it is rejected with a ConfigError.
  */
-export function checkInteractions(dims: Dimension[], p = defaultAggregatorParams, strict = false):
-  { i: number; j: number; gamma: number }[] {
+export function checkInteractions(
+  dims: Dimension[],
+  p = defaultAggregatorParams,
+  strict = false,
+): { i: number; j: number; gamma: number }[] {
   const idx = (n: string) => {
     const i = dims.findIndex((d) => d.name === n);
     if (i < 0 && strict) throw new ConfigError(`interaction names unknown dimension "${n}"`);
@@ -108,13 +122,24 @@ export function shaping(scores: number[], dims: Dimension[], p = defaultAggregat
   return weightedSum(scores, dims) ** p.shapingPower;
 }
 
-export function aggregate(name: AggregatorName, scores: number[], dims: Dimension[], p = defaultAggregatorParams): number {
+export function aggregate(
+  name: AggregatorName,
+  scores: number[],
+  dims: Dimension[],
+  p = defaultAggregatorParams,
+): number {
   switch (name) {
-    case 'weighted_sum': return weightedSum(scores, dims);
-    case 'veto': return veto(scores, dims, p);
-    case 'saturation': return saturation(scores, dims, p);
-    case 'interaction': return interaction(scores, dims, p);
-    case 'shaping': return shaping(scores, dims, p);
-    default: throw new ConfigError(`unknown aggregator "${name as string}" (known: ${AGGREGATORS.join(', ')})`);
+    case 'weighted_sum':
+      return weightedSum(scores, dims);
+    case 'veto':
+      return veto(scores, dims, p);
+    case 'saturation':
+      return saturation(scores, dims, p);
+    case 'interaction':
+      return interaction(scores, dims, p);
+    case 'shaping':
+      return shaping(scores, dims, p);
+    default:
+      throw new ConfigError(`unknown aggregator "${name as string}" (known: ${AGGREGATORS.join(', ')})`);
   }
 }

@@ -11,7 +11,10 @@ import type { Rng } from '../util/random.js';
  */
 export type ConstantCorrectness = 'none_valid' | 'discriminative';
 
-export interface Validity { valid: boolean[]; corr: (number | null)[] }
+export interface Validity {
+  valid: boolean[];
+  corr: (number | null)[];
+}
 
 /**
  * How the correlation test reads a criterion with negative points (a flaw: "satisfied" means the flaw is
@@ -27,12 +30,16 @@ export type ValidityReading = 'sign_aware' | 'literal';
  * reads every criterion literally. `corr` is the correlation the test compared with the threshold.
  */
 export function criterionValidity(
-  v: number[][], z: number[], threshold = 0.2, constant: ConstantCorrectness = 'none_valid', signs?: number[],
+  v: number[][],
+  z: number[],
+  threshold = 0.2,
+  constant: ConstantCorrectness = 'none_valid',
+  signs?: number[],
 ): Validity {
   const zVaries = z.some((x) => x !== z[0]);
   const corr = v.map((vk, k) => {
     const r = pearson(vk, z);
-    return r === null || !signs ? r : (signs[k] < 0 ? -r : r);
+    return r === null || !signs ? r : signs[k] < 0 ? -r : r;
   });
   const valid = v.map((vk, k) => {
     const varies = vk.some((x) => x !== vk[0]);
@@ -45,8 +52,12 @@ export function criterionValidity(
 
 /** The random-rubrics control: the same number of criteria as the filter kept, chosen uniformly at random. */
 export function randomValidity(valid: boolean[], rng: Rng): boolean[] {
-  const n = valid.filter(Boolean).length, idx = valid.map((_, i) => i);
-  for (let i = idx.length - 1; i > 0; i--) { const j = rng.int(i + 1); [idx[i], idx[j]] = [idx[j], idx[i]]; }
+  const n = valid.filter(Boolean).length,
+    idx = valid.map((_, i) => i);
+  for (let i = idx.length - 1; i > 0; i--) {
+    const j = rng.int(i + 1);
+    [idx[i], idx[j]] = [idx[j], idx[i]];
+  }
   const keep = new Set(idx.slice(0, n));
   return valid.map((_, i) => keep.has(i));
 }
@@ -58,7 +69,8 @@ export function randomValidity(valid: boolean[], rng: Rng): boolean[] {
  */
 export function normalisedScore(points: number[], satisfied: boolean[]): number {
   if (points.length === 0) return 0;
-  const min = points.reduce((s, p) => s + Math.min(0, p), 0), max = points.reduce((s, p) => s + Math.max(0, p), 0);
+  const min = points.reduce((s, p) => s + Math.min(0, p), 0),
+    max = points.reduce((s, p) => s + Math.max(0, p), 0);
   const raw = points.reduce((s, p, k) => s + (satisfied[k] ? p : 0), 0);
   return max === min ? 0 : (raw - min) / (max - min);
 }
@@ -74,18 +86,32 @@ export function cotRewards(points: number[], sat: boolean[][], norm: CotNorm = '
   if (points.length === 0) return sat.map(() => 0);
   if (norm === 'rubric') return sat.map((s) => normalisedScore(points, s));
   const raw = sat.map((s) => points.reduce((a, p, k) => a + (s[k] ? p : 0), 0));
-  const lo = Math.min(...raw), hi = Math.max(...raw);
+  const lo = Math.min(...raw),
+    hi = Math.max(...raw);
   return raw.map((r) => (hi === lo ? 0 : (r - lo) / (hi - lo)));
 }
 
 /** The rubricator's reward: K_valid / K (when evolving) + format (1 if the output parsed into a valid rubric set). */
-export function rubricatorReward(parsed: boolean, proposed: number, valid: number, evolve: boolean): { evolving: number; format: number } {
+export function rubricatorReward(
+  parsed: boolean,
+  proposed: number,
+  valid: number,
+  evolve: boolean,
+): { evolving: number; format: number } {
   return { evolving: evolve && parsed && proposed > 0 ? valid / proposed : 0, format: parsed ? 1 : 0 };
 }
 
 /** Pool valid items from several rubric sets, one copy per criterion (the first set's points win). */
 export function poolItems<T = RubricItem>(sets: T[][], key: (i: T) => string): T[] {
-  const seen = new Set<string>(), out: T[] = [];
-  for (const s of sets) for (const i of s) { const k = key(i); if (!seen.has(k)) { seen.add(k); out.push(i); } }
+  const seen = new Set<string>(),
+    out: T[] = [];
+  for (const s of sets)
+    for (const i of s) {
+      const k = key(i);
+      if (!seen.has(k)) {
+        seen.add(k);
+        out.push(i);
+      }
+    }
   return out;
 }

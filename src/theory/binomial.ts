@@ -54,21 +54,31 @@ export interface VoteMoments {
 }
 
 /** Per-K constants of voteMoments: C(K,c), sign(c - K/2) and sqrt(c(K-c))/K. */
-const momentTables = new Map<number, { coef: Float64Array; sign: Float64Array; std: Float64Array; qPow: Float64Array }>();
+const momentTables = new Map<
+  number,
+  { coef: Float64Array; sign: Float64Array; std: Float64Array; qPow: Float64Array }
+>();
 
 /** The three expectations the dynamics need, in one unchecked pass over c (callers validate K and p). */
 export function voteMoments(K: number, p: number): VoteMoments {
   let t = momentTables.get(K);
   if (!t) {
     const c = Array.from({ length: K + 1 }, (_, i) => i);
-    t = { coef: binomialCoefficients(K), sign: Float64Array.from(c, (i) => Math.sign(i - K / 2)),
-      std: Float64Array.from(c, (i) => Math.sqrt(i * (K - i)) / K), qPow: new Float64Array(K + 1) };
+    t = {
+      coef: binomialCoefficients(K),
+      sign: Float64Array.from(c, (i) => Math.sign(i - K / 2)),
+      std: Float64Array.from(c, (i) => Math.sqrt(i * (K - i)) / K),
+      qPow: new Float64Array(K + 1),
+    };
     momentTables.set(K, t);
   }
   const { coef, sign, std, qPow } = t;
   qPow[0] = 1;
   for (let c = 1; c <= K; c++) qPow[c] = qPow[c - 1] * (1 - p);
-  let phi = 0, meanStd = 0, signedMeanStd = 0, pPow = 1;
+  let phi = 0,
+    meanStd = 0,
+    signedMeanStd = 0,
+    pPow = 1;
   for (let c = 0; c <= K; c++) {
     const pr = coef[c] * pPow * qPow[K - c];
     phi += sign[c] * pr;

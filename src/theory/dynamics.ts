@@ -59,12 +59,17 @@ export function saddleEigenvaluesClosedForm(prm: TheoryParams): [number, number]
 
 /** Central-difference Jacobian of a 2-D vector field at x. */
 export function numericJacobian(f: (x: number[]) => number[], x: number[], h = 1e-6): number[][] {
-  const J = [[0, 0], [0, 0]];
+  const J = [
+    [0, 0],
+    [0, 0],
+  ];
   for (let j = 0; j < 2; j++) {
-    const xp = [...x], xm = [...x];
+    const xp = [...x],
+      xm = [...x];
     xp[j] += h;
     xm[j] -= h;
-    const fp = f(xp), fm = f(xm);
+    const fp = f(xp),
+      fm = f(xm);
     for (let i = 0; i < 2; i++) J[i][j] = (fp[i] - fm[i]) / (2 * h);
   }
   return J;
@@ -86,10 +91,14 @@ export function saddleEigenvaluesNumeric(prm: TheoryParams): [number, number] {
 }
 
 // 16-point Gauss-Legendre nodes and weights on [-1, 1], used for F_K.
-const GL_X = [0.0950125098376374, 0.2816035507792589, 0.4580167776572274, 0.6178762444026438,
-  0.7554044083550030, 0.8656312023878318, 0.9445750230732326, 0.9894009349916499];
-const GL_W = [0.1894506104550685, 0.1826034150449236, 0.1691565193950025, 0.1495959888165767,
-  0.1246289712555339, 0.0951585116824928, 0.0622535239386479, 0.0271524594117541];
+const GL_X = [
+  0.0950125098376374, 0.2816035507792589, 0.4580167776572274, 0.6178762444026438, 0.755404408355003, 0.8656312023878318,
+  0.9445750230732326, 0.9894009349916499,
+];
+const GL_W = [
+  0.1894506104550685, 0.1826034150449236, 0.1691565193950025, 0.1495959888165767, 0.1246289712555339,
+  0.0951585116824928, 0.0622535239386479, 0.0271524594117541,
+];
 
 /**
  * F_K(p) = integral from 1/2 to p of phi_K(u)/q_K(u) du. F_K(pA) - F_K(pB) is conserved by eq. (9).
@@ -101,11 +110,16 @@ export function F(p: number, prm: TheoryParams, panels = 16): number {
   if (p === 0 || p === 1) return Infinity;
   checkParams(prm);
   if (prm.eta === 0) throw new Error('F_K is undefined for eta = 0 (q_K vanishes)');
-  const g = (u: number) => { const m = voteMoments(prm.K, u); return m.phi / (prm.eta * u * (1 - u) * m.meanStd); };
-  const a = 0.5, h = (p - a) / panels;
+  const g = (u: number) => {
+    const m = voteMoments(prm.K, u);
+    return m.phi / (prm.eta * u * (1 - u) * m.meanStd);
+  };
+  const a = 0.5,
+    h = (p - a) / panels;
   let s = 0;
   for (let i = 0; i < panels; i++) {
-    const mid = a + (i + 0.5) * h, half = h / 2;
+    const mid = a + (i + 0.5) * h,
+      half = h / 2;
     for (let j = 0; j < GL_X.length; j++) s += GL_W[j] * half * (g(mid + half * GL_X[j]) + g(mid - half * GL_X[j]));
   }
   return requireFinite('F_K(p)', s);

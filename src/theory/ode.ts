@@ -48,8 +48,11 @@ const B4 = [5179 / 57600, 0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 210
 export function integrate(f: Field, y0: number[], times: number[], tol: number, atolFactor: number, maxSteps: number) {
   const n = y0.length;
   const states: number[][] = [y0.slice()];
-  let t = times[0], y = y0.slice(), h = Math.max(1e-6, (times[times.length - 1] - t) * 1e-6);
-  let steps = 0, rejected = 0;
+  let t = times[0],
+    y = y0.slice(),
+    h = Math.max(1e-6, (times[times.length - 1] - t) * 1e-6);
+  let steps = 0,
+    rejected = 0;
   const k: number[][] = new Array(7);
   for (let out = 1; out < times.length; out++) {
     const target = times[out];
@@ -66,8 +69,12 @@ export function integrate(f: Field, y0: number[], times: number[], tol: number, 
       const y5 = y.slice();
       let errNorm = 0;
       for (let i = 0; i < n; i++) {
-        let d5 = 0, d4 = 0;
-        for (let s = 0; s < 7; s++) { d5 += B5[s] * k[s][i]; d4 += B4[s] * k[s][i]; }
+        let d5 = 0,
+          d4 = 0;
+        for (let s = 0; s < 7; s++) {
+          d5 += B5[s] * k[s][i];
+          d4 += B4[s] * k[s][i];
+        }
         y5[i] += hh * d5;
         const scale = tol * atolFactor + tol * Math.max(Math.abs(y[i]), Math.abs(y5[i]));
         errNorm = Math.max(errNorm, Math.abs(hh * (d5 - d4)) / scale);
@@ -96,12 +103,17 @@ export function solveOde(f: Field, y0: number[], times: number[], opts: Partial<
   y0.forEach((v, i) => requireFinite(`y0[${i}]`, v));
   times.forEach((v, i) => {
     requireFinite(`times[${i}]`, v);
-    if (i > 0 && v < times[i - 1]) throw new Error(`times must be non-decreasing (times[${i}] = ${v} < ${times[i - 1]})`);
+    if (i > 0 && v < times[i - 1])
+      throw new Error(`times must be non-decreasing (times[${i}] = ${v} < ${times[i - 1]})`);
   });
   const coarse = integrate(f, y0, times, o.tol, o.atolFactor, o.maxSteps);
   const fine = integrate(f, y0, times, o.tol / 64, o.atolFactor, o.maxSteps);
   let errorBound = 0;
-  fine.states.forEach((s, j) => s.forEach((v, i) => { errorBound = Math.max(errorBound, Math.abs(v - coarse.states[j][i])); }));
+  fine.states.forEach((s, j) =>
+    s.forEach((v, i) => {
+      errorBound = Math.max(errorBound, Math.abs(v - coarse.states[j][i]));
+    }),
+  );
   return { times: times.slice(), states: fine.states, steps: fine.steps, rejected: fine.rejected, errorBound };
 }
 

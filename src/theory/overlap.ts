@@ -5,22 +5,35 @@ import type { Rng } from '../util/random.js';
 import { agentFromProbs, type TabularAgent, answerProbs } from './tabular.js';
 import { requireProbability, requireInteger, requirePositive, requireFinite, ConfigError } from '../io/validate.js';
 
-export interface Overlap { kappa: number; complementarity: number; wrongAgreement: number; oracle: number; accA: number; accB: number }
+export interface Overlap {
+  kappa: number;
+  complementarity: number;
+  wrongAgreement: number;
+  oracle: number;
+  accA: number;
+  accB: number;
+}
 
 /** Overlap statistics from paired answers (0 = correct). Kappa is NaN-free: 0 when chance agreement is 1. */
 export function errorOverlap(answersA: ArrayLike<number>, answersB: ArrayLike<number>): Overlap {
   const n = answersA.length;
-  if (n === 0 || answersB.length !== n) throw new ConfigError(`answer lists must be non-empty and equal length (${n} vs ${answersB.length})`);
-  let both = 0, onlyA = 0, onlyB = 0, sameWrong = 0;
+  if (n === 0 || answersB.length !== n)
+    throw new ConfigError(`answer lists must be non-empty and equal length (${n} vs ${answersB.length})`);
+  let both = 0,
+    onlyA = 0,
+    onlyB = 0,
+    sameWrong = 0;
   for (let i = 0; i < n; i++) {
-    const a = answersA[i] === 0, b = answersB[i] === 0;
+    const a = answersA[i] === 0,
+      b = answersB[i] === 0;
     if (a && b) both++;
     else if (a) onlyA++;
     else if (b) onlyB++;
     else if (answersA[i] === answersB[i]) sameWrong++;
   }
   const neither = n - both - onlyA - onlyB;
-  const accA = (both + onlyA) / n, accB = (both + onlyB) / n;
+  const accA = (both + onlyA) / n,
+    accB = (both + onlyB) / n;
   const po = (both + neither) / n;
   const pe = accA * accB + (1 - accA) * (1 - accB);
   return {
@@ -28,7 +41,8 @@ export function errorOverlap(answersA: ArrayLike<number>, answersB: ArrayLike<nu
     complementarity: (onlyA + onlyB) / n,
     wrongAgreement: sameWrong / n,
     oracle: (n - neither) / n,
-    accA, accB,
+    accA,
+    accB,
   };
 }
 
@@ -62,7 +76,9 @@ export function checkPairSpec(s: PairSpec): void {
  */
 export function correlatedPair(s: PairSpec, rng: Rng): [TabularAgent, TabularAgent] {
   checkPairSpec(s);
-  const a = Math.sqrt(s.rho), b = Math.sqrt(1 - s.rho), W = s.answers - 1;
+  const a = Math.sqrt(s.rho),
+    b = Math.sqrt(1 - s.rho),
+    W = s.answers - 1;
   const rows: number[][][] = [[], []];
   for (let x = 0; x < s.problems; x++) {
     const z = rng.normal();
@@ -81,7 +97,8 @@ export function correlatedPair(s: PairSpec, rng: Rng): [TabularAgent, TabularAge
 
 /** One sampled answer per problem (the papers' single-sample protocol). */
 export function sampleOnce(agent: TabularAgent, rng: Rng): Int32Array {
-  const row = new Float64Array(agent.answers), out = new Int32Array(agent.problems);
+  const row = new Float64Array(agent.answers),
+    out = new Int32Array(agent.problems);
   for (let x = 0; x < agent.problems; x++) out[x] = rng.categorical(answerProbs(agent, x, row));
   return out;
 }

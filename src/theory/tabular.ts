@@ -32,10 +32,12 @@ export function agentFromProbs(rows: number[][]): TabularAgent {
 
 /** Binary agent: problem x answers correctly with probability p[x], else the single wrong answer. */
 export function binaryAgent(p: number[]): TabularAgent {
-  return agentFromProbs(p.map((v, i) => {
-    if (!(v > 0 && v < 1)) throw new ConfigError(`p[${i}] must be in (0, 1) for a tabular agent (got ${v})`);
-    return [v, 1 - v];
-  }));
+  return agentFromProbs(
+    p.map((v, i) => {
+      if (!(v > 0 && v < 1)) throw new ConfigError(`p[${i}] must be in (0, 1) for a tabular agent (got ${v})`);
+      return [v, 1 - v];
+    }),
+  );
 }
 
 export function cloneAgent(a: TabularAgent): TabularAgent {
@@ -44,11 +46,15 @@ export function cloneAgent(a: TabularAgent): TabularAgent {
 
 /** Softmax of problem x into out. */
 export function answerProbs(agent: TabularAgent, x: number, out: Float64Array): Float64Array {
-  const M = agent.answers, o = x * M;
+  const M = agent.answers,
+    o = x * M;
   let mx = -Infinity;
   for (let a = 0; a < M; a++) mx = Math.max(mx, agent.logits[o + a]);
   let z = 0;
-  for (let a = 0; a < M; a++) { out[a] = Math.exp(agent.logits[o + a] - mx); z += out[a]; }
+  for (let a = 0; a < M; a++) {
+    out[a] = Math.exp(agent.logits[o + a] - mx);
+    z += out[a];
+  }
   for (let a = 0; a < M; a++) out[a] /= z;
   return out;
 }
@@ -105,22 +111,43 @@ export interface StepStats {
  * Co-training: agent n against the vote of agent n-1 (a ring; two agents supervise each other).
  * All samples and labels are drawn before any update, as in CO-RL. Agents are updated in place.
  */
-export function trainTabular(agents: TabularAgent[], mode: Supervision, c: TabularConfig, rng: Rng,
-  onStep?: (s: StepStats) => void): void {
+export function trainTabular(
+  agents: TabularAgent[],
+  mode: Supervision,
+  c: TabularConfig,
+  rng: Rng,
+  onStep?: (s: StepStats) => void,
+): void {
   checkTabularConfig(c);
-  const N = agents.length, P = agents[0].problems, M = agents[0].answers, K = c.K;
-  if (agents.some((a) => a.problems !== P || a.answers !== M)) throw new ConfigError('agents must share problems and answers');
+  const N = agents.length,
+    P = agents[0].problems,
+    M = agents[0].answers,
+    K = c.K;
+  if (agents.some((a) => a.problems !== P || a.answers !== M))
+    throw new ConfigError('agents must share problems and answers');
   if (mode === 'co_training' && N < 2) throw new ConfigError('co_training needs at least 2 agents');
   const probs = agents.map(() => new Float64Array(P * M));
   const samples = agents.map(() => new Int32Array(P * K));
   const votes = agents.map(() => new Int32Array(P));
-  const row = new Float64Array(M), rewards = new Float64Array(K), adv = new Float64Array(K);
+  const row = new Float64Array(M),
+    rewards = new Float64Array(K),
+    adv = new Float64Array(K);
   const report = (step: number, labelHits: number[], stdSum: number[]) => {
     if (!onStep) return;
-    const accuracy = agents.map((_, n) => { let s = 0; for (let x = 0; x < P; x++) s += probs[n][x * M]; return s / P; });
+    const accuracy = agents.map((_, n) => {
+      let s = 0;
+      for (let x = 0; x < P; x++) s += probs[n][x * M];
+      return s / P;
+    });
     let agree = 0;
     for (let x = 0; x < P; x++) if (votes.every((v) => v[x] === votes[0][x])) agree++;
-    onStep({ step, accuracy, pseudoLabelAccuracy: labelHits.map((h) => h / P), agreement: agree / P, rewardStd: stdSum.map((s) => s / P) });
+    onStep({
+      step,
+      accuracy,
+      pseudoLabelAccuracy: labelHits.map((h) => h / P),
+      agreement: agree / P,
+      rewardStd: stdSum.map((s) => s / P),
+    });
   };
   for (let step = 0; step <= c.steps; step++) {
     // 1. rollouts: K answers per problem from every agent, and each agent's own majority vote
@@ -133,20 +160,25 @@ export function trainTabular(agents: TabularAgent[], mode: Supervision, c: Tabul
       }
     }
     // 2. rewards against the pseudo-label, GRPO advantages, and the update (skipped after the last report)
-    const labelHits = new Array(N).fill(0), stdSum = new Array(N).fill(0);
+    const labelHits = new Array(N).fill(0),
+      stdSum = new Array(N).fill(0);
     for (let n = 0; n < N; n++) {
       const labels = mode === 'self_reward' ? votes[n] : votes[(n - 1 + N) % N];
       for (let x = 0; x < P; x++) {
         const label = labels[x];
         if (label === 0) labelHits[n]++;
         let mean = 0;
-        for (let k = 0; k < K; k++) { rewards[k] = samples[n][x * K + k] === label ? 1 : 0; mean += rewards[k]; }
+        for (let k = 0; k < K; k++) {
+          rewards[k] = samples[n][x * K + k] === label ? 1 : 0;
+          mean += rewards[k];
+        }
         mean /= K;
         stdSum[n] += Math.sqrt(mean * (1 - mean));
         if (step === c.steps) continue;
         groupAdvantages(rewards, { std: 'population', eps: c.advantageEps, singleton: 'zero' }, adv);
         // d log pi(a) / d logits = onehot(a) - pi; averaged over the group
-        const o = x * M, pr = probs[n];
+        const o = x * M,
+          pr = probs[n];
         for (let k = 0; k < K; k++) {
           if (adv[k] === 0) continue;
           const g = (c.lr * adv[k]) / K;

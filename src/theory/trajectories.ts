@@ -9,7 +9,6 @@ import { requireProbability } from '../io/validate.js';
 export const logit = (p: number) => Math.log(p / (1 - p));
 export const sigmoid = (l: number) => 1 / (1 + Math.exp(-l));
 
-
 export interface PathResult {
   times: number[];
   /** states[j] = probabilities at times[j]: [p] for self-rewarding, [pA, pB] for co-training */
@@ -18,11 +17,17 @@ export interface PathResult {
   errorBound: number;
 }
 
-function solveInLogOdds(p0: number[], rate: (l: number[]) => number[], times: number[], opts?: Partial<OdeOptions>): PathResult {
+function solveInLogOdds(
+  p0: number[],
+  rate: (l: number[]) => number[],
+  times: number[],
+  opts?: Partial<OdeOptions>,
+): PathResult {
   // p in {0, 1} is a fixed point of both dynamics (no variance, no gradient); it stays there
   if (p0.some((p) => p === 0 || p === 1)) {
     const fixed = p0.map((p) => (p === 0 || p === 1 ? p : NaN));
-    if (fixed.every((v) => !Number.isNaN(v))) return { times: times.slice(), states: times.map(() => p0.slice()), errorBound: 0 };
+    if (fixed.every((v) => !Number.isNaN(v)))
+      return { times: times.slice(), states: times.map(() => p0.slice()), errorBound: 0 };
   }
   const clampLogit = (p: number) => (p === 0 ? -40 : p === 1 ? 40 : logit(p));
   const sol = solveOde((_t, l) => rate(l), p0.map(clampLogit), times, opts);
@@ -38,14 +43,25 @@ export function selfRewardPath(p0: number, prm: TheoryParams, times: number[], o
 }
 
 /** Co-training trajectory from (pA0, pB0): dlA/dt = eta E_A[s] phi(pB), dlB/dt = eta E_B[s] phi(pA). */
-export function coTrainingPath(start: [number, number], prm: TheoryParams, times: number[], opts?: Partial<OdeOptions>): PathResult {
+export function coTrainingPath(
+  start: [number, number],
+  prm: TheoryParams,
+  times: number[],
+  opts?: Partial<OdeOptions>,
+): PathResult {
   checkParams(prm);
   requireProbability('pA0', start[0]);
   requireProbability('pB0', start[1]);
-  return solveInLogOdds(start, ([lA, lB]) => {
-    const a = voteMoments(prm.K, sigmoid(lA)), b = voteMoments(prm.K, sigmoid(lB));
-    return [prm.eta * a.meanStd * b.phi, prm.eta * b.meanStd * a.phi];
-  }, times, opts);
+  return solveInLogOdds(
+    start,
+    ([lA, lB]) => {
+      const a = voteMoments(prm.K, sigmoid(lA)),
+        b = voteMoments(prm.K, sigmoid(lB));
+      return [prm.eta * a.meanStd * b.phi, prm.eta * b.meanStd * a.phi];
+    },
+    times,
+    opts,
+  );
 }
 
 /** Final state at horizon T. */

@@ -16,10 +16,17 @@ export const defaultGroupNorm: GroupNorm = { std: 'sample', eps: 1e-6, singleton
  * GRPO advantages of one group: (r - mean) / (std + eps). A group whose rewards are all equal gets zeros
  * (its std is 0 and so is every r - mean); std 'none' is Dr. GRPO's mean-only variant.
  */
-export function groupAdvantages(rewards: ArrayLike<number>, g: GroupNorm = defaultGroupNorm, out = new Float64Array(rewards.length)): Float64Array {
+export function groupAdvantages(
+  rewards: ArrayLike<number>,
+  g: GroupNorm = defaultGroupNorm,
+  out = new Float64Array(rewards.length),
+): Float64Array {
   const n = rewards.length;
   if (n === 0) throw new ConfigError('a GRPO group needs at least one response');
-  if (n === 1) { out[0] = g.singleton === 'raw' ? rewards[0] : 0; return out; }
+  if (n === 1) {
+    out[0] = g.singleton === 'raw' ? rewards[0] : 0;
+    return out;
+  }
   let mean = 0;
   for (let i = 0; i < n; i++) mean += rewards[i];
   mean /= n;
@@ -37,8 +44,11 @@ export function groupAdvantages(rewards: ArrayLike<number>, g: GroupNorm = defau
 export function gae(rewards: ArrayLike<number>, values: ArrayLike<number>, gamma: number, lambda: number) {
   requireProbability('gamma', gamma);
   requireProbability('lambda', lambda);
-  const T = rewards.length, adv = new Float64Array(T), ret = new Float64Array(T);
-  let next = 0, nextValue = 0;
+  const T = rewards.length,
+    adv = new Float64Array(T),
+    ret = new Float64Array(T);
+  let next = 0,
+    nextValue = 0;
   for (let t = T - 1; t >= 0; t--) {
     const delta = rewards[t] + gamma * nextValue - values[t];
     next = delta + gamma * lambda * next;
@@ -52,8 +62,13 @@ export function gae(rewards: ArrayLike<number>, values: ArrayLike<number>, gamma
 /** Whiten values in place to mean 0 and std 1 (population std + eps) over all entries. */
 export function whiten(xs: Float64Array[], eps = 1e-8): void {
   requireNonNegative('eps', eps);
-  let n = 0, mean = 0;
-  for (const x of xs) for (const v of x) { mean += v; n++; }
+  let n = 0,
+    mean = 0;
+  for (const x of xs)
+    for (const v of x) {
+      mean += v;
+      n++;
+    }
   if (n === 0) return;
   mean /= n;
   let ss = 0;

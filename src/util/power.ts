@@ -7,8 +7,10 @@ import { mean, tQuantile95 } from './stats.js';
 
 /** ln Gamma(x) for x > 0 (Lanczos, g = 7, 9 terms; relative error below 1e-13 here). */
 export function logGamma(x: number): number {
-  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
-    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  const c = [
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
+    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+  ];
   if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);
   x -= 1;
   let a = c[0];
@@ -19,9 +21,24 @@ export function logGamma(x: number): number {
 
 /** The standard normal upper tail 1 - Phi(x) (erfc by its Chebyshev fit, fractional error below 1.2e-7). */
 export function normalSf(x: number): number {
-  const z = Math.abs(x) / Math.SQRT2, t = 1 / (1 + 0.5 * z);
-  const erfc = t * Math.exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806
-    + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));
+  const z = Math.abs(x) / Math.SQRT2,
+    t = 1 / (1 + 0.5 * z);
+  const erfc =
+    t *
+    Math.exp(
+      -z * z -
+        1.26551223 +
+        t *
+          (1.00002368 +
+            t *
+              (0.37409196 +
+                t *
+                  (0.09678418 +
+                    t *
+                      (-0.18628806 +
+                        t *
+                          (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+    );
   return x >= 0 ? erfc / 2 : 1 - erfc / 2;
 }
 
@@ -33,12 +50,15 @@ export function normalSf(x: number): number {
 export function noncentralTSf(c: number, df: number, ncp = 0): number {
   if (!(df >= 1)) throw new Error(`degrees of freedom must be >= 1 (got ${df})`);
   const logNorm = Math.log(2) - (df / 2) * Math.log(2) - logGamma(df / 2);
-  const hi = Math.sqrt(df) + 12, panels = 4000, h = hi / panels;
-  const f = (u: number) => (u === 0 ? (df === 1 ? Math.exp(logNorm) : 0) : Math.exp(logNorm + (df - 1) * Math.log(u) - u * u / 2))
-    * normalSf(c * u / Math.sqrt(df) - ncp);
+  const hi = Math.sqrt(df) + 12,
+    panels = 4000,
+    h = hi / panels;
+  const f = (u: number) =>
+    (u === 0 ? (df === 1 ? Math.exp(logNorm) : 0) : Math.exp(logNorm + (df - 1) * Math.log(u) - (u * u) / 2)) *
+    normalSf((c * u) / Math.sqrt(df) - ncp);
   let s = f(0) + f(hi);
   for (let i = 1; i < panels; i++) s += (i % 2 ? 4 : 2) * f(i * h);
-  return Math.min(1, Math.max(0, s * h / 3));
+  return Math.min(1, Math.max(0, (s * h) / 3));
 }
 
 /** Two-sided p-value of a t statistic with `df` degrees of freedom. */
@@ -50,25 +70,35 @@ export const tTestP = (t: number, df: number) => Math.min(1, 2 * noncentralTSf(M
  */
 export function pairedPower(effect: number, sd: number, n: number): number {
   if (n < 2 || !(sd > 0)) throw new Error(`power needs n >= 2 and sd > 0 (got n ${n}, sd ${sd})`);
-  const df = n - 1, c = tQuantile95(df), ncp = effect * Math.sqrt(n) / sd;
+  const df = n - 1,
+    c = tQuantile95(df),
+    ncp = (effect * Math.sqrt(n)) / sd;
   return noncentralTSf(c, df, ncp) + noncentralTSf(c, df, -ncp);
 }
 
 /** Half-width of the two-sided 95% Student-t interval of a mean difference over n pairs. */
-export const halfWidth = (sd: number, n: number) => tQuantile95(n - 1) * sd / Math.sqrt(n);
+export const halfWidth = (sd: number, n: number) => (tQuantile95(n - 1) * sd) / Math.sqrt(n);
 
 /** The minimum detectable effect at `power` (default 0.8): the effect whose pairedPower is `power` (bisection). */
 export function mde(sd: number, n: number, power = 0.8): number {
   if (n < 2 || !(sd > 0)) throw new Error(`an MDE needs n >= 2 and sd > 0 (got n ${n}, sd ${sd})`);
-  let lo = 0, hi = sd;
+  let lo = 0,
+    hi = sd;
   while (pairedPower(hi, sd, n) < power) hi *= 2;
-  for (let i = 0; i < 60; i++) { const m = (lo + hi) / 2; if (pairedPower(m, sd, n) < power) lo = m; else hi = m; }
+  for (let i = 0; i < 60; i++) {
+    const m = (lo + hi) / 2;
+    if (pairedPower(m, sd, n) < power) lo = m;
+    else hi = m;
+  }
   return (lo + hi) / 2;
 }
 
 /** The fewest seeds (>= 2) whose MDE at sd is at most `target`, capped at `cap` (then `cap`, and `met` false). */
 export function seedsFor(sd: number, target: number, cap = 20): { seeds: number; mde: number; met: boolean } {
-  for (let n = 2; n <= cap; n++) { const m = mde(sd, n); if (m <= target) return { seeds: n, mde: m, met: true }; }
+  for (let n = 2; n <= cap; n++) {
+    const m = mde(sd, n);
+    if (m <= target) return { seeds: n, mde: m, met: true };
+  }
   return { seeds: cap, mde: mde(sd, cap), met: false };
 }
 
@@ -92,36 +122,51 @@ export interface PowerRow {
 
 /** Power of one claim from its per-seed paired differences (null columns below two seeds or with no spread). */
 export function powerOf(diffs: readonly number[], effect = 0.03): PowerRow {
-  const n = diffs.length, delta = mean(diffs);
+  const n = diffs.length,
+    delta = mean(diffs);
   if (n < 2) return { seeds: n, delta, sd: null, half_width: null, mde: null, power_at_0_03: null, detects_0_03: '' };
   const sd = sampleSd(diffs);
   if (!(sd > 0)) return { seeds: n, delta, sd, half_width: 0, mde: null, power_at_0_03: null, detects_0_03: '' };
   const m = mde(sd, n);
-  return { seeds: n, delta, sd, half_width: halfWidth(sd, n), mde: m, power_at_0_03: pairedPower(effect, sd, n),
-    detects_0_03: m <= effect ? 'yes' : 'no' };
+  return {
+    seeds: n,
+    delta,
+    sd,
+    half_width: halfWidth(sd, n),
+    mde: m,
+    power_at_0_03: pairedPower(effect, sd, n),
+    detects_0_03: m <= effect ? 'yes' : 'no',
+  };
 }
 
 /**
  * DerSimonian-Laird random-effects mean of per-cell estimates with standard errors: weights 1 / (se^2 + tau^2),
  * tau^2 the method-of-moments between-cell variance; the 95% interval is normal (mean +- 1.96 se).
  */
-export function randomEffects(est: readonly number[], se: readonly number[]):
-  { mean: number; se: number; ci_low: number; ci_high: number; tau2: number; cells: number } {
+export function randomEffects(
+  est: readonly number[],
+  se: readonly number[],
+): { mean: number; se: number; ci_low: number; ci_high: number; tau2: number; cells: number } {
   const k = est.length;
-  if (k === 0 || se.length !== k || se.some((s) => !(s > 0))) throw new Error('random effects need cells with standard errors > 0');
-  const w = se.map((s) => 1 / s ** 2), sw = w.reduce((a, b) => a + b, 0);
+  if (k === 0 || se.length !== k || se.some((s) => !(s > 0)))
+    throw new Error('random effects need cells with standard errors > 0');
+  const w = se.map((s) => 1 / s ** 2),
+    sw = w.reduce((a, b) => a + b, 0);
   const fixed = est.reduce((a, e, i) => a + w[i] * e, 0) / sw;
   const q = est.reduce((a, e, i) => a + w[i] * (e - fixed) ** 2, 0);
   const c = sw - w.reduce((a, b) => a + b * b, 0) / sw;
   const tau2 = k > 1 && c > 0 ? Math.max(0, (q - (k - 1)) / c) : 0;
-  const wr = se.map((s) => 1 / (s ** 2 + tau2)), swr = wr.reduce((a, b) => a + b, 0);
-  const m = est.reduce((a, e, i) => a + wr[i] * e, 0) / swr, s = Math.sqrt(1 / swr);
+  const wr = se.map((s) => 1 / (s ** 2 + tau2)),
+    swr = wr.reduce((a, b) => a + b, 0);
+  const m = est.reduce((a, e, i) => a + wr[i] * e, 0) / swr,
+    s = Math.sqrt(1 / swr);
   return { mean: m, se: s, ci_low: m - 1.959964 * s, ci_high: m + 1.959964 * s, tau2, cells: k };
 }
 
 /** Exact two-sided sign test: of `positive` + `negative` nonzero signs, p = P(as extreme under p = 1/2). */
 export function signTest(positive: number, negative: number): number {
-  const n = positive + negative, k = Math.min(positive, negative);
+  const n = positive + negative,
+    k = Math.min(positive, negative);
   if (n === 0) return 1;
   let tail = 0;
   for (let i = 0; i <= k; i++) tail += Math.exp(logGamma(n + 1) - logGamma(i + 1) - logGamma(n - i + 1) - n * Math.LN2);
@@ -130,10 +175,14 @@ export function signTest(positive: number, negative: number): number {
 
 /** Holm's step-down adjusted p-values (same order as given; monotone, capped at 1). */
 export function holm(ps: readonly number[]): number[] {
-  const m = ps.length, order = ps.map((p, i) => [p, i] as const).sort((a, b) => a[0] - b[0]);
+  const m = ps.length,
+    order = ps.map((p, i) => [p, i] as const).sort((a, b) => a[0] - b[0]);
   const out = new Array<number>(m);
   let running = 0;
-  order.forEach(([p, i], j) => { running = Math.max(running, Math.min(1, (m - j) * p)); out[i] = running; });
+  order.forEach(([p, i], j) => {
+    running = Math.max(running, Math.min(1, (m - j) * p));
+    out[i] = running;
+  });
   return out;
 }
 
@@ -152,14 +201,33 @@ export function powerNote(p: PowerRow): string {
 
 /** `powerOf` as table cells (POWER_COLUMNS): '' for a missing value (delta too, with no seed) and the note. */
 export function powerCells(diffs: readonly number[], effect = 0.03): Record<string, number | string> {
-  const p = powerOf(diffs, effect), v = (x: number | null) => x ?? '';
-  return { seeds: p.seeds, delta: p.seeds ? p.delta : '', sd: v(p.sd), half_width: v(p.half_width), mde: v(p.mde),
-    power_at_0_03: v(p.power_at_0_03), detects_0_03: p.detects_0_03, note: powerNote(p) };
+  const p = powerOf(diffs, effect),
+    v = (x: number | null) => x ?? '';
+  return {
+    seeds: p.seeds,
+    delta: p.seeds ? p.delta : '',
+    sd: v(p.sd),
+    half_width: v(p.half_width),
+    mde: v(p.mde),
+    power_at_0_03: v(p.power_at_0_03),
+    detects_0_03: p.detects_0_03,
+    note: powerNote(p),
+  };
 }
 
 /** The columns of a pooled reading across cells (`pooledCells`). */
-export const POOLED_COLUMNS = ['cells', 'positive', 'negative', 'sign_p', 'mean', 'se', 'ci_low', 'ci_high', 'tau2',
-  'note'];
+export const POOLED_COLUMNS = [
+  'cells',
+  'positive',
+  'negative',
+  'sign_p',
+  'mean',
+  'se',
+  'ci_low',
+  'ci_high',
+  'tau2',
+  'note',
+];
 
 /**
  * One comparison pooled across cells, each cell given by its per-seed paired differences: the DerSimonian-Laird
@@ -168,15 +236,38 @@ export const POOLED_COLUMNS = ['cells', 'positive', 'negative', 'sign_p', 'mean'
  * with two seeds or more and some spread count (the note says how many were left out).
  */
 export function pooledCells(cells: readonly (readonly number[])[]): Record<string, number | string> {
-  const kept = cells.filter((d) => d.length >= 2 && sampleSd(d) > 0), left = cells.length - kept.length;
+  const kept = cells.filter((d) => d.length >= 2 && sampleSd(d) > 0),
+    left = cells.length - kept.length;
   const note = left ? `${left} cell(s) left out: fewer than two seeds or no spread` : '';
   if (kept.length === 0) {
-    return { cells: 0, positive: '', negative: '', sign_p: '', mean: '', se: '', ci_low: '', ci_high: '', tau2: '',
-      note: note || 'no cells' };
+    return {
+      cells: 0,
+      positive: '',
+      negative: '',
+      sign_p: '',
+      mean: '',
+      se: '',
+      ci_low: '',
+      ci_high: '',
+      tau2: '',
+      note: note || 'no cells',
+    };
   }
-  const est = kept.map((d) => mean(d)), se = kept.map((d) => sampleSd(d) / Math.sqrt(d.length));
-  const positive = est.filter((e) => e > 0).length, negative = est.filter((e) => e < 0).length;
+  const est = kept.map((d) => mean(d)),
+    se = kept.map((d) => sampleSd(d) / Math.sqrt(d.length));
+  const positive = est.filter((e) => e > 0).length,
+    negative = est.filter((e) => e < 0).length;
   const r = randomEffects(est, se);
-  return { cells: kept.length, positive, negative, sign_p: signTest(positive, negative), mean: r.mean, se: r.se,
-    ci_low: r.ci_low, ci_high: r.ci_high, tau2: r.tau2, note };
+  return {
+    cells: kept.length,
+    positive,
+    negative,
+    sign_p: signTest(positive, negative),
+    mean: r.mean,
+    se: r.se,
+    ci_low: r.ci_low,
+    ci_high: r.ci_high,
+    tau2: r.tau2,
+    note,
+  };
 }

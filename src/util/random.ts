@@ -22,7 +22,10 @@ export function makeRng(seed: number): Rng {
     z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
     return (z ^ (z >>> 16)) >>> 0;
   };
-  let a = mix(), b = mix(), c = mix(), d = mix();
+  let a = mix(),
+    b = mix(),
+    c = mix(),
+    d = mix();
   const next = () => {
     const t = (((a + b) | 0) + d) | 0;
     d = (d + 1) | 0;
@@ -37,10 +40,15 @@ export function makeRng(seed: number): Rng {
   return {
     next,
     normal() {
-      if (spare !== null) { const v = spare; spare = null; return v; }
+      if (spare !== null) {
+        const v = spare;
+        spare = null;
+        return v;
+      }
       let u = 0;
       while (u === 0) u = next();
-      const r = Math.sqrt(-2 * Math.log(u)), th = 2 * Math.PI * next();
+      const r = Math.sqrt(-2 * Math.log(u)),
+        th = 2 * Math.PI * next();
       spare = r * Math.sin(th);
       return r * Math.cos(th);
     },
@@ -54,6 +62,8 @@ export function makeRng(seed: number): Rng {
       }
       return length - 1;
     },
-    int(n) { return Math.floor(next() * n); },
+    int(n) {
+      return Math.floor(next() * n);
+    },
   };
 }

@@ -5,13 +5,16 @@ export const mean = (xs: ArrayLike<number>) => (xs.length ? Array.from(xs).reduc
 
 /** Median of a non-empty array (the mean of the two middle values for an even length). */
 export const median = (xs: readonly number[]) => {
-  const s = xs.slice().sort((a, b) => a - b), m = s.length >> 1;
+  const s = xs.slice().sort((a, b) => a - b),
+    m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
 // two-sided 95% Student t quantiles for df = 1..30
-const T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131,
-  2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042];
+const T95 = [
+  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11,
+  2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
+];
 
 /** t_{0.975, df}; beyond the table a Cornish-Fisher expansion (error < 1e-3 for df > 30). */
 export function tQuantile95(df: number): number {
@@ -22,10 +25,17 @@ export function tQuantile95(df: number): number {
 }
 
 /** Mean and two-sided 95% Student-t interval of a sample (null bounds for fewer than two values). */
-export function meanInterval(xs: readonly number[]): { mean: number; ci_low: number | null; ci_high: number | null; n: number } {
-  const n = xs.length, m = mean(xs);
+export function meanInterval(xs: readonly number[]): {
+  mean: number;
+  ci_low: number | null;
+  ci_high: number | null;
+  n: number;
+} {
+  const n = xs.length,
+    m = mean(xs);
   if (n < 2) return { mean: m, ci_low: null, ci_high: null, n };
-  const sd = Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1)), h = tQuantile95(n - 1) * sd / Math.sqrt(n);
+  const sd = Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1)),
+    h = (tQuantile95(n - 1) * sd) / Math.sqrt(n);
   return { mean: m, ci_low: m - h, ci_high: m + h, n };
 }
 
@@ -33,11 +43,24 @@ export function meanInterval(xs: readonly number[]): { mean: number; ci_low: num
 export function pearson(x: ArrayLike<number>, y: ArrayLike<number>): number | null {
   const n = x.length;
   if (n !== y.length) throw new Error(`pearson: lengths differ (${n} vs ${y.length})`);
-  let mx = 0, my = 0;
-  for (let i = 0; i < n; i++) { mx += x[i]; my += y[i]; }
-  mx /= n; my /= n;
-  let sxy = 0, sxx = 0, syy = 0;
-  for (let i = 0; i < n; i++) { const a = x[i] - mx, b = y[i] - my; sxy += a * b; sxx += a * a; syy += b * b; }
+  let mx = 0,
+    my = 0;
+  for (let i = 0; i < n; i++) {
+    mx += x[i];
+    my += y[i];
+  }
+  mx /= n;
+  my /= n;
+  let sxy = 0,
+    sxx = 0,
+    syy = 0;
+  for (let i = 0; i < n; i++) {
+    const a = x[i] - mx,
+      b = y[i] - my;
+    sxy += a * b;
+    sxx += a * a;
+    syy += b * b;
+  }
   return sxx === 0 || syy === 0 ? null : sxy / Math.sqrt(sxx * syy);
 }
 

@@ -7,14 +7,21 @@ import { sampleProblem, solve, checkFamily, FAMILY_OPS, type Family, type Proble
 import { ConfigError } from '../io/validate.js';
 
 /** Difficulties (operand digits) per family: the evaluation grid. */
-export const EVAL_GRID: Record<Family, number[]> = { add: [2, 3, 4, 5], sub: [2, 3, 4, 5], chain: [2, 3, 4], chain_ood: [2, 3, 4] };
+export const EVAL_GRID: Record<Family, number[]> = {
+  add: [2, 3, 4, 5],
+  sub: [2, 3, 4, 5],
+  chain: [2, 3, 4],
+  chain_ood: [2, 3, 4],
+};
 export const EVAL_SEED = 20261129;
 /**
  * Evaluation sets beyond the grid: the sparse-outcome regime's training cells (results/sensitivity/regime_criterion.csv,
  * chosen by a criterion on the cold start alone), where its in-distribution endpoint is measured.
  */
 export const EXTRA_EVAL_CELLS: { family: Family; digits: number }[] = [
-  { family: 'add', digits: 6 }, { family: 'sub', digits: 6 }, { family: 'chain', digits: 5 },
+  { family: 'add', digits: 6 },
+  { family: 'sub', digits: 6 },
+  { family: 'chain', digits: 5 },
 ];
 export const EVAL_SIZE = 100;
 export const EVAL_DIR = 'data/eval';
@@ -32,7 +39,13 @@ export function generateEvalSet(family: Family, digits: number, seed = EVAL_SEED
 export const evalFile = (family: Family, digits: number, dir = EVAL_DIR) => path.join(dir, `${family}-${digits}.jsonl`);
 
 export function serialise(problems: Problem[]): string {
-  return problems.map((p) => JSON.stringify({ family: p.family, digits: p.digits, operands: p.operands, answer: p.answer.join('') })).join('\n') + '\n';
+  return (
+    problems
+      .map((p) =>
+        JSON.stringify({ family: p.family, digits: p.digits, operands: p.operands, answer: p.answer.join('') }),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 /** Load a committed evaluation set, re-solving each problem and checking its stored answer. */
@@ -40,25 +53,42 @@ export function loadEvalSet(family: Family, digits: number, dir = EVAL_DIR): Pro
   checkFamily(family);
   const file = evalFile(family, digits, dir);
   if (!fs.existsSync(file)) throw new ConfigError(`no evaluation set ${file}; run "make data"`);
-  return fs.readFileSync(file, 'utf8').trim().split('\n').map((line, i) => {
-    let o: { family?: unknown; operands?: unknown; answer?: unknown };
-    try { o = JSON.parse(line); } catch { throw new ConfigError(`${file}:${i + 1} is not valid JSON`); }
-    const n = FAMILY_OPS[family].length + 1, ops = o?.operands;
-    // operands of `digits` digits (the first one) and at most that many (the others), as the sampler draws them
-    const fits = Array.isArray(ops) && ops.length === n && ops.every((v, j) => Number.isSafeInteger(v) && v >= 0
-      && String(v).length <= digits && (j > 0 || String(v).length === digits));
-    if (o?.family !== family || !fits) throw new ConfigError(`${file}:${i + 1} is no ${family} problem of ${digits} digits`);
-    let p: Problem;
-    try {
-      p = solve(family, ops as number[]);
-    } catch (e) {
-      throw new ConfigError(`${file}:${i + 1}: ${(e as Error).message}`);
-    }
-    if (p.answer.join('') !== o.answer) {
-      throw new ConfigError(`${file}:${i + 1}: stored answer ${o.answer} differs from the solution ${p.answer.join('')}`);
-    }
-    return p;
-  });
+  return fs
+    .readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line, i) => {
+      let o: { family?: unknown; operands?: unknown; answer?: unknown };
+      try {
+        o = JSON.parse(line);
+      } catch {
+        throw new ConfigError(`${file}:${i + 1} is not valid JSON`);
+      }
+      const n = FAMILY_OPS[family].length + 1,
+        ops = o?.operands;
+      // operands of `digits` digits (the first one) and at most that many (the others), as the sampler draws them
+      const fits =
+        Array.isArray(ops) &&
+        ops.length === n &&
+        ops.every(
+          (v, j) =>
+            Number.isSafeInteger(v) && v >= 0 && String(v).length <= digits && (j > 0 || String(v).length === digits),
+        );
+      if (o?.family !== family || !fits)
+        throw new ConfigError(`${file}:${i + 1} is no ${family} problem of ${digits} digits`);
+      let p: Problem;
+      try {
+        p = solve(family, ops as number[]);
+      } catch (e) {
+        throw new ConfigError(`${file}:${i + 1}: ${(e as Error).message}`);
+      }
+      if (p.answer.join('') !== o.answer) {
+        throw new ConfigError(
+          `${file}:${i + 1}: stored answer ${o.answer} differs from the solution ${p.answer.join('')}`,
+        );
+      }
+      return p;
+    });
 }
 
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

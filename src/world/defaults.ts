@@ -35,10 +35,15 @@ export const defaultWorld: WorldConfig = {
 /** Throws a ConfigError naming the first bad world knob (cells outside the training families, a noise not in [0, 1)). */
 export function checkWorldConfig(w: WorldConfig): void {
   if (w.trainCells != null) {
-    if (!Array.isArray(w.trainCells) || w.trainCells.length === 0) throw new ConfigError('world.trainCells must be null or a non-empty list');
+    if (!Array.isArray(w.trainCells) || w.trainCells.length === 0)
+      throw new ConfigError('world.trainCells must be null or a non-empty list');
     for (const c of w.trainCells) {
-      if (!w.trainFamilies.includes(c.family)) throw new ConfigError(`world.trainCells: family "${c.family}" is not a training family (${w.trainFamilies.join(', ')})`);
-      if (!Number.isInteger(c.digits) || c.digits < 1 || c.digits > 8) throw new ConfigError(`world.trainCells: digits must be an integer in 1..8 (got ${c.digits})`);
+      if (!w.trainFamilies.includes(c.family))
+        throw new ConfigError(
+          `world.trainCells: family "${c.family}" is not a training family (${w.trainFamilies.join(', ')})`,
+        );
+      if (!Number.isInteger(c.digits) || c.digits < 1 || c.digits > 8)
+        throw new ConfigError(`world.trainCells: digits must be an integer in 1..8 (got ${c.digits})`);
     }
   }
   const eps = w.labelNoise ?? 0;
@@ -51,6 +56,7 @@ export function drawTrainingProblem(world: WorldConfig, rng: Rng): Problem {
     const cell = world.trainCells[rng.int(world.trainCells.length)];
     return sampleProblem(cell.family, cell.digits, rng, world.problems);
   }
-  const f: Family = world.trainFamilies[rng.int(world.trainFamilies.length)], ds = world.digits[f];
+  const f: Family = world.trainFamilies[rng.int(world.trainFamilies.length)],
+    ds = world.digits[f];
   return sampleProblem(f, ds[rng.int(ds.length)], rng, world.problems);
 }

@@ -8,11 +8,23 @@ import { MAX_COLUMNS } from './vocab.js';
 export const FAMILIES = ['add', 'sub', 'chain', 'chain_ood'] as const;
 export type Family = (typeof FAMILIES)[number];
 /** operators per family; chain_ood (a - b + c) is an unseen combination held out of SFT and RL */
-export const FAMILY_OPS: Record<Family, ('+' | '-')[]> = { add: ['+'], sub: ['-'], chain: ['+', '-'], chain_ood: ['-', '+'] };
+export const FAMILY_OPS: Record<Family, ('+' | '-')[]> = {
+  add: ['+'],
+  sub: ['-'],
+  chain: ['+', '-'],
+  chain_ood: ['-', '+'],
+};
 export const TRAIN_FAMILIES: Family[] = ['add', 'sub', 'chain'];
 
 /** One column step: inputs x (running value) and y (next operand) at column k, carry/borrow in, digit, carry/borrow out. */
-export interface Column { k: number; x: number; y: number; cin: number; d: number; cout: number }
+export interface Column {
+  k: number;
+  x: number;
+  y: number;
+  cin: number;
+  d: number;
+  cout: number;
+}
 
 export interface Problem {
   family: Family;
@@ -26,7 +38,8 @@ export interface Problem {
 }
 
 export function checkFamily(f: string): Family {
-  if (!(FAMILIES as readonly string[]).includes(f)) throw new ConfigError(`unknown family "${f}" (known: ${FAMILIES.join(', ')})`);
+  if (!(FAMILIES as readonly string[]).includes(f))
+    throw new ConfigError(`unknown family "${f}" (known: ${FAMILIES.join(', ')})`);
   return f as Family;
 }
 
@@ -37,11 +50,14 @@ export function digitsLsb(v: number, width: number): number[] {
 
 /** Column pass of x (op) y over `width` columns. */
 export function columnPass(x: number, y: number, op: '+' | '-', width: number): { columns: Column[]; value: number } {
-  const xs = digitsLsb(x, width), ys = digitsLsb(y, width), columns: Column[] = [];
+  const xs = digitsLsb(x, width),
+    ys = digitsLsb(y, width),
+    columns: Column[] = [];
   let cin = 0;
   for (let k = 0; k < width; k++) {
     const t = op === '+' ? xs[k] + ys[k] + cin : xs[k] - ys[k] - cin;
-    const d = ((t % 10) + 10) % 10, cout = op === '+' ? (t >= 10 ? 1 : 0) : (t < 0 ? 1 : 0);
+    const d = ((t % 10) + 10) % 10,
+      cout = op === '+' ? (t >= 10 ? 1 : 0) : t < 0 ? 1 : 0;
     columns.push({ k, x: xs[k], y: ys[k], cin, d, cout });
     cin = cout;
   }
@@ -51,10 +67,14 @@ export function columnPass(x: number, y: number, op: '+' | '-', width: number): 
 /** Widths of each pass and of the answer for a family at n digits. */
 export function passWidths(family: Family, n: number): number[] {
   switch (family) {
-    case 'add': return [n];          // the final carry is the answer's leading digit
-    case 'sub': return [n];
-    case 'chain': return [n, n + 1]; // (a + b) has n+1 digits, then - c over n+1 columns
-    case 'chain_ood': return [n, n]; // (a - b) has n digits, then + c; final carry leads
+    case 'add':
+      return [n]; // the final carry is the answer's leading digit
+    case 'sub':
+      return [n];
+    case 'chain':
+      return [n, n + 1]; // (a + b) has n+1 digits, then - c over n+1 columns
+    case 'chain_ood':
+      return [n, n]; // (a - b) has n digits, then + c; final carry leads
   }
 }
 
@@ -64,7 +84,9 @@ export function answerWidth(family: Family, n: number): number {
 
 /** Solve a problem exactly from its operands. */
 export function solve(family: Family, operands: number[]): Problem {
-  const n = String(operands[0]).length, ops = FAMILY_OPS[family], widths = passWidths(family, n);
+  const n = String(operands[0]).length,
+    ops = FAMILY_OPS[family],
+    widths = passWidths(family, n);
   let value = operands[0];
   const passes: Column[][] = [];
   ops.forEach((op, i) => {
@@ -83,7 +105,8 @@ export function solve(family: Family, operands: number[]): Problem {
  * returned unchanged.
  */
 export function surfaceForm(p: Problem): Problem {
-  if (p.family === 'add' || p.family === 'chain') return solve(p.family, [p.operands[1], p.operands[0], ...p.operands.slice(2)]);
+  if (p.family === 'add' || p.family === 'chain')
+    return solve(p.family, [p.operands[1], p.operands[0], ...p.operands.slice(2)]);
   return p;
 }
 
@@ -102,7 +125,12 @@ function nDigit(n: number, rng: Rng): number {
 }
 
 /** Sample a problem of `family` with `digits`-digit operands (first operand >= the others where needed). */
-export function sampleProblem(family: Family, digits: number, rng: Rng, knobs: ProblemKnobs = { carryFreeShare: null }): Problem {
+export function sampleProblem(
+  family: Family,
+  digits: number,
+  rng: Rng,
+  knobs: ProblemKnobs = { carryFreeShare: null },
+): Problem {
   checkFamily(family);
   requireInteger('digits', digits, 1, MAX_COLUMNS - 1);
   if (knobs.carryFreeShare !== null) requireProbability('carryFreeShare', knobs.carryFreeShare);
@@ -112,12 +140,16 @@ export function sampleProblem(family: Family, digits: number, rng: Rng, knobs: P
     let operands: number[];
     if (family === 'add') operands = ops.slice(0, 2);
     else if (family === 'sub') operands = [Math.max(ops[0], ops[1]), Math.min(ops[0], ops[1])];
-    else if (family === 'chain') { if (ops[2] > ops[0] + ops[1]) continue; operands = ops; }
-    else operands = [Math.max(ops[0], ops[1]), Math.min(ops[0], ops[1]), ops[2]];
+    else if (family === 'chain') {
+      if (ops[2] > ops[0] + ops[1]) continue;
+      operands = ops;
+    } else operands = [Math.max(ops[0], ops[1]), Math.min(ops[0], ops[1]), ops[2]];
     const p = solve(family, operands);
     if (wantFree === null || isCarryFree(p) === wantFree) return p;
   }
-  throw new ConfigError(`could not sample a ${wantFree ? 'carry-free' : 'carrying'} ${family} problem with ${digits} digits`);
+  throw new ConfigError(
+    `could not sample a ${wantFree ? 'carry-free' : 'carrying'} ${family} problem with ${digits} digits`,
+  );
 }
 
 export const domainOf = (f: Family) => `arith/${f}`;

@@ -29,13 +29,20 @@ export interface ProcessScore {
 
 /** The process score of trace t for problem p (see the header for how steps count). */
 export function processScore(p: Problem, t: Pick<ParsedTrace, 'passes'>): ProcessScore {
-  const total = p.passes.reduce((s, cols) => s + cols.length, 0), credited: boolean[] = [];
-  let correct = 0, extra = 0;
+  const total = p.passes.reduce((s, cols) => s + cols.length, 0),
+    credited: boolean[] = [];
+  let correct = 0,
+    extra = 0;
   t.passes.forEach((steps, i) => {
-    const truth = p.passes[i], seen = new Set<number>();
+    const truth = p.passes[i],
+      seen = new Set<number>();
     for (const s of steps) {
       const want = truth?.[s.k];
-      if (!want || seen.has(s.k)) { extra++; credited.push(false); continue; }
+      if (!want || seen.has(s.k)) {
+        extra++;
+        credited.push(false);
+        continue;
+      }
       seen.add(s.k);
       const ok = s.x === want.x && s.y === want.y && s.cin === want.cin && s.cout === want.cout && s.d === want.d;
       if (ok) correct++;
@@ -55,7 +62,10 @@ export function stepEndPositions(t: Pick<ParsedTrace, 'passes'>): number[] {
   let at = 0;
   t.passes.forEach((steps, i) => {
     if (i > 0) at += 1;
-    for (let j = 0; j < steps.length; j++) { out.push(at + 5); at += 6; }
+    for (let j = 0; j < steps.length; j++) {
+      out.push(at + 5);
+      at += 6;
+    }
   });
   return out;
 }
@@ -64,10 +74,17 @@ export function stepEndPositions(t: Pick<ParsedTrace, 'passes'>): number[] {
  * Dense process rewards over a completion of `length` tokens: each credited step earns 1 / (total + extra) on its
  * last token, so the rewards sum to the process score and the credit of a wrong step is missing at that step.
  */
-export function denseProcessRewards(p: Problem, t: Pick<ParsedTrace, 'passes'>, length: number,
-  s: ProcessScore = processScore(p, t)): number[] {
-  const ends = stepEndPositions(t), out = new Array<number>(length).fill(0);
+export function denseProcessRewards(
+  p: Problem,
+  t: Pick<ParsedTrace, 'passes'>,
+  length: number,
+  s: ProcessScore = processScore(p, t),
+): number[] {
+  const ends = stepEndPositions(t),
+    out = new Array<number>(length).fill(0);
   const unit = s.total + s.extra === 0 ? 0 : 1 / (s.total + s.extra);
-  s.credited.forEach((c, j) => { if (c && ends[j] < length) out[ends[j]] += unit; });
+  s.credited.forEach((c, j) => {
+    if (c && ends[j] < length) out[ends[j]] += unit;
+  });
   return out;
 }

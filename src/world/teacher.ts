@@ -10,7 +10,8 @@ export const STYLES = ['systematic', 'verified', 'shortcut', 'sloppy', 'redundan
 export type Style = (typeof STYLES)[number];
 
 export function checkStyle(s: string): Style {
-  if (!(STYLES as readonly string[]).includes(s)) throw new ConfigError(`unknown style "${s}" (known: ${STYLES.join(', ')})`);
+  if (!(STYLES as readonly string[]).includes(s))
+    throw new ConfigError(`unknown style "${s}" (known: ${STYLES.join(', ')})`);
   return s as Style;
 }
 
@@ -28,10 +29,11 @@ function writePass(xs: number[], ys: number[], op: '+' | '-', sloppy: boolean, w
   const cols: Step[] = [];
   let cin = 0;
   xs.forEach((x, k) => {
-    const y = ys[k], c = sloppy ? 0 : cin;
+    const y = ys[k],
+      c = sloppy ? 0 : cin;
     const t = op === '+' ? x + y + c : x - y - c;
     let d = ((t % 10) + 10) % 10;
-    const cout = sloppy ? 0 : op === '+' ? (t >= 10 ? 1 : 0) : (t < 0 ? 1 : 0);
+    const cout = sloppy ? 0 : op === '+' ? (t >= 10 ? 1 : 0) : t < 0 ? 1 : 0;
     if (k === wrongAt) d = (d + 1 + rng.int(9)) % 10;
     cols.push({ k, x, y, cin: c, d, cout });
     cin = cout;
@@ -43,14 +45,25 @@ function writePass(xs: number[], ys: number[], op: '+' | '-', sloppy: boolean, w
 // (a transformer trained with the digit first learned the carry but never the digit)
 const stepTokens = (s: Step) => [`C${s.k}`, String(s.x), String(s.y), String(s.cin), String(s.cout), String(s.d)];
 
-export interface TeacherTrace { style: Style; tokens: string[]; erred: boolean }
+export interface TeacherTrace {
+  style: Style;
+  tokens: string[];
+  erred: boolean;
+}
 
 /** Write a completion for problem p in the given style. */
-export function writeTrace(p: Problem, style: Style, rng: Rng, knobs: TeacherKnobs = defaultTeacherKnobs): TeacherTrace {
+export function writeTrace(
+  p: Problem,
+  style: Style,
+  rng: Rng,
+  knobs: TeacherKnobs = defaultTeacherKnobs,
+): TeacherTrace {
   checkStyle(style);
   requireProbability('errorRate', knobs.errorRate);
   requireProbability('verifyMiss', knobs.verifyMiss);
-  const ops = FAMILY_OPS[p.family], widths = passWidths(p.family, p.digits), width = answerWidth(p.family, p.digits);
+  const ops = FAMILY_OPS[p.family],
+    widths = passWidths(p.family, p.digits),
+    width = answerWidth(p.family, p.digits);
   const erred = rng.next() < knobs.errorRate;
   const wrongPass = erred ? rng.int(ops.length) : -1;
   // passes computed from what was written, so a wrong intermediate digit flows into the next pass
@@ -58,10 +71,19 @@ export function writeTrace(p: Problem, style: Style, rng: Rng, knobs: TeacherKno
   let xs = digitsLsb(p.operands[0], widths[0]);
   ops.forEach((op, i) => {
     const ys = digitsLsb(p.operands[i + 1], widths[i]);
-    const cols = writePass(xs, ys, op, style === 'sloppy' || style === 'shortcut', i === wrongPass ? rng.int(widths[i]) : -1, rng);
+    const cols = writePass(
+      xs,
+      ys,
+      op,
+      style === 'sloppy' || style === 'shortcut',
+      i === wrongPass ? rng.int(widths[i]) : -1,
+      rng,
+    );
     passes.push(cols);
     if (i + 1 < ops.length) {
-      const v = answerFromPass(cols, widths[i + 1]).slice().reverse();
+      const v = answerFromPass(cols, widths[i + 1])
+        .slice()
+        .reverse();
       xs = Array.from({ length: widths[i + 1] }, (_, k) => v[k] ?? 0);
     }
   });
@@ -83,7 +105,8 @@ export function writeTrace(p: Problem, style: Style, rng: Rng, knobs: TeacherKno
   if (style === 'verified') {
     // recompute every final-pass digit from the written inputs; revise the ones that disagree
     const recomputed = final.map((c) => {
-      const op = ops[ops.length - 1], t = op === '+' ? c.x + c.y + c.cin : c.x - c.y - c.cin;
+      const op = ops[ops.length - 1],
+        t = op === '+' ? c.x + c.y + c.cin : c.x - c.y - c.cin;
       return ((t % 10) + 10) % 10;
     });
     const missed = rng.next() < knobs.verifyMiss;

@@ -21,7 +21,14 @@ export function promptTokens(p: Problem, role: Role = 'reason', extra: string[] 
   return out;
 }
 
-export interface Step { k: number; x: number; y: number; cin: number; d: number; cout: number }
+export interface Step {
+  k: number;
+  x: number;
+  y: number;
+  cin: number;
+  d: number;
+  cout: number;
+}
 
 export interface ParsedTrace {
   passes: Step[][];
@@ -43,20 +50,36 @@ const column = (t: string | undefined) => (t !== undefined && /^C[0-9]$/.test(t)
 
 /** Parse a completion (tokens after the prompt). Never throws; problems go to `issues`. */
 export function parseTrace(tokens: readonly string[]): ParsedTrace {
-  const r: ParsedTrace = { passes: [], verify: null, revisions: [], answer: null, terminated: false, issues: [], length: 0 };
+  const r: ParsedTrace = {
+    passes: [],
+    verify: null,
+    revisions: [],
+    answer: null,
+    terminated: false,
+    issues: [],
+    length: 0,
+  };
   const eos = tokens.indexOf('<eos>');
   r.length = eos >= 0 ? eos + 1 : tokens.length;
   let i = 0;
-  const fail = (why: string) => { r.issues.push(`${why} at token ${i}`); return r; };
+  const fail = (why: string) => {
+    r.issues.push(`${why} at token ${i}`);
+    return r;
+  };
   let pass: Step[] | null = null;
   while (column(tokens[i]) >= 0 || tokens[i] === '|') {
     if (tokens[i] === '|') {
       if (!pass || pass.length === 0) return fail('empty pass');
-      pass = null; i++; continue;
+      pass = null;
+      i++;
+      continue;
     }
     const v = [1, 2, 3, 4, 5].map((j) => digit(tokens[i + j]));
     if (v.some((x) => x < 0)) return fail('malformed column step');
-    if (!pass) { pass = []; r.passes.push(pass); }
+    if (!pass) {
+      pass = [];
+      r.passes.push(pass);
+    }
     pass.push({ k: column(tokens[i]), x: v[0], y: v[1], cin: v[2], cout: v[3], d: v[4] });
     i += 6;
   }
@@ -66,11 +89,15 @@ export function parseTrace(tokens: readonly string[]): ParsedTrace {
     while (digit(tokens[i]) >= 0) r.verify.push(digit(tokens[i++]));
     if (tokens[i] === 'R') {
       i++;
-      while (column(tokens[i]) >= 0 && digit(tokens[i + 1]) >= 0) { r.revisions.push({ k: column(tokens[i]), d: digit(tokens[i + 1]) }); i += 2; }
+      while (column(tokens[i]) >= 0 && digit(tokens[i + 1]) >= 0) {
+        r.revisions.push({ k: column(tokens[i]), d: digit(tokens[i + 1]) });
+        i += 2;
+      }
       if (r.revisions.length === 0) return fail('empty revision');
     }
   }
-  if (tokens[i] !== 'A') return fail(i >= tokens.length ? 'truncated before the answer' : `expected A, got ${tokens[i]}`);
+  if (tokens[i] !== 'A')
+    return fail(i >= tokens.length ? 'truncated before the answer' : `expected A, got ${tokens[i]}`);
   i++;
   const ans: number[] = [];
   while (digit(tokens[i]) >= 0) ans.push(digit(tokens[i++]));
@@ -86,13 +113,21 @@ export function parseTrace(tokens: readonly string[]): ParsedTrace {
 export const answerOf = (t: ParsedTrace): string | null => (t.terminated && t.answer ? t.answer.join('') : null);
 
 export function isCorrect(p: Problem, t: ParsedTrace): boolean {
-  return t.terminated && t.answer !== null && t.answer.length === p.answer.length && t.answer.every((d, i) => d === p.answer[i]);
+  return (
+    t.terminated &&
+    t.answer !== null &&
+    t.answer.length === p.answer.length &&
+    t.answer.every((d, i) => d === p.answer[i])
+  );
 }
 
 /** Token ids up to and including the first <eos> (or all of them). */
 export function cutAtEos(ids: ArrayLike<number>): number[] {
   const out: number[] = [];
-  for (let i = 0; i < ids.length; i++) { out.push(ids[i]); if (ids[i] === EOS) break; }
+  for (let i = 0; i < ids.length; i++) {
+    out.push(ids[i]);
+    if (ids[i] === EOS) break;
+  }
   return out;
 }
 

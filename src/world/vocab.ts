@@ -5,13 +5,42 @@ export const COLUMN_TOKENS = Array.from({ length: MAX_COLUMNS }, (_, k) => `C${k
 export const ROLES = ['<reason>', '<rubric>', '<hint>'] as const;
 export type Role = 'reason' | 'rubric' | 'hint';
 export const CATEGORY_TOKENS = ['K:dec', 'K:val', 'K:cla', 'K:foc', 'K:spe'] as const;
-export const CRITERION_TOKENS = ['STEPS', 'ORDER', 'NSTEP', 'SHORT', 'VERIFY', 'REVISE', 'CARRY', 'STEPOK', 'REPEAT', 'LEN', 'COL', 'NDIG', 'MATCH'] as const;
+export const CRITERION_TOKENS = [
+  'STEPS',
+  'ORDER',
+  'NSTEP',
+  'SHORT',
+  'VERIFY',
+  'REVISE',
+  'CARRY',
+  'STEPOK',
+  'REPEAT',
+  'LEN',
+  'COL',
+  'NDIG',
+  'MATCH',
+] as const;
 export const POINT_TOKENS = ['P-3', 'P-2', 'P-1', 'P+1', 'P+2', 'P+3'] as const;
 
 export const VOCAB: readonly string[] = [
-  '<pad>', '<eos>', ...ROLES,
-  ...DIGITS, '+', '-', '=', 'Q', 'A', 'V', 'R', '|', ';', 'H', ...COLUMN_TOKENS,
-  ...CATEGORY_TOKENS, ...CRITERION_TOKENS, ...POINT_TOKENS,
+  '<pad>',
+  '<eos>',
+  ...ROLES,
+  ...DIGITS,
+  '+',
+  '-',
+  '=',
+  'Q',
+  'A',
+  'V',
+  'R',
+  '|',
+  ';',
+  'H',
+  ...COLUMN_TOKENS,
+  ...CATEGORY_TOKENS,
+  ...CRITERION_TOKENS,
+  ...POINT_TOKENS,
 ];
 export const V = VOCAB.length;
 const INDEX = new Map(VOCAB.map((t, i) => [t, i]));
