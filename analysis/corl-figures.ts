@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, type Row } from '../src/io/table.js';
-import { CORL_METHODS } from '../src/methods/table1.js';
+import { CORL_METHODS } from '../src/methods/tables/table1.js';
 import type { Figure } from './figures.js';
 
 /** One colour per CO-RL method, in every CO-RL figure. */

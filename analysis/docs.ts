@@ -29,8 +29,8 @@ import * as path from 'node:path';
 import { readCsv, type Cell, type Row } from '../src/io/table.js';
 import { ConfigError } from '../src/io/validate.js';
 import { runMain } from '../src/cli/args.js';
-import { METHODS } from '../src/methods/table2.js';
-import { CORL_METHODS } from '../src/methods/table1.js';
+import { METHODS } from '../src/methods/tables/table2.js';
+import { CORL_METHODS } from '../src/methods/tables/table1.js';
 
 /** Labels of method ids, columns and options, shared by every table (a marker's label:KEY overrides). */
 export const LABELS: Record<string, string> = {

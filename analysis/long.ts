@@ -15,7 +15,7 @@ import {
   meanCi,
   withEndpoints,
 } from './aggregate.js';
-import { LONG_ROWS, METHODS, TABLE2_ARCHIVE } from '../src/methods/table2.js';
+import { LONG_ROWS, METHODS, TABLE2_ARCHIVE } from '../src/methods/tables/table2.js';
 import { mean } from '../src/util/stats.js';
 import { checkSameInputs, FINAL_COLUMNS, finalTable, runScores, runsWithArchive, TABLE2_CLAIMS } from './table2.js';
 import { PARITY_COLUMNS, updateParity } from './parity.js';

@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, type Row } from '../src/io/table.js';
-import { EVOLM_ABLATIONS, EVOLM_QUESTION, METHODS, TABLE2_ROWS } from '../src/methods/table2.js';
+import { EVOLM_ABLATIONS, EVOLM_QUESTION, METHODS, TABLE2_ROWS } from '../src/methods/tables/table2.js';
 import type { Figure } from './figures.js';
 import { longFigure } from './long.js';
 import { band, FAMILY_COLORS, METHOD_COLORS } from './style.js';

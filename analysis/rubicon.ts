@@ -24,8 +24,8 @@ import {
   type Claim,
   type Scores,
 } from './aggregate.js';
-import { RUBICON_REPORTED, TASK_PAIRS, type TaskPair } from '../src/methods/rubicon.js';
-import { hasDefence, RUBICON_ARCHIVE, RUBICON_PROFILES, type Defence } from '../src/methods/rubicon-train.js';
+import { RUBICON_REPORTED, TASK_PAIRS, type TaskPair } from '../src/rubrics/rubicon.js';
+import { hasDefence, RUBICON_ARCHIVE, RUBICON_PROFILES, type Defence } from '../src/methods/trainers/rubicon-train.js';
 import type { AggregatorName } from '../src/rubrics/aggregators.js';
 import { runMain } from '../src/cli/args.js';
 

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { readCsv, type Row } from '../src/io/table.js';
 import { findFinishedRuns, readMetrics } from '../src/io/run.js';
 import { meanInterval } from '../src/util/stats.js';
-import { METHODS } from '../src/methods/table2.js';
+import { METHODS } from '../src/methods/tables/table2.js';
 import type { Figure } from './figures.js';
 import { band, METHOD_COLORS } from './style.js';
 

@@ -9,7 +9,7 @@ import { parseArgs, runMain } from '../src/cli/args.js';
 import { loadJsonConfig } from '../src/io/run.js';
 import { expandSweep, type SweepConfig } from '../src/io/sweep.js';
 import { readCsv, writeCsv, writeFileAtomic, type Row } from '../src/io/table.js';
-import { PROCESS_WEIGHT } from '../src/methods/process-oracle.js';
+import { PROCESS_WEIGHT } from '../src/methods/trainers/process-oracle.js';
 import { verifySums } from '../src/io/checksums.js';
 import { ConfigError } from '../src/io/validate.js';
 import { mean, meanInterval } from '../src/util/stats.js';
@@ -25,7 +25,7 @@ import {
   seedsFor,
   tTestP,
 } from '../src/util/power.js';
-import { CAMPAIGN_ARMS, CAMPAIGN_ARMS_M } from '../src/methods/table2.js';
+import { CAMPAIGN_ARMS, CAMPAIGN_ARMS_M } from '../src/methods/tables/table2.js';
 import { PARITY_COLUMNS, updateParity } from './parity.js';
 import { readMetrics } from '../src/io/run.js';
 
@@ -451,7 +451,8 @@ const mdTable = (cols: string[], rows: (string | number)[][]) =>
 /**
  * The pre-registration, written from the committed inputs alone: the regime criterion, the pilot's SDs and seeds rule
  * (never its means), the committed spread at M, and the pilot's run costs. Fixed once committed: the campaign changes
- * nothing it names.
+ * nothing it names, its text included: file paths are as they stood when it was committed (src/methods/table2.ts is
+ * src/methods/tables/table2.ts since), and `make verify-results` regenerates it byte for byte.
  */
 export function preregistrationText(o: {
   criterion: Row[];

@@ -36,7 +36,7 @@ import {
   OVERLAP_PROTOCOLS,
   pairRows,
   profileGroups,
-} from '../src/methods/table1.js';
+} from '../src/methods/tables/table1.js';
 
 export const COLDSTART_REPORT = 'results/coldstart/report.csv';
 

@@ -26,7 +26,7 @@ import { runMain } from '../src/cli/args.js';
 import { ConfigError } from '../src/io/validate.js';
 import { CLAIM_PARITY_COLUMNS, claimParity, PARITY_COLUMNS, updateParity } from './parity.js';
 import { mean } from '../src/util/stats.js';
-import { REPORTED, TABLE2_ROWS, METHODS, TABLE2_ARCHIVE, profileSpec } from '../src/methods/table2.js';
+import { REPORTED, TABLE2_ROWS, METHODS, TABLE2_ARCHIVE, profileSpec } from '../src/methods/tables/table2.js';
 
 /** Finished run directories of a profile: runs/table2/<profile>/<size>/<method>/seed-<n>. */
 export function finishedRuns(

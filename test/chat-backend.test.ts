@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ChatBackend, checkRubric, llmRoles, RUBRIC_SCHEMA } from '../src/models/chat.js';
-import { defaultServiceConfig } from '../src/methods/reward-routes.js';
+import { defaultServiceConfig } from '../src/methods/service/reward-routes.js';
 import { startRewardServer } from '../src/cli/reward-server.js';
 
 type Script = (

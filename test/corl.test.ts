@@ -18,7 +18,7 @@ import {
   matchedPair,
   OVERLAP_PROTOCOLS,
   pairRows,
-} from '../src/methods/table1.js';
+} from '../src/methods/tables/table1.js';
 import type { Problem } from '../src/world/problems.js';
 
 const close = (x: number, y: number) => Math.abs(x - y) < 1e-12;
@@ -154,7 +154,7 @@ describe('CO-RL partners matched in cold-start accuracy', function () {
 describe('CO-RL theory rules (hand-made sample sets)', () => {
   it('plurality is right with p < 1/2 where the separatrix rule says wrong', async () => {
     const { correctShare, predictPlurality, predictPooledPlurality, predictCoTraining, predictSelfReward } =
-      await import('../src/methods/corl-analysis.js');
+      await import('../src/methods/tables/corl-analysis.js');
     const problems = [prob('3'), prob('4'), prob('5'), prob('6')];
     const answers = [
       ['3', '5', '7', '3', '9'], // p = 0.4: separatrix wrong, plurality '3' right
@@ -188,7 +188,7 @@ describe('CO-RL theory rules (hand-made sample sets)', () => {
 describe('CO-RL run records', function () {
   this.timeout(300000);
   it('the kept problems: per family, one per difficulty in turn', async () => {
-    const { sampleProblems } = await import('../src/methods/corl-analysis.js');
+    const { sampleProblems } = await import('../src/methods/tables/corl-analysis.js');
     const load = (f: string, d: number) =>
       Array.from({ length: 4 }, (_, i) => ({ ...prob('1', f), digits: d, operands: [i] }) as Problem);
     const ps = sampleProblems(5, load as never);
@@ -213,7 +213,7 @@ describe('CO-RL run records', function () {
   it('completion rows: the text, its answer and whether it is the truth', async () => {
     const { initBackend } = await import('../src/models/backend.js');
     const { loadPolicy } = await import('../src/models/index.js');
-    const { completionRows } = await import('../src/methods/corl-analysis.js');
+    const { completionRows } = await import('../src/methods/tables/corl-analysis.js');
     const { answerOf, parseTrace } = await import('../src/world/trace.js');
     const { makeRng } = await import('../src/util/random.js');
     await initBackend();
@@ -308,7 +308,7 @@ describe('CO-RL error overlap figure (Fig. 2(d) analogue)', () => {
 describe('CO-RL Table 8 at size M (profile table8)', function () {
   this.timeout(300000);
   it("the profile trains the M agents, each family's S model as the same-family partner; full keeps its groups", async () => {
-    const { profileGroups, TABLE8_GROUPS, CORL_REPORTED_TABLE8 } = await import('../src/methods/table1.js');
+    const { profileGroups, TABLE8_GROUPS, CORL_REPORTED_TABLE8 } = await import('../src/methods/tables/table1.js');
     assert.deepEqual(profileGroups('table8'), TABLE8_GROUPS);
     assert.deepEqual(TABLE8_GROUPS.corl_diff_family, [['transformer-M', 'gru-M']]);
     assert.deepEqual(TABLE8_GROUPS.corl_same_family, [
@@ -365,7 +365,7 @@ describe('CO-RL Table 8 at size M (profile table8)', function () {
       ['transformer-M|corl_diff_family'],
     );
     // every claim is a difference Table 8 reports on the claimed side of 0 for the model the agent plays
-    const { CORL_REPORTED_TABLE8 } = await import('../src/methods/table1.js');
+    const { CORL_REPORTED_TABLE8 } = await import('../src/methods/tables/table1.js');
     const paper = (key: string) => {
       const [agent, method] = key.split('|');
       return CORL_REPORTED_TABLE8.find((r) => r.analogue === agent && r.method === method)!.average;

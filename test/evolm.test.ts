@@ -16,13 +16,13 @@ import {
   sampleLayout,
   temporalGapSteps,
   type EvolmConfig,
-} from '../src/methods/evolm.js';
+} from '../src/methods/trainers/evolm.js';
 import type { Policy } from '../src/models/policy.js';
 import { oracleJudge } from '../src/models/verifier.js';
 import { referenceRubric } from '../src/rubrics/rubric.js';
 import { normalisedScore } from '../src/rubrics/rewards.js';
 import { decode } from '../src/world/vocab.js';
-import { coldStartCheckpoint } from '../src/methods/table2.js';
+import { coldStartCheckpoint } from '../src/methods/tables/table2.js';
 import { ConfigError } from '../src/io/validate.js';
 import { makeRng } from '../src/util/random.js';
 
@@ -212,7 +212,7 @@ describe('EvoLM training', function () {
   });
   it('rubric quality reads what the writer reads: the committed cold start cannot write from the question alone', async function () {
     if (!fs.existsSync(coldStartCheckpoint('S'))) this.skip();
-    const { preferencePairs, rubricatorQuality } = await import('../src/methods/rubric-quality.js');
+    const { preferencePairs, rubricatorQuality } = await import('../src/methods/tables/rubric-quality.js');
     const policy = loadPolicy(coldStartCheckpoint('S'));
     const pairs = preferencePairs(policy, 1, 4, makeRng(1)).slice(0, 6);
     const judge = (

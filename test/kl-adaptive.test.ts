@@ -7,9 +7,9 @@ import * as path from 'node:path';
 import { initBackend, tf } from '../src/models/backend.js';
 import { loadPolicy } from '../src/models/index.js';
 import { adaptOptimizer, adaptRate, LR_FACTOR, MAX_LR, MIN_LR, rateOf } from '../src/rl/kl-adaptive.js';
-import { defaultRlcerConfig, makeRlcerTrainer } from '../src/methods/rlcer.js';
-import { defaultEvolmConfig, makeEvolmTrainer } from '../src/methods/evolm.js';
-import { coldStartCheckpoint, methodSpec, rlvrKlTarget, TABLE2_ARCHIVE } from '../src/methods/table2.js';
+import { defaultRlcerConfig, makeRlcerTrainer } from '../src/methods/trainers/rlcer.js';
+import { defaultEvolmConfig, makeEvolmTrainer } from '../src/methods/trainers/evolm.js';
+import { coldStartCheckpoint, methodSpec, rlvrKlTarget, TABLE2_ARCHIVE } from '../src/methods/tables/table2.js';
 import { ConfigError } from '../src/io/validate.js';
 import { makeRng } from '../src/util/random.js';
 

@@ -14,7 +14,7 @@ import {
   makeLabelFreeTrainer,
   rentReward,
   ttrlRewards,
-} from '../src/methods/label-free.js';
+} from '../src/methods/trainers/label-free.js';
 import { ConfigError } from '../src/io/validate.js';
 import { makeRng } from '../src/util/random.js';
 import { V } from '../src/world/vocab.js';
@@ -96,7 +96,7 @@ describe('CO-RL analysis (hand-computed)', () => {
       passes: [],
     }) as never;
   it('pair overlap codes correct as 0, shared wrong answers alike, silences apart', async () => {
-    const { pairOverlap } = await import('../src/methods/corl-analysis.js');
+    const { pairOverlap } = await import('../src/methods/tables/corl-analysis.js');
     const problems = [p('11'), p('22'), p('33'), p('44')];
     // draws: (correct, correct), (wrong 5, wrong 5), (correct, wrong), (none, none)
     const o = pairOverlap(problems, [['11'], ['05'], ['33'], [null]], [['11'], ['05'], ['34'], [null]]);
@@ -107,7 +107,7 @@ describe('CO-RL analysis (hand-computed)', () => {
   });
   it('theory predictions and their agreement with outcomes', async () => {
     const { predictCoTraining, predictSelfReward, predictionAgreement, correctShare } = await import(
-      '../src/methods/corl-analysis.js'
+      '../src/methods/tables/corl-analysis.js'
     );
     assert.deepEqual(predictCoTraining([0.9, 0.2, 0.5], [0.2, 0.7, 0.5]), [true, false, false]);
     assert.deepEqual(predictSelfReward([0.5, 0.51, 0.1]), [false, true, false]);
@@ -154,7 +154,7 @@ describe('CO-RL aggregation', () => {
     ]);
     assert.ok(Math.abs(Number(t[0].mean) - 0.5) < 1e-12 && Number(t[0].seeds) === 2);
     // partner_gap from the committed cold-start report: gru-S (add, sub, chain averaged) minus transformer-S
-    const { coldStartAccuracy } = await import('../src/methods/table1.js');
+    const { coldStartAccuracy } = await import('../src/methods/tables/table1.js');
     const acc = coldStartAccuracy(readCsv('results/coldstart/report.csv'));
     assert.ok(Math.abs(Number(t[0].partner_gap) - (acc['gru-S'] - acc['transformer-S'])) < 1e-12);
     const o = readCsv(path.join(out, 'error_overlap.csv'));

@@ -101,6 +101,42 @@ describe('layers', () => {
     assert.deepEqual(bad, [], `imports against the layering (README.md, Layout):\n  ${bad.join('\n  ')}`);
   });
 
+  it('src/methods/ holds trainers/, tables/ and service/ only, and no trainer imports another method file', () => {
+    const files = tsFiles('.', 'src/methods');
+    const folders = [...new Set(files.map((f) => f.split('/')[2]))].sort();
+    assert.deepEqual(folders, ['service', 'tables', 'trainers'], 'src/methods/ holds these folders and no loose file');
+    const bad = files
+      .filter((f) => f.startsWith('src/methods/trainers/'))
+      .flatMap((f) =>
+        importsOf(f, fs.readFileSync(f, 'utf8'))
+          .filter((t) => t.startsWith('src/methods/'))
+          .map((t) => `${f} imports ${t}`),
+      );
+    assert.deepEqual(bad, [], `trainers share code through src/rl/, not through each other:\n  ${bad.join('\n  ')}`);
+  });
+
+  it('src/ holds at most 5 double casts (`as unknown as`), each in a function or line that says why', () => {
+    const casts = tsFiles('.', 'src').flatMap((f) =>
+      fs
+        .readFileSync(f, 'utf8')
+        .split('\n')
+        .map((l, i) => ({ f, i, l }))
+        .filter((x) => x.l.includes('as unknown as')),
+    );
+    assert.ok(
+      casts.length <= 5,
+      `${casts.length} double casts:\n  ${casts.map((c) => `${c.f}:${c.i + 1}`).join('\n  ')}`,
+    );
+    for (const c of casts) {
+      const before = fs
+        .readFileSync(c.f, 'utf8')
+        .split('\n')
+        .slice(Math.max(0, c.i - 8), c.i)
+        .join('\n');
+      assert.match(before, /\/\/|\*\//, `${c.f}:${c.i + 1}: a double cast with no comment above it`);
+    }
+  });
+
   it('the walk finds what it must: an upward import, a same-layer one, a dynamic and a type-only import, an exit', () => {
     const text = [
       "import { a } from '../rl/advantages.js';",

@@ -17,7 +17,7 @@ import {
 } from '../src/cli/llm-server.js';
 import { ChatBackend, llmRoles } from '../src/models/chat.js';
 import { MAX_ITEMS, POINTS } from '../src/rubrics/rubric.js';
-import { defaultServiceConfig } from '../src/methods/reward-routes.js';
+import { defaultServiceConfig } from '../src/methods/service/reward-routes.js';
 import { startRewardServer } from '../src/cli/reward-server.js';
 
 // any here: the engine and the OpenAI client are loaded at run time, untyped (biome.json turns the rule off for this file)

@@ -6,10 +6,10 @@ import * as fs from 'node:fs';
 import { initBackend, tf } from '../src/models/backend.js';
 import { loadPolicy } from '../src/models/index.js';
 import { loadVerifier } from '../src/models/verifier.js';
-import { defaultRlvrConfig, makeRlvrTrainer } from '../src/methods/rlvr.js';
-import { defaultRlcerConfig, makeRlcerTrainer } from '../src/methods/rlcer.js';
-import { defaultEvolmConfig, makeEvolmTrainer } from '../src/methods/evolm.js';
-import { coldStartCheckpoint, VERIFIER_CHECKPOINT } from '../src/methods/table2.js';
+import { defaultRlvrConfig, makeRlvrTrainer } from '../src/methods/trainers/rlvr.js';
+import { defaultRlcerConfig, makeRlcerTrainer } from '../src/methods/trainers/rlcer.js';
+import { defaultEvolmConfig, makeEvolmTrainer } from '../src/methods/trainers/evolm.js';
+import { coldStartCheckpoint, VERIFIER_CHECKPOINT } from '../src/methods/tables/table2.js';
 import { makeRng } from '../src/util/random.js';
 
 /** Live tensors and RSS (MB) after `warm` steps, and after `more` further steps. */

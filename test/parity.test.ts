@@ -10,13 +10,13 @@ import { modelConfig, type Policy } from '../src/models/policy.js';
 import { defaultPpoConfig, makeCritics, makeRoleOptimizers, ppoUpdate, type PpoConfig } from '../src/rl/ppo.js';
 import type { Rollout } from '../src/rl/rollout.js';
 import { makeRng } from '../src/util/random.js';
-import { calibrationTable, generatorCalibrationTable } from '../src/methods/rate-calibration.js';
-import { defaultEvolmConfig, makeEvolmTrainer } from '../src/methods/evolm.js';
-import { coldStartCheckpoint } from '../src/methods/table2.js';
+import { calibrationTable, generatorCalibrationTable } from '../src/methods/tables/rate-calibration.js';
+import { defaultEvolmConfig, makeEvolmTrainer } from '../src/methods/trainers/evolm.js';
+import { coldStartCheckpoint } from '../src/methods/tables/table2.js';
 import { loadPolicy } from '../src/models/index.js';
 import { grpoUpdate } from '../src/rl/grpo.js';
 import type { Rng } from '../src/util/random.js';
-import { defaultRlcerConfig } from '../src/methods/rlcer.js';
+import { defaultRlcerConfig } from '../src/methods/trainers/rlcer.js';
 import { V } from '../src/world/vocab.js';
 
 const rollouts = (role: 'reason' | 'rubric', n: number, seed: number): Rollout[] => {

@@ -9,12 +9,12 @@ import * as path from 'node:path';
 import { solve } from '../src/world/problems.js';
 import { parseTrace } from '../src/world/trace.js';
 import { denseProcessRewards, processScore, stepEndPositions } from '../src/world/process.js';
-import { denseProcessOracleRewardFn, processOracleRewardFn } from '../src/methods/process-oracle.js';
+import { denseProcessOracleRewardFn, processOracleRewardFn } from '../src/methods/trainers/process-oracle.js';
 import { roleAdvantages } from '../src/rl/ppo.js';
 import { endpointsOf, scoreProblem } from '../src/rl/evaluate.js';
 import { appendGzipLines, readGzipLines } from '../src/io/gzip-lines.js';
 import { encode } from '../src/world/vocab.js';
-import type { ReasonerRollout } from '../src/methods/rlvr.js';
+import type { ReasonerRollout } from '../src/rl/trainer.js';
 
 // 47 + 38: column 0: 7 + 8 = 15 (digit 5, carry 1); column 1: 4 + 3 + 1 = 8 (digit 8, carry 0); answer 085
 const add = solve('add', [47, 38]);

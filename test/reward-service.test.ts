@@ -7,7 +7,12 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { floatJson, floatText } from '../src/io/json-http.js';
 import { startRewardServer, type RewardServer } from '../src/cli/reward-server.js';
-import { defaultServiceConfig, extractAnswer, normaliseAnswer, responseOf } from '../src/methods/reward-routes.js';
+import {
+  defaultServiceConfig,
+  extractAnswer,
+  normaliseAnswer,
+  responseOf,
+} from '../src/methods/service/reward-routes.js';
 
 const PY = '/usr/bin/python3';
 const captures = JSON.parse(fs.readFileSync('test/fixtures/openrlhf-captures.json', 'utf8')) as Record<string, string>;

@@ -16,7 +16,7 @@ import {
   passAtK,
   scoreProblem,
 } from '../src/rl/evaluate.js';
-import { outcomeReward } from '../src/methods/rlvr.js';
+import { outcomeReward } from '../src/rl/trainer.js';
 import { solve } from '../src/world/problems.js';
 import { isCorrect, parseTrace } from '../src/world/trace.js';
 import { clipByGlobalNorm, optimizerState, restoreOptimizer, type OptimizerState } from '../src/rl/optim.js';

@@ -12,7 +12,7 @@ import {
   randomValidity,
   rubricatorReward,
 } from '../src/rubrics/rewards.js';
-import { judgePairs, pairwiseAccuracy } from '../src/methods/rubric-quality.js';
+import { judgePairs, pairwiseAccuracy } from '../src/methods/tables/rubric-quality.js';
 import { defaultPpoConfig, makeRoleOptimizers, ppoUpdate } from '../src/rl/ppo.js';
 import { defaultGrpoConfig, grpoUpdate } from '../src/rl/grpo.js';
 import {
@@ -21,13 +21,13 @@ import {
   makeRlcerTrainer,
   type RewardSettings,
   type RlcerConfig,
-} from '../src/methods/rlcer.js';
-import { sftStep, sampleExample, defaultColdStartData } from '../src/methods/coldstart.js';
+} from '../src/methods/trainers/rlcer.js';
+import { sftStep, sampleExample, defaultColdStartData } from '../src/methods/trainers/coldstart.js';
 import { criterionText, parseCriterion } from '../src/rubrics/criteria.js';
 import type { Parsed, RubricItem } from '../src/rubrics/rubric.js';
 import { makeRng } from '../src/util/random.js';
 import { ConfigError } from '../src/io/validate.js';
-import { coldStartCheckpoint } from '../src/methods/table2.js';
+import { coldStartCheckpoint } from '../src/methods/tables/table2.js';
 import { decode } from '../src/world/vocab.js';
 import { promptTokens } from '../src/world/trace.js';
 import { sampleProblem } from '../src/world/problems.js';
@@ -538,7 +538,7 @@ describe('cold-start data: rubric examples written from the question alone', () 
   it('share 0 leaves the committed data stream as it was; share 1 puts no CoT in any rubric prompt', async () => {
     const { createHash } = await import('node:crypto');
     const { encode } = await import('../src/world/vocab.js');
-    const { checkColdStartData } = await import('../src/methods/coldstart.js');
+    const { checkColdStartData } = await import('../src/methods/trainers/coldstart.js');
     const stream = (share: number) => {
       const rng = makeRng(7);
       return Array.from({ length: 200 }, () =>

@@ -10,7 +10,7 @@ import { modelConfig, saveCheckpoint } from '../src/models/policy.js';
 import { makeSequenceBatch } from '../src/models/logprobs.js';
 import { defaultPpoConfig, makeRoleOptimizers, ppoGradientStep } from '../src/rl/ppo.js';
 import { readCsv } from '../src/io/table.js';
-import { checkRlvrConfig, defaultRlvrConfig } from '../src/methods/rlvr.js';
+import { checkRlvrConfig, defaultRlvrConfig } from '../src/methods/trainers/rlvr.js';
 import { mergeConfig } from '../src/io/config.js';
 
 describe('RLVR end to end', function () {

@@ -16,7 +16,7 @@ import {
   rewardVectors,
   tightLengthBudget,
   tightLengthSlack,
-} from '../src/methods/rubicon.js';
+} from '../src/rubrics/rubicon.js';
 // imported here, not inside a test, so that Stryker counts its module-level tables as static (see stryker/static.config.json)
 import { RUBICON_CLAIMS, aggregateRubicon, runScores } from '../analysis/rubicon.js';
 import { readCsv, writeCsv } from '../src/io/table.js';
@@ -91,9 +91,9 @@ describe('Rubicon training', function () {
     const fs = await import('node:fs');
     const { initBackend } = await import('../src/models/backend.js');
     const { loadPolicy } = await import('../src/models/index.js');
-    const { coldStartCheckpoint } = await import('../src/methods/table2.js');
+    const { coldStartCheckpoint } = await import('../src/methods/tables/table2.js');
     const { defaultRubiconConfig, familyAnchors, familyOf, makeRubiconTrainer, taskPrompt } = await import(
-      '../src/methods/rubicon-train.js'
+      '../src/methods/trainers/rubicon-train.js'
     );
     const seq = { steps: 10, stageSplit: 0.5 };
     assert.equal(familyOf(4, { ...seq, schedule: 'stagewise' }, makeRng(1)), 'constraints');
@@ -139,7 +139,7 @@ describe('Rubicon training', function () {
     }).step(0, makeRng(5));
     assert.ok(Number.isFinite(f.reward));
     // the learned verifier's graded scores: sigmoid of the logit its verdicts threshold at 0
-    const { VERIFIER_CHECKPOINT } = await import('../src/methods/table2.js');
+    const { VERIFIER_CHECKPOINT } = await import('../src/methods/tables/table2.js');
     if (!fs.existsSync(VERIFIER_CHECKPOINT)) return;
     const { learnedJudge, learnedLogits, learnedProbability, loadVerifier, sigmoid } = await import(
       '../src/models/verifier.js'
@@ -428,7 +428,7 @@ describe('Rubicon after issue 19', () => {
 
   it('the defence rubric is its own setting: the 2x2 of aggregator and defence (hand-computed rewards)', async () => {
     const { aggregate } = await import('../src/rubrics/aggregators.js');
-    const { familyAnchors, hasDefence } = await import('../src/methods/rubicon-train.js');
+    const { familyAnchors, hasDefence } = await import('../src/methods/trainers/rubicon-train.js');
     const names = (agg: 'weighted_sum' | 'veto', d: 'auto' | 'yes' | 'no') =>
       familyAnchors('constraints', agg, d).map((a) => `${a.name}:${a.weight}`);
     assert.deepEqual(names('weighted_sum', 'auto'), ['format:1', 'length:1', 'verification:1']);
@@ -456,7 +456,7 @@ describe('Rubicon after issue 19', () => {
   });
 
   it('the competing pair: a binding length budget against thoroughness, no shared dimension', async () => {
-    const { taskPrompt } = await import('../src/methods/rubicon-train.js');
+    const { taskPrompt } = await import('../src/methods/trainers/rubicon-train.js');
     assert.equal(tightLengthBudget(p), 24);
     const score = (c: string[]) =>
       (ANCHORS.tight_length as { score: (x: unknown) => number }).score({ p, completion: c, trace: parseTrace(c) });
@@ -479,7 +479,7 @@ describe('Rubicon after issue 19', () => {
   });
 
   it('configuration: soft scores, defence and task pair are checked; an antagonistic interaction fails before any step', async () => {
-    const { checkRubiconConfig, defaultRubiconConfig } = await import('../src/methods/rubicon-train.js');
+    const { checkRubiconConfig, defaultRubiconConfig } = await import('../src/methods/trainers/rubicon-train.js');
     const { defaultAggregatorParams } = await import('../src/rubrics/aggregators.js');
     const { ConfigError } = await import('../src/io/validate.js');
     assert.deepEqual(
@@ -510,7 +510,7 @@ describe('Rubicon after issue 19', () => {
 
   it('the profile runs the 2x2 and the competing schedules, and the full profile archives every run record', async () => {
     const { rubiconJobs } = await import('../src/cli/rubicon.js');
-    const { RUBICON_RUNS, rubiconRunDir } = await import('../src/methods/rubicon-train.js');
+    const { RUBICON_RUNS, rubiconRunDir } = await import('../src/methods/trainers/rubicon-train.js');
     const cell = (agg: string, d: string) =>
       RUBICON_RUNS.some(
         (r) => r.tasks === 'standard' && r.schedule === 'joint' && !r.filter && r.aggregator === agg && r.defence === d,
@@ -580,7 +580,7 @@ describe('Rubicon after issue 19', () => {
 
 describe('Rubicon pre-registration of the competing pair', () => {
   it('correlations by hand: pooled, within-prompt (centred per group), Fisher interval', async () => {
-    const { fisherInterval, preregRows } = await import('../src/methods/rubicon-prereg.js');
+    const { fisherInterval, preregRows } = await import('../src/methods/tables/rubicon-prereg.js');
     const { pearson } = await import('../src/util/stats.js');
     assert.ok(Math.abs(pearson([1, 2, 3], [2, 4, 6])! - 1) < 1e-12);
     assert.equal(pearson([1, 1, 1], [0, 1, 2]), null);
@@ -620,7 +620,7 @@ describe('Rubicon pre-registration of the competing pair', () => {
   });
 
   it('the criterion: met for a clear trade-off within groups, not for its mirror image', async () => {
-    const { competes, preregRows } = await import('../src/methods/rubicon-prereg.js');
+    const { competes, preregRows } = await import('../src/methods/tables/rubicon-prereg.js');
     const rng = makeRng(19);
     const make = (sign: number) =>
       Array.from({ length: 40 }, (_, i) => {
@@ -642,7 +642,7 @@ describe('Rubicon pre-registration of the competing pair', () => {
 
   it('the committed rule file states the rule in code', async () => {
     const fs = await import('node:fs');
-    const { PREREG_RULE } = await import('../src/methods/rubicon-prereg.js');
+    const { PREREG_RULE } = await import('../src/methods/tables/rubicon-prereg.js');
     const text = fs.readFileSync('results/rubicon/preregistration-rule.md', 'utf8').replace(/\s+/g, ' ');
     assert.equal(PREREG_RULE.statistic, 'within_prompt');
     assert.equal(PREREG_RULE.below, 0);

@@ -17,7 +17,14 @@ import {
 import { evolmAblationFigure, rlcerFigures, table2Figure, wrap } from '../analysis/rlcer-figures.js';
 import { regimeKnobFigure, regimeMapFigure } from '../analysis/regimes-figures.js';
 import { readCsv, writeCsv } from '../src/io/table.js';
-import { LONG_ROWS, methodSpec, profileSpec, TABLE2_ARCHIVE, TABLE2_ROWS, METHODS } from '../src/methods/table2.js';
+import {
+  LONG_ROWS,
+  methodSpec,
+  profileSpec,
+  TABLE2_ARCHIVE,
+  TABLE2_ROWS,
+  METHODS,
+} from '../src/methods/tables/table2.js';
 import { LONG_CLAIMS, LONG_COLUMNS, longFigure, longTable } from '../analysis/long.js';
 import { ConfigError } from '../src/io/validate.js';
 

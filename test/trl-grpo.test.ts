@@ -17,7 +17,7 @@ import {
   type RewardReply,
   type RewardRequest,
   type ScoredGroup,
-} from '../src/methods/reward-routes.js';
+} from '../src/methods/service/reward-routes.js';
 
 const PY = '.venv-clients/bin/python';
 const G = 4; // TRL's num_generations in the script

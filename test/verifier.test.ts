@@ -3,7 +3,7 @@ import { strict as assert } from 'node:assert';
 import { initBackend, tf } from '../src/models/backend.js';
 import { createTransformer } from '../src/models/transformer.js';
 import { oracleJudge, verifierConfig, verifierInput, VERIFIER_CONTEXT } from '../src/models/verifier.js';
-import { verifierAccuracy, verifierStep, type LabelledExample } from '../src/methods/verifier.js';
+import { verifierAccuracy, verifierStep, type LabelledExample } from '../src/methods/trainers/verifier.js';
 import { judge } from '../src/rubrics/criteria.js';
 import { sampleProblem, FAMILIES } from '../src/world/problems.js';
 import { writeTrace, STYLES } from '../src/world/teacher.js';

@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import { execFile, execFileSync } from 'node:child_process';
 import { startRewardServer, type RewardServer } from '../src/cli/reward-server.js';
-import { defaultServiceConfig, type ScoredGroup } from '../src/methods/reward-routes.js';
+import { defaultServiceConfig, type ScoredGroup } from '../src/methods/service/reward-routes.js';
 import { ruleJudge } from './fixtures/rule-judge.js';
 
 const PY = '/usr/bin/python3';

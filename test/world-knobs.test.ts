@@ -12,13 +12,12 @@ import {
   defaultRlvrConfig,
   formatReward,
   makeRlvrTrainer,
-  noisyLabel,
   outcomeRewardFn,
   randomRewardFn,
-  type ReasonerRollout,
-} from '../src/methods/rlvr.js';
-import { defaultRlcerConfig, makeRlcerTrainer, weakenVerdicts } from '../src/methods/rlcer.js';
-import { methodSpec } from '../src/methods/table2.js';
+} from '../src/methods/trainers/rlvr.js';
+import { noisyLabel, type ReasonerRollout } from '../src/rl/trainer.js';
+import { defaultRlcerConfig, makeRlcerTrainer, weakenVerdicts } from '../src/methods/trainers/rlcer.js';
+import { methodSpec } from '../src/methods/tables/table2.js';
 import { makeRng, type Rng } from '../src/util/random.js';
 import { ConfigError } from '../src/io/validate.js';
 

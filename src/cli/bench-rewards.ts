@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { intArg, parseArgs, runMain } from './args.js';
 import { startRewardServer } from './reward-server.js';
-import { defaultServiceConfig } from '../methods/reward-routes.js';
+import { defaultServiceConfig } from '../methods/service/reward-routes.js';
 import { startLlmServer } from './llm-server.js';
 import { writeTinyLlamaGguf } from '../models/gguf.js';
 import { ChatBackend, llmRoles } from '../models/chat.js';

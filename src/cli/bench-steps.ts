@@ -8,10 +8,10 @@ import { engineInfo, initBackend, tf } from '../models/backend.js';
 import { createPolicy, loadPolicy } from '../models/index.js';
 import { modelConfig } from '../models/policy.js';
 import { loadVerifier } from '../models/verifier.js';
-import { defaultColdStartData, defaultSftConfig, sampleExample, sftStep } from '../methods/coldstart.js';
-import { defaultRlvrConfig, makeRlvrTrainer } from '../methods/rlvr.js';
-import { defaultRlcerConfig, makeRlcerTrainer } from '../methods/rlcer.js';
-import { VERIFIER_CHECKPOINT } from '../methods/table2.js';
+import { defaultColdStartData, defaultSftConfig, sampleExample, sftStep } from '../methods/trainers/coldstart.js';
+import { defaultRlvrConfig, makeRlvrTrainer } from '../methods/trainers/rlvr.js';
+import { defaultRlcerConfig, makeRlcerTrainer } from '../methods/trainers/rlcer.js';
+import { VERIFIER_CHECKPOINT } from '../methods/tables/table2.js';
 import { makeRng } from '../util/random.js';
 import { median } from '../util/stats.js';
 

@@ -14,7 +14,7 @@ import { createPolicy, loadPolicy } from '../models/index.js';
 import { modelConfig, sample, type Size } from '../models/policy.js';
 import { makeSequenceBatch } from '../models/logprobs.js';
 import { defaultPpoConfig, makeRoleOptimizers, ppoGradientStep } from '../rl/ppo.js';
-import { defaultRlvrConfig, makeRlvrTrainer } from '../methods/rlvr.js';
+import { defaultRlvrConfig, makeRlvrTrainer } from '../methods/trainers/rlvr.js';
 import { makeRng } from '../util/random.js';
 import { V } from '../world/vocab.js';
 import { median } from '../util/stats.js';

@@ -8,7 +8,7 @@ import { initBackend } from '../models/backend.js';
 import { checkCheckpoints } from '../models/policy.js';
 import { loadPolicy } from '../models/index.js';
 import { evalReport } from '../rl/evaluate.js';
-import { rubricFormatValidity } from '../methods/rubricator.js';
+import { rubricFormatValidity } from '../rl/rubricator.js';
 import { sampleProblem, TRAIN_FAMILIES } from '../world/problems.js';
 import { EVAL_GRID } from '../world/datasets.js';
 import { readCsv, writeCsv, type Row } from '../io/table.js';

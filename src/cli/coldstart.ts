@@ -27,10 +27,11 @@ import {
   defaultSftConfig,
   sampleExample,
   sftStep,
-} from '../methods/coldstart.js';
+} from '../methods/trainers/coldstart.js';
 import { mergeConfig } from '../io/config.js';
 import { makeRng } from '../util/random.js';
 import { optimizerState, restoreOptimizer, type OptimizerState } from '../rl/optim.js';
+import { setRate } from '../rl/kl-adaptive.js';
 import { ConfigError } from '../io/validate.js';
 import { sha256Hex } from '../io/checksums.js';
 
@@ -156,7 +157,7 @@ runMain(async () => {
     const rng = makeRng(seed * 1_000_003 + step);
     const batch = Array.from({ length: sft.batch }, () => sampleExample(data, rng));
     const lr = sft.lr * Math.min(1, (step + 1) / Math.max(1, sft.warmup));
-    (opt as unknown as { learningRate: number }).learningRate = lr;
+    setRate(opt, lr);
     const ts = Date.now();
     const { loss, gradNorm } = sftStep(policy, opt, batch, sft.clipNorm);
     const ms = Date.now() - ts;

@@ -13,8 +13,8 @@ import { makeRng } from '../util/random.js';
 import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
 import type { Family } from '../world/problems.js';
 import { majorityAnswer } from '../rl/evaluate.js';
-import { sampleAnswers } from '../methods/corl-analysis.js';
-import { CORL_ARCHIVE, corlProfile } from '../methods/table1.js';
+import { sampleAnswers } from '../methods/tables/corl-analysis.js';
+import { CORL_ARCHIVE, corlProfile } from '../methods/tables/table1.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {

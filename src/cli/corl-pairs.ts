@@ -5,7 +5,7 @@
 // Usage: tsx src/cli/corl-pairs.ts [results/coldstart/report.csv] [results/corl/pairs.csv]
 import { runMain } from './args.js';
 import { readCsv, writeCsv } from '../io/table.js';
-import { checkMatchedMethod, coldStartAccuracy, pairRows } from '../methods/table1.js';
+import { checkMatchedMethod, coldStartAccuracy, pairRows } from '../methods/tables/table1.js';
 
 runMain(async () => {
   const report = process.argv[2] ?? 'results/coldstart/report.csv',

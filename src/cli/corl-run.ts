@@ -6,7 +6,7 @@
 // completions per family and agent (samples.csv).
 // Usage: tsx src/cli/corl-run.ts --method corl_diff_family [--group 0] [--seed 0] [--steps N] [--out DIR] [--config F]
 //        [--agents transformer-S,gru-S]  (override the method's agents, e.g. for a smoke run)
-//        [--overlap-protocols paper,multi_sample]  (src/methods/corl-analysis.ts OVERLAP_PROTOCOLS; default both)
+//        [--overlap-protocols paper,multi_sample]  (src/methods/tables/corl-analysis.ts OVERLAP_PROTOCOLS; default both)
 import * as fs from 'node:fs';
 import { choiceListArg, intArg, parseArgs, runMain } from './args.js';
 import { openRun, loadJsonConfig } from '../io/run.js';
@@ -19,7 +19,7 @@ import { makeRng } from '../util/random.js';
 import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
 import type { Family } from '../world/problems.js';
 import { evalReport, familyAccuracy, majorityAnswer } from '../rl/evaluate.js';
-import { defaultLabelFreeConfig, makeLabelFreeTrainer } from '../methods/label-free.js';
+import { defaultLabelFreeConfig, makeLabelFreeTrainer } from '../methods/trainers/label-free.js';
 import {
   completionRows,
   correctShare,
@@ -34,12 +34,12 @@ import {
   sampleProblems,
   THEORY_RULES,
   type OverlapProtocol,
-} from '../methods/corl-analysis.js';
-import { agentCheckpoint, corlMethodSpec } from '../methods/table1.js';
+} from '../methods/tables/corl-analysis.js';
+import { agentCheckpoint, corlMethodSpec } from '../methods/tables/table1.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    method: 'method id (src/methods/table1.ts)',
+    method: 'method id (src/methods/tables/table1.ts)',
     group: 'which agent group of the method (default 0)',
     seed: 'seed',
     steps: 'RL steps',

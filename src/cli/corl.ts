@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { intArg, parseArgs, runMain } from './args.js';
 import { ConfigError, RunFailure } from '../io/validate.js';
 import { campaignRoot, EXECUTOR_HELP, executorName, runCampaign } from './executor.js';
-import { agentCheckpoint, CORL_ARCHIVE, corlMethodSpec, corlProfile, profileGroups } from '../methods/table1.js';
+import { agentCheckpoint, CORL_ARCHIVE, corlMethodSpec, corlProfile, profileGroups } from '../methods/tables/table1.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {

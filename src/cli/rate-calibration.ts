@@ -27,17 +27,17 @@ import { writeCsv, writeFileAtomic } from '../io/table.js';
 import { ConfigError } from '../io/validate.js';
 import { loadPolicy } from '../models/index.js';
 import { loadVerifier } from '../models/verifier.js';
-import { defaultRlvrConfig, makeRlvrTrainer } from '../methods/rlvr.js';
-import { defaultRlcerConfig, makeRlcerTrainer } from '../methods/rlcer.js';
-import { VERIFIER_CHECKPOINT } from '../methods/table2.js';
+import { defaultRlvrConfig, makeRlvrTrainer } from '../methods/trainers/rlvr.js';
+import { defaultRlcerConfig, makeRlcerTrainer } from '../methods/trainers/rlcer.js';
+import { VERIFIER_CHECKPOINT } from '../methods/tables/table2.js';
 import { makeRng } from '../util/random.js';
 import {
   CALIBRATION,
   calibrationTable,
   GENERATOR_CALIBRATION,
   generatorCalibrationTable,
-} from '../methods/rate-calibration.js';
-import { defaultEvolmConfig } from '../methods/evolm.js';
+} from '../methods/tables/rate-calibration.js';
+import { defaultEvolmConfig } from '../methods/trainers/evolm.js';
 
 const CHECKPOINT = `data/checkpoints/coldstart-transformer-${CALIBRATION.size}.json`;
 

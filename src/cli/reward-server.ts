@@ -1,6 +1,6 @@
 // The reward service's HTTP server (Node http, no framework): OpenRLHF's remote reward-model protocol
 // (POST {"query", "prompts", "labels"} -> {"rewards", "scores", "extra_logs"}, every number written as a float,
-// Content-Type application/json) over the routes of src/methods/reward-routes.ts. Bad requests get a 4xx with a
+// Content-Type application/json) over the routes of src/methods/service/reward-routes.ts. Bad requests get a 4xx with a
 // one-line JSON message {"error": "..."}; no request can crash the server. Bound beyond loopback it needs shared
 // tokens (Authorization: Bearer), and each token is a client whose RLCER groups no other client can join.
 // docs/reward-service.md.
@@ -21,7 +21,7 @@ import {
   type RewardRequest,
   type ScoredGroup,
   type ServiceConfig,
-} from '../methods/reward-routes.js';
+} from '../methods/service/reward-routes.js';
 
 export const REWARDS = ['outcome', 'rlcer', 'evolm', 'corl', 'rubicon/<aggregator>'] as const;
 

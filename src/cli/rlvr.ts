@@ -7,7 +7,7 @@ import { openRun, loadJsonConfig } from '../io/run.js';
 import { startEngine } from '../models/backend.js';
 import { loadPolicy } from '../models/index.js';
 import { checkCheckpoints, saveCheckpoint } from '../models/policy.js';
-import { checkRlvrConfig, defaultRlvrConfig, makeRlvrTrainer } from '../methods/rlvr.js';
+import { checkRlvrConfig, defaultRlvrConfig, makeRlvrTrainer } from '../methods/trainers/rlvr.js';
 import { evalReport, familyAccuracy } from '../rl/evaluate.js';
 import { mergeConfig } from '../io/config.js';
 import { makeRng } from '../util/random.js';

@@ -17,10 +17,10 @@ import { makeRng } from '../util/random.js';
 import { decode, encode } from '../world/vocab.js';
 import { defaultWorld, drawTrainingProblem } from '../world/defaults.js';
 import { weightedSum } from '../rubrics/aggregators.js';
-import { coldStartCheckpoint, VERIFIER_CHECKPOINT } from '../methods/table2.js';
-import { ANCHORS, rewardVectors, TASK_PAIRS } from '../methods/rubicon.js';
-import { taskPrompt, type TaskFamily } from '../methods/rubicon-train.js';
-import { competes, PREREG_RULE, preregRows, type PreregSample } from '../methods/rubicon-prereg.js';
+import { coldStartCheckpoint, VERIFIER_CHECKPOINT } from '../methods/tables/table2.js';
+import { ANCHORS, rewardVectors, TASK_PAIRS } from '../rubrics/rubicon.js';
+import { taskPrompt, type TaskFamily } from '../methods/trainers/rubicon-train.js';
+import { competes, PREREG_RULE, preregRows, type PreregSample } from '../methods/tables/rubicon-prereg.js';
 
 export const PREREG_RULE_FILE = 'results/rubicon/preregistration-rule.md';
 

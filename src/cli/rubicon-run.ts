@@ -2,7 +2,7 @@
 // (reward, hack rate, every dimension's mean, accuracy) and at the end final.csv: each dimension's score on both
 // task families' prompts of the held-out evaluation problems (the verifier's verdicts, whatever softScores the reward
 // used), accuracy per family, and the hack measures (hack_rate, check_rate, dishonest_share, stamp_share,
-// mismatch_rate: src/methods/rubicon.ts, hackMeasures).
+// mismatch_rate: src/rubrics/rubicon.ts, hackMeasures).
 // Usage: tsx src/cli/rubicon-run.ts --aggregator veto --schedule stagewise [--filter yes] [--defence auto|yes|no]
 //   [--tasks standard|competing] [--seed 0] [--steps N] [--out DIR]
 // (--steps 0 evaluates the cold start: the `base` row of its task pair)
@@ -19,8 +19,8 @@ import type { Family } from '../world/problems.js';
 import { decode, encode } from '../world/vocab.js';
 import { evalReport, familyAccuracy } from '../rl/evaluate.js';
 import { mean } from '../util/stats.js';
-import { coldStartCheckpoint, VERIFIER_CHECKPOINT } from '../methods/table2.js';
-import { ANCHORS, hackMeasures, rewardVectors, TASK_PAIRS } from '../methods/rubicon.js';
+import { coldStartCheckpoint, VERIFIER_CHECKPOINT } from '../methods/tables/table2.js';
+import { ANCHORS, hackMeasures, rewardVectors, TASK_PAIRS } from '../rubrics/rubicon.js';
 import {
   defaultRubiconConfig,
   hasDefence,
@@ -28,7 +28,7 @@ import {
   rubiconRunDir,
   taskPrompt,
   type TaskFamily,
-} from '../methods/rubicon-train.js';
+} from '../methods/trainers/rubicon-train.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {

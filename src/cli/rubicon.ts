@@ -11,7 +11,7 @@ import { intArg, parseArgs, runMain } from './args.js';
 import { ConfigError, RunFailure } from '../io/validate.js';
 import type { Job } from '../io/jobs.js';
 import { campaignRoot, EXECUTOR_HELP, executorName, runCampaign } from './executor.js';
-import { RUBICON_ARCHIVE, RUBICON_PROFILES, RUBICON_RUNS, rubiconRunDir } from '../methods/rubicon-train.js';
+import { RUBICON_ARCHIVE, RUBICON_PROFILES, RUBICON_RUNS, rubiconRunDir } from '../methods/trainers/rubicon-train.js';
 
 /** The jobs of a profile: per seed and task pair the untrained cold start (the `base` row), then every run. */
 export function rubiconJobs(name: string, archived: boolean): Job[] {

@@ -7,9 +7,9 @@ import { writeCsv } from '../io/table.js';
 import { mergeConfig } from '../io/config.js';
 import { loadPolicy } from '../models/index.js';
 import { checkCheckpoints, saveCheckpoint, SIZE_NAMES } from '../models/policy.js';
-import { defaultScalarRmConfig, trainScalarRm } from '../methods/scalar-rm.js';
+import { defaultScalarRmConfig, trainScalarRm } from '../methods/trainers/scalar-rm.js';
 import { makeRng } from '../util/random.js';
-import { coldStartCheckpoint, scalarRmCheckpoint } from '../methods/table2.js';
+import { coldStartCheckpoint, scalarRmCheckpoint } from '../methods/tables/table2.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {

@@ -47,6 +47,7 @@ const HELP = {
 
 function loadSweep(a: Record<string, string>): SweepConfig {
   if (!a.config) throw new ConfigError('--config is required');
+  // untyped JSON until expandSweep checks it (checkSweepConfig in io/sweep.ts names the first bad field)
   const c = loadJsonConfig(a.config) as unknown as SweepConfig;
   return a.root ? { ...c, root: a.root } : c;
 }

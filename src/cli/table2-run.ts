@@ -14,7 +14,6 @@ import { checkResumeKernels, openRun, loadJsonConfig, readMetrics } from '../io/
 import { ConfigError } from '../io/validate.js';
 import { sha256Hex } from '../io/checksums.js';
 import { stepLine } from '../io/jobs.js';
-import { mergeConfig } from '../io/config.js';
 import { engineSettings, startEngine } from '../models/backend.js';
 import { loadPolicy } from '../models/index.js';
 import {
@@ -40,26 +39,13 @@ import {
   familyAccuracy,
   type ProblemResult,
 } from '../rl/evaluate.js';
-import { denseProcessOracleRewardFn, processOracleRewardFn } from '../methods/process-oracle.js';
 import { processScore } from '../world/process.js';
 import type { Rollout } from '../rl/rollout.js';
 import { appendGzipLines, readGzipLines } from '../io/gzip-lines.js';
 import { mean } from '../util/stats.js';
-import {
-  checkRlvrConfig,
-  defaultRlvrConfig,
-  formatRewardFn,
-  makeRlvrTrainer,
-  randomRewardFn,
-  type ReasonerRollout,
-  type RewardFn,
-  type Trainer,
-} from '../methods/rlvr.js';
-import { checkRlcerConfig, defaultRlcerConfig, makeRlcerTrainer } from '../methods/rlcer.js';
-import { checkEvolmConfig, defaultEvolmConfig, makeEvolmTrainer, needsGeneratorPolicy } from '../methods/evolm.js';
-import type { Rng } from '../util/random.js';
-import { rmScores } from '../methods/scalar-rm.js';
-import { hintReport } from '../methods/rubricator.js';
+import type { ReasonerRollout } from '../rl/trainer.js';
+import { KINDS, table2Row } from '../methods/tables/table2-kinds.js';
+import { hintReport } from '../rl/rubricator.js';
 import {
   coldStartCheckpoint,
   methodSpec,
@@ -67,14 +53,14 @@ import {
   rlvrKlTarget,
   scalarRmCheckpoint,
   VERIFIER_CHECKPOINT,
-} from '../methods/table2.js';
+} from '../methods/tables/table2.js';
 import {
   preferencePairs,
   rubricatorQuality,
   scalarRmQuality,
   teacherQuality,
   type PreferencePair,
-} from '../methods/rubric-quality.js';
+} from '../methods/tables/rubric-quality.js';
 import { writeFileAtomic, type Row } from '../io/table.js';
 
 /** A fixed probe: the first 4 problems of every evaluation cell, one sample each (accuracy logged every step). */
@@ -116,7 +102,7 @@ function overlay(base: Record<string, unknown>, over: Record<string, unknown>): 
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    method: 'method id (src/methods/table2.ts)',
+    method: 'method id (src/methods/tables/table2.ts)',
     size: 'S or M',
     seed: 'seed',
     profile: 'quick or full',
@@ -135,36 +121,26 @@ runMain(async () => {
     profile = profileSpec(a.profile ?? 'quick');
   const size = choiceArg('size', a.size ?? 'S', SIZE_NAMES),
     seed = intArg('seed', a.seed ?? '0', 0);
-  const steps =
-    spec.kind === 'sft' ? 0 : intArg('steps', a.steps ?? String(profile.stepsByMethod?.[method] ?? profile.steps), 0);
+  const steps = KINDS[spec.kind].trains
+    ? intArg('steps', a.steps ?? String(profile.stepsByMethod?.[method] ?? profile.steps), 0)
+    : 0;
   const user = overlay(a.config ? loadJsonConfig(a.config) : {}, a.overrides ? parseOverrides(a.overrides) : {});
   const out = a.out ?? `runs/table2/${a.profile ?? 'quick'}/${size}/${method}/seed-${seed}`;
-  // the user's overrides apply to the config of the method's kind only
-  const rlvrCfg = mergeConfig(defaultRlvrConfig, {
-    ...(spec.kind === 'rlvr' || spec.kind === 'scalar_rm' ? user : {}),
-    steps,
-  });
   // a KL-matched row's target: RLVR's update size at the same profile, size and seed (recorded in the config)
   const klMatch = spec.klMatch ? rlvrKlTarget(a.profile ?? 'quick', size, seed) : null;
-  const rlcerCfg = mergeConfig(defaultRlcerConfig, {
-    ...spec.rlcer,
-    ...(klMatch ? { reasonKlTarget: klMatch.target } : {}),
-    ...(spec.kind === 'rlcer' ? user : {}),
+  // the row's config, of its kind (src/methods/tables/table2-kinds.ts); the user's overrides apply to it only
+  const row = table2Row({
+    spec,
+    user,
     steps,
-  });
-  const evolmCfg = mergeConfig(defaultEvolmConfig, {
-    ...spec.evolm,
-    ...(klMatch ? { policyKlTarget: klMatch.target } : {}),
-    ...(spec.kind === 'evolm' ? user : {}),
-    steps,
+    klTarget: klMatch?.target ?? null,
+    scalarRmCheckpoint: scalarRmCheckpoint(size),
   });
   // --coldstart: another cold start of the size for this run (the sparse regime's wide cold start, amendment 1)
   const ckpt = coldStartCheckpoint(size, a.coldstart ?? spec.coldstart);
-  // the config of the method's kind and every checkpoint the run reads, checked before its directory is made
-  if (spec.kind === 'rlvr' || spec.kind === 'scalar_rm') checkRlvrConfig(rlvrCfg);
-  if (spec.kind === 'rlcer') checkRlcerConfig(rlcerCfg);
-  if (spec.kind === 'evolm') checkEvolmConfig(evolmCfg);
-  const needsRm = spec.kind === 'scalar_rm' || spec.quality === 'scalar_rm';
+  // the row's config and every checkpoint the run reads, checked before its directory is made
+  row.check();
+  const needsRm = row.scalarRm || spec.quality === 'scalar_rm';
   checkCheckpoints(ckpt, VERIFIER_CHECKPOINT, ...(needsRm ? [scalarRmCheckpoint(size)] : []));
   // the files the run's numbers depend on, by content: a record is only comparable with records of the same inputs
   const fileHash = (f: string) => sha256Hex(fs.readFileSync(f)).slice(0, 12);
@@ -175,8 +151,7 @@ runMain(async () => {
   };
   const every = intArg('checkpoint-every', a['checkpoint-every'] ?? '10', 1);
   const horizons = a.horizons !== undefined ? intListArg('horizons', a.horizons, 1) : (profile.horizons ?? []);
-  // EvoLM's schedule reads the total steps (its alternation period): its step 60 of 300 is no 60-step run
-  if (spec.kind === 'evolm' && horizons.some((h) => h < steps)) {
+  if (!row.horizons && horizons.some((h) => h < steps)) {
     throw new ConfigError(
       "horizons before the last step are for rows whose steps do not depend on the run's length (not EvoLM)",
     );
@@ -192,12 +167,7 @@ runMain(async () => {
     checkpoint: ckpt,
     inputs,
     ...(klMatch ? { klMatch } : {}),
-    ...(spec.kind === 'rlcer'
-      ? { rlcer: rlcerCfg, verifier: VERIFIER_CHECKPOINT }
-      : spec.kind === 'evolm'
-        ? { evolm: evolmCfg, verifier: VERIFIER_CHECKPOINT }
-        : { rlvr: rlvrCfg }),
-    ...(spec.kind === 'scalar_rm' ? { scalarRm: scalarRmCheckpoint(size) } : {}),
+    ...row.record,
   };
   // an interrupted run of the same configuration resumes from its checkpoint; what resuming reads is read (and
   // checked) before openRun starts a fresh metrics.jsonl, so a bad file loses nothing
@@ -240,64 +210,19 @@ runMain(async () => {
   const policy = loadPolicy(ckpt);
   const verifier = loadVerifier(VERIFIER_CHECKPOINT);
   // EvoLM's second policy from the same checkpoint: the two-model row's generator, or the judge-only row's frozen writer
-  const generator = spec.kind === 'evolm' && needsGeneratorPolicy(evolmCfg) ? loadPolicy(ckpt) : undefined;
-  const rm = spec.kind === 'scalar_rm' || spec.quality === 'scalar_rm' ? loadVerifier(scalarRmCheckpoint(size)) : null;
-  const rmReward: RewardFn = (rs) =>
-    rmScores(
-      rm!,
-      rs.map((r) => ({ p: r.problem, completion: decode(r.completion) })),
-    ).map((s) => ({ reward: 2 * s - 1, components: { scalar_rm: 2 * s - 1 } }));
-  // the random-reward control draws one number per rollout from its own stream: a resumed run skips the draws of the
-  // steps already taken, so it continues the same stream
-  const randomStream = () => {
-    const r = makeRng(7_000_000 + seed);
-    for (let i = 0; i < start * rlvrCfg.prompts * rlvrCfg.rollouts; i++) r.next();
-    return r;
-  };
+  const generator = row.needsGenerator ? loadPolicy(ckpt) : undefined;
+  const rm = needsRm ? loadVerifier(scalarRmCheckpoint(size)) : null;
   // every row's trainer as one interface: EvoLM's global steps interleave policy and generator steps
-  const oneRole = (t: Trainer & { lastRubrics?: () => unknown[] }) => ({
-    totalSteps: steps,
-    step: (_: number, rng: Rng) => t.step(rng),
-    lastRubrics: t.lastRubrics,
-    lastRollouts: t.lastRollouts,
-    phaseOf: () => 'policy',
-    state: t.state,
-    restore: t.restore,
+  const trainer = row.trainer({
+    policy,
+    verifier,
+    coldStart: () => loadPolicy(ckpt),
+    generator,
+    scalarRm: rm,
+    seed,
+    start,
   });
-  const trainer: {
-    totalSteps: number;
-    step: (step: number, rng: Rng) => Record<string, number>;
-    lastRubrics?: () => unknown[];
-    phaseOf: (step: number) => string;
-    lastRollouts?: () => StepRollout[];
-  } & Pick<Trainer, 'state' | 'restore'> =
-    spec.kind === 'evolm'
-      ? makeEvolmTrainer(policy, evolmCfg, verifier, generator)
-      : oneRole(
-          spec.kind === 'rlcer'
-            ? makeRlcerTrainer(policy, rlcerCfg, {
-                verifier,
-                frozenRubricator: rlcerCfg.rubricSource === 'fixed_untrained' ? loadPolicy(ckpt) : undefined,
-              })
-            : makeRlvrTrainer(
-                policy,
-                rlvrCfg,
-                spec.kind === 'scalar_rm'
-                  ? rmReward
-                  : spec.reward === 'random'
-                    ? randomRewardFn(randomStream())
-                    : spec.reward === 'format'
-                      ? formatRewardFn
-                      : spec.reward === 'process_oracle'
-                        ? processOracleRewardFn()
-                        : spec.reward === 'process_oracle_dense'
-                          ? denseProcessOracleRewardFn()
-                          : undefined,
-              ),
-        );
-
-  // the world the row trains in (its kind's config), where the in-distribution endpoint is measured
-  const world = spec.kind === 'rlcer' ? rlcerCfg.world : spec.kind === 'evolm' ? evolmCfg.world : rlvrCfg.world;
+  const world = row.world;
   const isProcessRow = spec.reward === 'process_oracle' || spec.reward === 'process_oracle_dense';
   let pairsCount = 0;
   const curve: Record<string, string | number>[] = resume ? resume.curve : [];
@@ -419,7 +344,7 @@ runMain(async () => {
               judge,
               qrng,
               // the row's own writer is measured the way it writes (EvoLM's generator may read the question alone)
-              spec.kind === 'evolm' && spec.quality !== 'coldstart' ? evolmCfg.generatorReads : 'own_cot',
+              row.writerReads,
             );
     const final = [
       { column: 'rubric_quality', value: quality },

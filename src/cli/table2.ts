@@ -26,7 +26,7 @@ import {
   profileSpec,
   scalarRmCheckpoint,
   VERIFIER_CHECKPOINT,
-} from '../methods/table2.js';
+} from '../methods/tables/table2.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {

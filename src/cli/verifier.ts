@@ -7,7 +7,7 @@ import { loadPolicy } from '../models/index.js';
 import { createTransformer } from '../models/transformer.js';
 import { checkCheckpoints, saveCheckpoint } from '../models/policy.js';
 import { verifierConfig } from '../models/verifier.js';
-import { distillationData, verifierAccuracy, verifierStep } from '../methods/verifier.js';
+import { distillationData, verifierAccuracy, verifierStep } from '../methods/trainers/verifier.js';
 import { writeCsv } from '../io/table.js';
 import { makeRng } from '../util/random.js';
 

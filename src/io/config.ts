@@ -1,6 +1,16 @@
 // Config files: a partial user config deep-merged over the defaults, unknown keys rejected by name.
 import { ConfigError } from './validate.js';
 
+/**
+ * A config override as `mergeConfig` reads it: any subset of the keys, at any depth; arrays (and scalars) replace
+ * whole, as they do in the merge.
+ */
+export type DeepPartial<T> = T extends readonly unknown[]
+  ? T
+  : T extends object
+    ? { [K in keyof T]?: DeepPartial<T[K]> }
+    : T;
+
 /** Deep-merge a partial user config over the defaults (objects merge, arrays and scalars replace). */
 export function mergeConfig<T>(base: T, over: unknown, where = 'config'): T {
   if (over === undefined) return base;

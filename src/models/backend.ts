@@ -40,7 +40,7 @@ async function tryNative(pkg: string, native: EngineSettings['native']): Promise
   } // absent, or its binding never built
   if (!tf.findBackendFactory('tensorflow')) return false; // danfojs's alias makes tfjs-node plain tfjs
   if (!(await tf.setBackend('tensorflow'))) return false;
-  tensorflowVersion = (tf.backend() as unknown as { binding: { TF_Version: string } }).binding.TF_Version;
+  tensorflowVersion = nativeBackend().binding.TF_Version;
   nativePkg = pkg;
   return true;
 }
@@ -191,3 +191,21 @@ export async function startEngine(settings: EngineSettings = engineSettings()): 
   const backend = await initBackend(settings);
   return { backend, engine: engineInfo(settings) };
 }
+
+/**
+ * What the workbench reads of tfjs-node's backend beyond tfjs' types: its binding's TensorFlow version, and the
+ * SavedModel session calls the decode and training graphs run through (decode-graph.ts).
+ */
+export interface NativeBackend {
+  binding: { TF_Version: string };
+  loadSavedModelMetaGraph(dir: string, tags: string): number;
+  runSavedModel(
+    id: number,
+    inputs: tf.Tensor[],
+    infos: { name: string; tfDtype: string }[],
+    outputs: string[],
+  ): tf.Tensor[];
+}
+
+/** The native backend's internals: tfjs types `tf.backend()` as the abstract KernelBackend, which declares none of them. */
+export const nativeBackend = () => tf.backend() as unknown as NativeBackend;

@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { nativePackage, tf } from './backend.js';
+import { nativeBackend, nativePackage, tf } from './backend.js';
 import { decodeGraphOn } from './engine-settings.js';
 
 const DT_FLOAT = 1,
@@ -492,16 +492,6 @@ export function gruGraphBytes(s: GruGraphSpec, pb: Proto): Uint8Array {
   return b.savedModel(gruInputs(s), gruOutputs(s));
 }
 
-interface NativeBackend {
-  loadSavedModelMetaGraph(dir: string, tags: string): number;
-  runSavedModel(
-    id: number,
-    inputs: tf.Tensor[],
-    infos: { name: string; tfDtype: string }[],
-    outputs: string[],
-  ): tf.Tensor[];
-}
-
 /**
  * A loaded graph: `run` takes its inputs in order, but for a last input named `temperature`, which it feeds itself
  * (default 1); returns the outputs.
@@ -519,7 +509,7 @@ const loaded = new Map<string, DecodeGraph | null>();
 export function loadGraph(key: string, bytesOf: (pb: Proto) => Uint8Array, inputs: string[], outputs: string[]) {
   if (tf.getBackend() !== 'tensorflow' || !decodeGraphOn()) return null;
   if (loaded.has(key)) return loaded.get(key)!;
-  const backend = tf.backend() as unknown as NativeBackend;
+  const backend = nativeBackend();
   let pb: Proto;
   try {
     // resolved from the working directory (the repository root for every target, test and notebook): no

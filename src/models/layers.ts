@@ -12,29 +12,43 @@ const matMulTA = (a: tf.Tensor2D, b: tf.Tensor2D) => (native() ? tf.matMul(a, b,
 const matMulTB = (a: tf.Tensor2D, b: tf.Tensor2D) =>
   native() ? tf.matMul(a, b, false, true) : tf.matMul(a, tf.transpose(b));
 
+/**
+ * tf.customGrad with the op's signature typed. tfjs types the custom function as taking its tensors and the save
+ * function in one rest list, and the op it returns as `(...args: Tensor[]) => Tensor`: no signature of ours matches
+ * either, so every custom gradient of the workbench goes through this one cast.
+ */
+export const customOp = <Op extends (...xs: never[]) => tf.Tensor>(
+  // biome-ignore lint/suspicious/noExplicitAny: tfjs passes the tensors and the save function in one list
+  f: (...args: any[]) => { value: tf.Tensor; gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor | tf.Tensor[] },
+): Op => tf.customGrad(f) as unknown as Op;
+
 /** y = x @ w for 2-D x, with the backward pass above. */
-export const linear = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, save: tf.GradSaveFunc) => {
-  save([x, w]);
-  return {
-    value: tf.matMul(x as tf.Tensor2D, w as tf.Tensor2D),
-    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-      const [xs, ws] = saved as tf.Tensor2D[];
-      return [matMulTB(dy as tf.Tensor2D, ws), matMulTA(xs, dy as tf.Tensor2D)];
-    },
-  };
-}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
+export const linear = customOp<(x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D>(
+  (x: tf.Tensor, w: tf.Tensor, save: tf.GradSaveFunc) => {
+    save([x, w]);
+    return {
+      value: tf.matMul(x as tf.Tensor2D, w as tf.Tensor2D),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+        const [xs, ws] = saved as tf.Tensor2D[];
+        return [matMulTB(dy as tf.Tensor2D, ws), matMulTA(xs, dy as tf.Tensor2D)];
+      },
+    };
+  },
+);
 
 /** y = onehot @ table for a constant one-hot input: the backward pass computes only the table's gradient. */
-export const embedLinear = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, save: tf.GradSaveFunc) => {
-  save([x]);
-  return {
-    value: tf.matMul(x as tf.Tensor2D, w as tf.Tensor2D),
-    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => [
-      tf.zerosLike(saved[0]),
-      matMulTA(saved[0] as tf.Tensor2D, dy as tf.Tensor2D),
-    ],
-  };
-}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
+export const embedLinear = customOp<(x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D>(
+  (x: tf.Tensor, w: tf.Tensor, save: tf.GradSaveFunc) => {
+    save([x]);
+    return {
+      value: tf.matMul(x as tf.Tensor2D, w as tf.Tensor2D),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => [
+        tf.zerosLike(saved[0]),
+        matMulTA(saved[0] as tf.Tensor2D, dy as tf.Tensor2D),
+      ],
+    };
+  },
+);
 
 /** One-hot rows as float32. Trap: tfjs-wasm 4.22's OneHot with dtype 'float32' writes int32 bits (1 reads as 1.4e-45); cast instead. */
 export const oneHotF = (ids: tf.Tensor, depth: number) =>
@@ -61,26 +75,24 @@ export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D):
 /** Layer norm's epsilon (the decode graphs take it as `eps`). */
 export const LN_EPS = 1e-5;
 
-const closedFormLayerNorm = tf.customGrad(((x: tf.Tensor, gain: tf.Tensor, bias: tf.Tensor, save: tf.GradSaveFunc) => {
-  const xc = tf.sub(x, tf.mean(x, -1, true));
-  const rstd = tf.rsqrt(tf.add(tf.mean(tf.square(xc), -1, true), LN_EPS)),
-    xhat = tf.mul(xc, rstd);
-  save([xhat, rstd, gain]);
-  return {
-    value: tf.add(tf.mul(xhat, gain), bias),
-    gradFunc: (dy: tf.Tensor, [xh, rs, g]: tf.Tensor[]) => {
-      const gdy = tf.mul(dy, g),
-        meanG = tf.mean(gdy, -1, true),
-        meanGx = tf.mean(tf.mul(gdy, xh), -1, true);
-      const dx = tf.mul(tf.sub(tf.sub(gdy, meanG), tf.mul(xh, meanGx)), rs);
-      return [dx, tf.sum(tf.mul(dy, xh), 0), tf.sum(dy, 0)];
-    },
-  };
-}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (
-  x: tf.Tensor2D,
-  gain: tf.Tensor1D,
-  bias: tf.Tensor1D,
-) => tf.Tensor2D;
+const closedFormLayerNorm = customOp<(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D) => tf.Tensor2D>(
+  (x: tf.Tensor, gain: tf.Tensor, bias: tf.Tensor, save: tf.GradSaveFunc) => {
+    const xc = tf.sub(x, tf.mean(x, -1, true));
+    const rstd = tf.rsqrt(tf.add(tf.mean(tf.square(xc), -1, true), LN_EPS)),
+      xhat = tf.mul(xc, rstd);
+    save([xhat, rstd, gain]);
+    return {
+      value: tf.add(tf.mul(xhat, gain), bias),
+      gradFunc: (dy: tf.Tensor, [xh, rs, g]: tf.Tensor[]) => {
+        const gdy = tf.mul(dy, g),
+          meanG = tf.mean(gdy, -1, true),
+          meanGx = tf.mean(tf.mul(gdy, xh), -1, true);
+        const dx = tf.mul(tf.sub(tf.sub(gdy, meanG), tf.mul(xh, meanGx)), rs);
+        return [dx, tf.sum(tf.mul(dy, xh), 0), tf.sum(dy, 0)];
+      },
+    };
+  },
+);
 
 /** The additive mask value that removes an attention score. */
 export const NEG = -1e9;
@@ -98,7 +110,7 @@ export const causalMask = (T: number) =>
  */
 export const gelu = (x: tf.Tensor) => (kernelVersion() >= 2 ? closedFormGelu(x) : x.mul(tf.sigmoid(x.mul(1.702))));
 
-const closedFormGelu = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
+const closedFormGelu = customOp<(x: tf.Tensor) => tf.Tensor>((x: tf.Tensor, save: tf.GradSaveFunc) => {
   const u = x.mul(1.702),
     s = tf.sigmoid(u);
   save([u, s]);
@@ -106,7 +118,7 @@ const closedFormGelu = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
     value: x.mul(s),
     gradFunc: (dy: tf.Tensor, [u1, s1]: tf.Tensor[]) => dy.mul(s1.mul(u1.mul(tf.sub(1, s1)).add(1))),
   };
-}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (x: tf.Tensor) => tf.Tensor;
+});
 
 /**
  * A model's weight registry. `param` creates a trainable variable, initialised from the seeded RNG (Gaussian
@@ -125,7 +137,7 @@ export function weightRegistry(seed: number) {
   return {
     weights,
     param,
-    P: (n: string) => weights[n] as unknown as tf.Tensor2D,
-    G: (n: string) => weights[n] as unknown as tf.Tensor1D,
+    P: (n: string): tf.Tensor2D => weights[n] as tf.Variable<tf.Rank.R2>,
+    G: (n: string): tf.Tensor1D => weights[n] as tf.Variable<tf.Rank.R1>,
   };
 }

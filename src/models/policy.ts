@@ -271,7 +271,8 @@ export function readCheckpoint(file: string): Checkpoint {
   ) {
     throw new ConfigError(`checkpoint ${file} does not match its checksum (corrupted)`);
   }
-  const c = ck.config as unknown as Record<string, unknown>;
+  // the file's config, read as untyped JSON until it is checked
+  const c: Record<string, unknown> = { ...ck.config };
   const sizes = ['vocab', 'context', 'dModel', 'layers', 'heads', 'roles'];
   const bad = sizes.find((k) => !Number.isSafeInteger(c[k]) || (c[k] as number) < 1);
   if (!ARCHITECTURES.includes(c.arch as Architecture) || bad) {

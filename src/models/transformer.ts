@@ -2,7 +2,18 @@
 // with cached keys and values for incremental sampling. Written for tfjs-wasm's fast paths: 2-D linear
 // layers with custom gradients, separate Wq/Wk/Wv, 4-D transposes only, one-hot embeddings.
 import { kernelVersion, tf } from './backend.js';
-import { causalMask, embedLinear, gelu, LN_EPS, NEG, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
+import {
+  causalMask,
+  customOp,
+  embedLinear,
+  gelu,
+  LN_EPS,
+  NEG,
+  weightRegistry,
+  layerNorm,
+  linear,
+  oneHotF,
+} from './layers.js';
 import { stepOutput, type Batch, type DecodeState, type ModelConfig, type Policy } from './policy.js';
 import { decodeGraph, prefillGraph, roomFor } from './decode-graph.js';
 import { trainGraphs, trainWeights } from './train-graph.js';
@@ -90,15 +101,15 @@ export function createTransformer(config: ModelConfig): Policy {
   function graphRun(b: Batch, mask: tf.Tensor, graphs: NonNullable<ReturnType<typeof trainGraphs>>) {
     const [B, T] = b.tokens.shape,
       ids = [b.tokens, ...(alibi ? [] : [b.positions])];
-    const op = tf.customGrad(((...args: unknown[]) => {
+    const op = customOp<(...ws: tf.Tensor[]) => tf.Tensor2D>((...args: unknown[]) => {
       const save = args.pop() as tf.GradSaveFunc,
         weights = args as tf.Tensor[];
       const [out, ...saved] = graphs.forward.run([...ids, mask, ...weights]);
       save(saved);
       const gradFunc = (dy: tf.Tensor, act: tf.Tensor[]) => graphs.backward.run([dy, ...ids, ...weights, ...act]);
       return { value: out, gradFunc };
-    }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (...ws: tf.Tensor[]) => tf.Tensor2D;
-    const o = outputs(op(...trainWeights(trainSpec).map((n) => w[n] as unknown as tf.Tensor)), true);
+    });
+    const o = outputs(op(...trainWeights(trainSpec).map((n) => w[n])), true);
     return { logits: o.logits.reshape([B, T, Vv]) as tf.Tensor3D, values: o.values.reshape([B, T, R]) as tf.Tensor3D };
   }
 

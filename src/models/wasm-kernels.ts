@@ -18,6 +18,12 @@ interface WasmBackend {
   incRef(id: unknown): void;
 }
 
+/** The kernel's backend, which tfjs types as `{}`: a kernel registered for 'wasm' runs on the wasm backend only. */
+const wasm = (b: object) => b as WasmBackend;
+
+/** A kernel's input as the tensor tfjs' shape helpers type it as (they read its shape only). */
+const asTensor = (x: tf.TensorInfo) => x as tf.Tensor;
+
 function registerUnsortedSegmentSum(): void {
   if (tf.getKernel('UnsortedSegmentSum', 'wasm')) return;
   tf.registerKernel({
@@ -25,8 +31,8 @@ function registerUnsortedSegmentSum(): void {
     backendName: 'wasm',
     kernelFunc: ({ inputs, backend, attrs }) => {
       const { x, segmentIds } = inputs as { x: tf.TensorInfo; segmentIds: tf.TensorInfo };
-      const numSegments = (attrs as unknown as { numSegments: number }).numSegments;
-      const b = backend as unknown as WasmBackend;
+      const numSegments = (attrs as { numSegments: number }).numSegments;
+      const b = wasm(backend);
       const xv = b.readSync(x.dataId),
         ids = b.readSync(segmentIds.dataId);
       const n = segmentIds.shape.reduce((a, c) => a * c, 1),
@@ -91,11 +97,11 @@ function registerViewSlices(): void {
     const x = args.inputs.x as tf.TensorInfo;
     if (x.dtype === 'string') return slice0(args);
     const [begin, size] = tf.slice_util.parseSliceParams(
-      x as unknown as tf.Tensor,
+      asTensor(x),
       (args.attrs as { begin: number[] }).begin,
       (args.attrs as { size: number[] }).size,
     );
-    return sliceByView(args.backend as unknown as WasmBackend, x, begin, size);
+    return sliceByView(wasm(args.backend), x, begin, size);
   };
   (slice as { viewSlice?: boolean }).viewSlice = true;
 
@@ -109,7 +115,7 @@ function registerViewSlices(): void {
     size[axis] = 1;
     return Array.from({ length: x.shape[axis] }, (_, i) => {
       const begin = x.shape.map((_, a) => (a === axis ? i : 0));
-      const { dataId, dtype } = sliceByView(args.backend as unknown as WasmBackend, x, begin, size);
+      const { dataId, dtype } = sliceByView(wasm(args.backend), x, begin, size);
       return { dataId, dtype, shape: outShape };
     });
   };
@@ -119,12 +125,12 @@ function registerViewSlices(): void {
     if (x.dtype === 'string') return splitV0(args);
     const { numOrSizeSplits, axis } = args.attrs as { numOrSizeSplits: number | number[]; axis: number };
     const ax = tf.util.parseAxisParam(axis, x.shape)[0];
-    const sizes = tf.backend_util.prepareSplitSize(x as unknown as tf.Tensor, numOrSizeSplits, ax);
+    const sizes = tf.backend_util.prepareSplitSize(asTensor(x), numOrSizeSplits, ax);
     const begin = new Array(x.shape.length).fill(0);
     return sizes.map((s) => {
       const size = x.shape.slice();
       size[ax] = s;
-      const out = sliceByView(args.backend as unknown as WasmBackend, x, begin.slice(), size);
+      const out = sliceByView(wasm(args.backend), x, begin.slice(), size);
       begin[ax] += s;
       return out;
     });
@@ -141,7 +147,7 @@ function registerSharedIdentity(): void {
   const identity: tf.KernelFunc = (args) => {
     const x = args.inputs.x as tf.TensorInfo;
     if (x.dtype === 'string') return identity0(args);
-    (args.backend as unknown as WasmBackend).incRef(x.dataId);
+    wasm(args.backend).incRef(x.dataId);
     return { dataId: x.dataId, shape: x.shape, dtype: x.dtype };
   };
   (identity as { shared?: boolean }).shared = true;

@@ -4,6 +4,7 @@
 // rate stays. With KL_FACTOR 2 the dead band is the parity band [0.5, 2] x the target (analysis/parity.ts).
 import type { tf } from '../models/backend.js';
 import { requirePositive } from '../io/validate.js';
+import { adamInternals } from './optim.js';
 
 export const KL_FACTOR = 2;
 export const LR_FACTOR = 1.5;
@@ -19,11 +20,10 @@ export function adaptRate(lr: number, kl: number, target: number): number {
   return lr;
 }
 
-type WithRate = { learningRate: number };
 /** An Adam's current rate (tfjs reads it at every applyGradients). */
-export const rateOf = (opt: tf.Optimizer) => (opt as unknown as WithRate).learningRate;
+export const rateOf = (opt: tf.Optimizer) => adamInternals(opt).learningRate;
 export function setRate(opt: tf.Optimizer, lr: number): void {
-  (opt as unknown as WithRate).learningRate = lr;
+  adamInternals(opt).learningRate = lr;
 }
 
 /** After an update that logged `kl`: move the optimiser's rate toward the target, and return the rate now in force. */

@@ -24,7 +24,10 @@ export function clipByGlobalNorm(grads: Record<string, tf.Tensor>, maxNorm: numb
 
 // Adam's bias-correction products beta^t are kept as running products; setWeights recomputes them as pow(beta,
 // t + 1), which differs in the last float32 bits, so they are saved and restored as they are (private fields).
-type AdamProducts = { accBeta1?: tf.Variable; accBeta2?: tf.Variable };
+// The rate is a protected field too, read and written by the KL-adaptive rate (kl-adaptive.ts).
+type AdamInternals = { learningRate: number; accBeta1?: tf.Variable; accBeta2?: tf.Variable };
+/** An Adam's internals: tfjs declares them protected or private, so they are read through this one cast. */
+export const adamInternals = (opt: tf.Optimizer) => opt as unknown as AdamInternals;
 
 export interface OptimizerState {
   kind: string;
@@ -35,7 +38,7 @@ export interface OptimizerState {
 
 export async function optimizerState(opt: tf.Optimizer): Promise<OptimizerState> {
   const [iter, ...slots] = await opt.getWeights();
-  const { accBeta1, accBeta2 } = opt as unknown as AdamProducts;
+  const { accBeta1, accBeta2 } = adamInternals(opt);
   return {
     kind: opt.getClassName(),
     iterations: (await iter.tensor.data())[0],
@@ -70,7 +73,7 @@ export async function restoreOptimizer(opt: tf.Optimizer, state: OptimizerState,
   ];
   await opt.setWeights(named);
   tf.dispose(named.map((w) => w.tensor)); // setWeights keeps its own copies (new variables)
-  const { accBeta1, accBeta2 } = opt as unknown as AdamProducts;
+  const { accBeta1, accBeta2 } = adamInternals(opt);
   if (state.products && accBeta1 && accBeta2)
     tf.tidy(() => {
       accBeta1.assign(tf.scalar(state.products![0]));

@@ -152,11 +152,12 @@ export async function restoreCritics(
   }
 }
 
-export const makeRoleOptimizers = (lr: Record<Role, number>) =>
-  Object.fromEntries(Object.entries(lr).map(([r, v]) => [r, tf.train.adam(v)])) as unknown as Record<
-    Role,
-    tf.Optimizer
-  >;
+/** One Adam per role, at the role's rate (in `lr`'s key order). */
+export function makeRoleOptimizers(lr: Record<Role, number>): Record<Role, tf.Optimizer> {
+  const out = {} as Record<Role, tf.Optimizer>;
+  for (const r of Object.keys(lr) as Role[]) out[r] = tf.train.adam(lr[r]);
+  return out;
+}
 
 /** Old log-probs and values of rollouts (no gradient), per row. */
 export function scoreRollouts(policy: Policy, rs: Rollout[], role: Role) {

@@ -204,3 +204,6 @@ export const problemShape = (p: Problem) => ({
   passes: passWidths(p.family, p.digits),
   answer: answerWidth(p.family, p.digits),
 });
+
+/** Criteria with arguments name a concrete value of the problem (EvoLM's "concrete" criteria). */
+export const isConcrete = (c: Criterion) => c.args.length > 0;

@@ -1,8 +1,9 @@
 // CO-RL's Table 1 analogue: which models each method trains, and the profiles. Single-agent methods are run on
 // each model of the cross-family pair; CO-RL settings name their ring of models (agent n supervised by n-1).
-import { ConfigError } from '../io/validate.js';
-import type { Row } from '../io/table.js';
-import type { LabelFreeConfig, LabelFreeMethod } from './label-free.js';
+import { ConfigError } from '../../io/validate.js';
+import type { Row } from '../../io/table.js';
+import type { DeepPartial } from '../../io/config.js';
+import type { LabelFreeConfig, LabelFreeMethod } from '../trainers/label-free.js';
 
 /** Cold-start checkpoints that play agents (`make coldstart` writes them; the seed-1 transformer is a second run). */
 export const AGENT_CHECKPOINTS: Record<string, string> = {
@@ -17,7 +18,7 @@ export interface CorlMethodSpec {
   method: LabelFreeMethod | 'base';
   agents: string[][];
   label: string;
-  labelFree?: Partial<LabelFreeConfig>;
+  labelFree?: DeepPartial<LabelFreeConfig>;
 }
 
 /** The agents that the reference methods (cold start, GT-reward, TTRL) train alone. */

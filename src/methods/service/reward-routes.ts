@@ -4,10 +4,10 @@
 // group of samples), EvoLM's judge score (normalisedScore), Rubicon's aggregators (aggregate) and CO-RL's agreement
 // with a peer's majority vote (majorityAnswer, agreementRewards). Criterion satisfaction, rubrics and dimension
 // scores come with the label, or from an LLM judge (src/models/chat.ts) when the service has one.
-import { HttpError } from '../io/json-http.js';
-import { ConfigError } from '../io/validate.js';
-import { makeRng } from '../util/random.js';
-import { normalisedScore } from '../rubrics/rewards.js';
+import { HttpError } from '../../io/json-http.js';
+import { ConfigError } from '../../io/validate.js';
+import { makeRng } from '../../util/random.js';
+import { normalisedScore } from '../../rubrics/rewards.js';
 import {
   aggregate,
   AGGREGATORS,
@@ -15,11 +15,11 @@ import {
   type AggregatorName,
   type AggregatorParams,
   type Dimension,
-} from '../rubrics/aggregators.js';
-import { majorityAnswer } from '../rl/evaluate.js';
-import { outcomeReward } from './rlvr.js';
-import { agreementRewards } from './label-free.js';
-import { defaultRlcerConfig, groupRewardsByKey, type KeyedSet, type RewardSettings } from './rlcer.js';
+} from '../../rubrics/aggregators.js';
+import { majorityAnswer } from '../../rl/evaluate.js';
+import { outcomeReward } from '../../rl/trainer.js';
+import { agreementRewards } from '../trainers/label-free.js';
+import { defaultRlcerConfig, groupRewardsByKey, type KeyedSet, type RewardSettings } from '../trainers/rlcer.js';
 
 /** OpenRLHF's request: `prompts` and `labels` may be missing (clients before v0.6.0), then "" each. */
 export interface RewardRequest {

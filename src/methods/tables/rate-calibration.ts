@@ -1,9 +1,9 @@
 // The pre-registered rules that fix the other role's learning rate: the rubricator's (results/rlcer/
 // rate_calibration_rule.md) and EvoLM's generator's (results/evolm/generator_rate_rule.md): the candidates, the run
 // length, and the table and choice from the runs' metrics. `make rate-calibration` runs both.
-import { defaultRlcerConfig } from './rlcer.js';
-import { defaultEvolmConfig } from './evolm.js';
-import { mean } from '../util/stats.js';
+import { defaultRlcerConfig } from '../trainers/rlcer.js';
+import { defaultEvolmConfig } from '../trainers/evolm.js';
+import { mean } from '../../util/stats.js';
 
 /** Candidates (multiples of the reasoner's rate), run length, seed, size, the pass criteria and where records go. */
 export const CALIBRATION = {

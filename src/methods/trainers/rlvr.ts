@@ -1,13 +1,11 @@
 // RLVR: RL with a verifiable outcome reward only (+1 correct, -1 wrong), the baseline every rubric method
 // is compared with. One readable path: sample prompts -> roll out -> reward -> PPO (or GRPO) update.
-import { tf } from '../models/backend.js';
-import { sample, type Policy } from '../models/policy.js';
-import type { Rng } from '../util/random.js';
-import type { Problem } from '../world/problems.js';
-import { isCorrect, parseTrace, promptTokens, type ParsedTrace } from '../world/trace.js';
-import { decode, encode } from '../world/vocab.js';
-import { checkWorldConfig, defaultWorld, drawTrainingProblem, type WorldConfig } from '../world/defaults.js';
-import { classifyStyle } from '../rl/evaluate.js';
+import { tf } from '../../models/backend.js';
+import type { Policy } from '../../models/policy.js';
+import type { Rng } from '../../util/random.js';
+import type { ParsedTrace } from '../../world/trace.js';
+import { checkWorldConfig, defaultWorld, type WorldConfig } from '../../world/defaults.js';
+import { classifyStyle } from '../../rl/evaluate.js';
 import {
   checkPpoConfig,
   criticsState,
@@ -17,12 +15,13 @@ import {
   ppoUpdate,
   restoreCritics,
   type PpoConfig,
-} from '../rl/ppo.js';
-import { createPolicy } from '../models/index.js';
-import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../rl/grpo.js';
-import { optimizersState, restoreOptimizers, type OptimizerState } from '../rl/optim.js';
-import { mean, type Rollout } from '../rl/rollout.js';
-import { ConfigError, requireInteger, requirePositive } from '../io/validate.js';
+} from '../../rl/ppo.js';
+import { createPolicy } from '../../models/index.js';
+import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../../rl/grpo.js';
+import { optimizersState, restoreOptimizers, type OptimizerState } from '../../rl/optim.js';
+import { mean } from '../../rl/rollout.js';
+import { outcomeReward, rollOutReasoner, type ReasonerRollout, type RewardFn, type Trainer } from '../../rl/trainer.js';
+import { ConfigError, requireInteger, requirePositive } from '../../io/validate.js';
 
 export interface RlvrConfig {
   steps: number;
@@ -59,74 +58,6 @@ export function checkRlvrConfig(c: RlvrConfig): void {
   if (c.world.trainFamilies.includes('chain_ood')) throw new ConfigError('chain_ood is held out of RL training');
   checkWorldConfig(c.world);
 }
-
-/**
- * A reasoner rollout: `correct` is the exact outcome (logged accuracy), `label` the training label the rewards read
- * (the same, unless the world's labelNoise flipped it).
- */
-export interface ReasonerRollout extends Rollout {
-  problem: Problem;
-  trace: ParsedTrace;
-  correct: boolean;
-  label: boolean;
-}
-
-/** The training label of an outcome: flipped with probability `noise` (no draw from `rng` when noise is 0). */
-export function noisyLabel(correct: boolean, noise: number, rng: Rng): boolean {
-  return noise > 0 && rng.next() < noise ? !correct : correct;
-}
-
-/** Draw `prompts` training problems and `rollouts` completions of each. */
-export function rollOutReasoner(
-  policy: Policy,
-  c: Pick<RlvrConfig, 'prompts' | 'rollouts' | 'temperature' | 'world'>,
-  rng: Rng,
-): ReasonerRollout[] {
-  const problems = Array.from({ length: c.prompts }, () => drawTrainingProblem(c.world, rng));
-  const prompts = problems.flatMap((p) => Array.from({ length: c.rollouts }, () => encode(promptTokens(p, 'reason'))));
-  const outs = sample(policy, prompts, { maxNew: 96, temperature: c.temperature, topP: 1 }, rng);
-  const noise = c.world.labelNoise ?? 0;
-  return outs.map((completion, i) => {
-    const problem = problems[Math.floor(i / c.rollouts)],
-      trace = parseTrace(decode(completion)),
-      correct = isCorrect(problem, trace);
-    const label = noisyLabel(correct, noise, rng);
-    return {
-      role: 'reason',
-      group: Math.floor(i / c.rollouts),
-      prompt: prompts[i],
-      completion,
-      problem,
-      trace,
-      correct,
-      label,
-      reward: 0,
-      components: {},
-    };
-  });
-}
-
-/** The outcome reward: +1 for a correct final answer, -1 otherwise (malformed included). */
-export function outcomeReward(r: Pick<ReasonerRollout, 'correct'>): number {
-  return r.correct ? 1 : -1;
-}
-
-export interface Trainer {
-  step(rng: Rng): Record<string, number>;
-  /** the last step's rollouts (for a per-rollout log) */
-  lastRollouts?: () => ReasonerRollout[];
-  /** what an exact resume needs beyond the policy's weights (optimizer moments, ...), and its restoration */
-  state?: () => Promise<Record<string, unknown>>;
-  restore?: (state: Record<string, unknown>) => Promise<void>;
-}
-
-/**
- * A reward as a small pluggable function: each rollout's reward (on its last token), its logged components, and
- * optionally per-token rewards over its completion (a process reward model's step rewards; PPO only).
- */
-export type RewardFn = (
-  rs: ReasonerRollout[],
-) => { reward: number; components: Record<string, number>; tokenRewards?: number[] }[];
 
 /** RLVR's reward: the outcome reward of each rollout's training label (its exact correctness unless labels are noisy). */
 export const outcomeRewardFn: RewardFn = (rs) =>

@@ -2,8 +2,8 @@
 // world's ground truth (src/world/process.ts), known by construction to carry information beyond the outcome.
 // `process_oracle` puts the process score on the last token beside the outcome; `process_oracle_dense` puts the same
 // information on each step's last token (PRM-style), so PPO's GAE carries the credit to the step that went wrong.
-import { denseProcessRewards, processScore } from '../world/process.js';
-import { outcomeReward, type RewardFn } from './rlvr.js';
+import { denseProcessRewards, processScore } from '../../world/process.js';
+import { outcomeReward, type RewardFn } from '../../rl/trainer.js';
 
 /**
  * The process reward's weight, pre-registered (results/sensitivity/preregistration.md) from a criterion that reads no

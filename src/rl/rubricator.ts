@@ -5,8 +5,8 @@ import type { Rng } from '../util/random.js';
 import { domainOf, type Problem } from '../world/problems.js';
 import { promptTokens } from '../world/trace.js';
 import { decode, encode } from '../world/vocab.js';
-import { parseRubricTokens, toTokens, type Parsed } from '../rubrics/rubric.js';
-import { evaluateReasoner } from '../rl/evaluate.js';
+import { parseRubricTokens, referenceRubric, toTokens, type Parsed } from '../rubrics/rubric.js';
+import { evaluateReasoner } from './evaluate.js';
 import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
 import type { Family } from '../world/problems.js';
 
@@ -110,4 +110,25 @@ export function hintReport(
     );
     return { family, plain, hinted, hint_rate: hints.filter((h) => h.length > 0).length / problems.length };
   });
+}
+
+/**
+ * One rubric set per (problem, CoT): written by `writer`'s rubricator role after reading the CoT (the trained policy,
+ * or a frozen copy of the cold start), or the teacher's reference rubric when there is no writer. `written` (prompts
+ * and completions, for a rubricator update) is null for the teacher. Shared by RLCER and EvoLM.
+ */
+export function sourceRubrics(
+  writer: Policy | undefined,
+  problems: Problem[],
+  cots: string[][],
+  rng: Rng,
+  temperature: number,
+): { sets: Parsed[]; written: WrittenRubric[] | null } {
+  const written = writer ? writeRubrics(writer, problems, cots, rng, temperature) : null;
+  return {
+    written,
+    sets: written
+      ? written.map((w) => w.parsed)
+      : problems.map((p) => ({ ok: true as const, rubric: referenceRubric(p) })),
+  };
 }

@@ -6,31 +6,32 @@
 // The generator reads (own_cot) one extra answer per prompt that is neither scored nor in a pair (sampleLayout).
 // Controls: judge-only rows whose rubrics come from the teacher or a frozen cold start (no generator phase), and
 // a two-model variant whose generator has its own weights.
-import { tf } from '../models/backend.js';
-import { createPolicy } from '../models/index.js';
-import { sample, type Policy } from '../models/policy.js';
-import { learnedJudge, oracleJudge } from '../models/verifier.js';
-import type { Rng } from '../util/random.js';
-import type { Problem } from '../world/problems.js';
-import { isCorrect, parseTrace, promptTokens } from '../world/trace.js';
-import { decode, encode } from '../world/vocab.js';
-import { checkWorldConfig, defaultWorld, drawTrainingProblem, type WorldConfig } from '../world/defaults.js';
-import type { Criterion } from '../rubrics/criteria.js';
-import type { Parsed } from '../rubrics/rubric.js';
-import { normalisedScore } from '../rubrics/rewards.js';
-import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../rl/grpo.js';
-import { optimizersState, restoreOptimizers, type OptimizerState } from '../rl/optim.js';
-import { adaptOptimizer, rateOf, setRate } from '../rl/kl-adaptive.js';
-import { mean, type Rollout } from '../rl/rollout.js';
+import { tf } from '../../models/backend.js';
+import { createPolicy } from '../../models/index.js';
+import { sample, type Policy } from '../../models/policy.js';
+import { learnedJudge, oracleJudge } from '../../models/verifier.js';
+import type { Rng } from '../../util/random.js';
+import type { Problem } from '../../world/problems.js';
+import { isCorrect, parseTrace, promptTokens } from '../../world/trace.js';
+import { decode, encode } from '../../world/vocab.js';
+import { checkWorldConfig, defaultWorld, drawTrainingProblem, type WorldConfig } from '../../world/defaults.js';
+import type { Criterion } from '../../rubrics/criteria.js';
+import type { Parsed } from '../../rubrics/rubric.js';
+import { normalisedScore } from '../../rubrics/rewards.js';
+import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../../rl/grpo.js';
+import { optimizersState, restoreOptimizers, type OptimizerState } from '../../rl/optim.js';
+import { adaptOptimizer, rateOf, setRate } from '../../rl/kl-adaptive.js';
+import { mean, type Rollout } from '../../rl/rollout.js';
 import {
   ConfigError,
   requireInteger,
   requireNonNegative,
   requirePositive,
   requireProbability,
-} from '../io/validate.js';
-import { hintTokens } from './rubricator.js';
-import { isConcrete, sourceRubrics } from './rlcer.js';
+} from '../../io/validate.js';
+import { hintTokens } from '../../rl/rubricator.js';
+import { isConcrete } from '../../rubrics/criteria.js';
+import { sourceRubrics } from '../../rl/rubricator.js';
 
 export const PAIR_SOURCES = ['temporal', 'perturbation', 'rubric_conditioned'] as const;
 export type PairSource = (typeof PAIR_SOURCES)[number];

@@ -1,23 +1,23 @@
 // Cold start: supervised fine-tuning on teacher data (reasoning traces in mixed styles and quality,
 // rubric-writing traces, and rubric-as-hint traces), as RLCER does before RL.
-import { tf } from '../models/backend.js';
-import { makeSequenceBatch, disposeSequenceBatch, tokenLogProbs } from '../models/logprobs.js';
-import type { Policy } from '../models/policy.js';
-import { clipByGlobalNorm } from '../rl/optim.js';
-import type { Rng } from '../util/random.js';
-import { sampleProblem, TRAIN_FAMILIES, domainOf, type Family, type ProblemKnobs } from '../world/problems.js';
-import { writeTrace, STYLES, type Style, type TeacherKnobs } from '../world/teacher.js';
-import { parseTrace, promptTokens } from '../world/trace.js';
-import { encode } from '../world/vocab.js';
-import { referenceRubric, sampleTeacherRubric, toTokens } from '../rubrics/rubric.js';
-import { EVAL_GRID } from '../world/datasets.js';
+import { tf } from '../../models/backend.js';
+import { makeSequenceBatch, disposeSequenceBatch, tokenLogProbs } from '../../models/logprobs.js';
+import type { Policy } from '../../models/policy.js';
+import { clipByGlobalNorm } from '../../rl/optim.js';
+import type { Rng } from '../../util/random.js';
+import { sampleProblem, TRAIN_FAMILIES, domainOf, type Family, type ProblemKnobs } from '../../world/problems.js';
+import { writeTrace, STYLES, type Style, type TeacherKnobs } from '../../world/teacher.js';
+import { parseTrace, promptTokens } from '../../world/trace.js';
+import { encode } from '../../world/vocab.js';
+import { referenceRubric, sampleTeacherRubric, toTokens } from '../../rubrics/rubric.js';
+import { EVAL_GRID } from '../../world/datasets.js';
 import {
   ConfigError,
   requireNonNegative,
   requirePositive,
   requireInteger,
   requireProbability,
-} from '../io/validate.js';
+} from '../../io/validate.js';
 
 export interface ColdStartData {
   /** families in the SFT mixture (chain_ood is held out) */

@@ -1,14 +1,14 @@
 // The static scalar reward model (a Table 2 baseline): a small classifier reading (question, CoT) and predicting
 // correctness, trained once on the cold-start model's rollouts and then frozen. Its reward replaces the outcome.
-import { tf } from '../models/backend.js';
-import { createTransformer } from '../models/transformer.js';
-import type { Policy } from '../models/policy.js';
-import { verifierConfig, verifierLogits, VERIFIER_CONTEXT } from '../models/verifier.js';
-import type { Rng } from '../util/random.js';
-import type { Problem } from '../world/problems.js';
-import { isCorrect, promptTokens } from '../world/trace.js';
-import { encode } from '../world/vocab.js';
-import { bceStep, policyRollouts } from './verifier.js';
+import { tf } from '../../models/backend.js';
+import { createTransformer } from '../../models/transformer.js';
+import type { Policy } from '../../models/policy.js';
+import { verifierConfig, verifierLogits, VERIFIER_CONTEXT } from '../../models/verifier.js';
+import type { Rng } from '../../util/random.js';
+import type { Problem } from '../../world/problems.js';
+import { isCorrect, promptTokens } from '../../world/trace.js';
+import { encode } from '../../world/vocab.js';
+import { bceStep, policyRollouts } from '../../rl/supervised.js';
 
 export interface ScalarRmConfig {
   prompts: number;

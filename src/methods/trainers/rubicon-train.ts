@@ -1,16 +1,16 @@
 // Rubicon's RL in our world: GRPO on a rubric-anchored reward vector aggregated to a scalar, with two task families
 // trained jointly, one at a time, or stage-wise (constraints first, then quality), and optional central-quantile
 // filtering of the training prompts by the cold start's reward.
-import { tf } from '../models/backend.js';
-import { sample, type Policy } from '../models/policy.js';
-import { learnedJudge, learnedProbability, oracleJudge } from '../models/verifier.js';
-import type { Rng } from '../util/random.js';
-import type { Problem } from '../world/problems.js';
-import { isCorrect, parseTrace, promptTokens } from '../world/trace.js';
-import { decode, encode } from '../world/vocab.js';
-import { defaultWorld, drawTrainingProblem, type WorldConfig } from '../world/defaults.js';
-import { toTokens, type RubricItem } from '../rubrics/rubric.js';
-import { domainOf } from '../world/problems.js';
+import { tf } from '../../models/backend.js';
+import { sample, type Policy } from '../../models/policy.js';
+import { learnedJudge, learnedProbability, oracleJudge } from '../../models/verifier.js';
+import type { Rng } from '../../util/random.js';
+import type { Problem } from '../../world/problems.js';
+import { isCorrect, parseTrace, promptTokens } from '../../world/trace.js';
+import { decode, encode } from '../../world/vocab.js';
+import { defaultWorld, drawTrainingProblem, type WorldConfig } from '../../world/defaults.js';
+import { toTokens, type RubricItem } from '../../rubrics/rubric.js';
+import { domainOf } from '../../world/problems.js';
 import {
   aggregate,
   AGGREGATORS,
@@ -18,10 +18,10 @@ import {
   defaultAggregatorParams,
   type AggregatorName,
   type AggregatorParams,
-} from '../rubrics/aggregators.js';
-import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../rl/grpo.js';
-import { mean, type Rollout } from '../rl/rollout.js';
-import { ConfigError, requireInteger, requirePositive, requireProbability } from '../io/validate.js';
+} from '../../rubrics/aggregators.js';
+import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../../rl/grpo.js';
+import { mean, type Rollout } from '../../rl/rollout.js';
+import { ConfigError, requireInteger, requirePositive, requireProbability } from '../../io/validate.js';
 import {
   ANCHORS,
   hackMeasures,
@@ -33,7 +33,7 @@ import {
   type Anchor,
   type BatchJudge,
   type TaskPair,
-} from './rubicon.js';
+} from '../../rubrics/rubicon.js';
 
 export type TaskFamily = 'constraints' | 'quality';
 export const SCHEDULES = ['joint', 'constraints_only', 'quality_only', 'stagewise'] as const;

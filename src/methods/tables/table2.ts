@@ -1,11 +1,12 @@
 // Table 2: the reward sources compared (rows), how each is trained, where its rubric quality comes from, the two
 // profiles, and the papers' reported numbers (labelled as reported, never mixed with ours).
-import type { RlcerConfig } from './rlcer.js';
-import type { EvolmConfig } from './evolm.js';
+import type { RlcerConfig } from '../trainers/rlcer.js';
+import type { EvolmConfig } from '../trainers/evolm.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ConfigError } from '../io/validate.js';
-import { readMetrics } from '../io/run.js';
+import type { DeepPartial } from '../../io/config.js';
+import { ConfigError } from '../../io/validate.js';
+import { readMetrics } from '../../io/run.js';
 
 /** The cold start of a size; a variant names another cold start of that size (`MethodSpec.coldstart`). */
 export const coldStartCheckpoint = (size: string, variant?: string) =>
@@ -21,8 +22,8 @@ export interface MethodSpec {
    * positive control: the outcome plus the exact process score on the last token, or on each step's last token
    */
   reward?: 'outcome' | 'random' | 'format' | 'process_oracle' | 'process_oracle_dense';
-  rlcer?: Partial<RlcerConfig>;
-  evolm?: Partial<EvolmConfig>;
+  rlcer?: DeepPartial<RlcerConfig>;
+  evolm?: DeepPartial<EvolmConfig>;
   /**
    * whose rubrics the rubric-quality column reads: a fixed external source where the row's reward comes from one
    * (the cold-start rubricator, the teacher, the scalar RM), the row's trained generator where it has its own
@@ -79,7 +80,7 @@ export const METHODS: Record<string, MethodSpec> = {
   rlcer_paper_rate: {
     kind: 'rlcer',
     rlcer: {
-      ppo: { roleMixing: 'weighted_sum', lr: { reason: 1e-4, rubric: 1e-3, hint: 1e-4 } } as RlcerConfig['ppo'],
+      ppo: { roleMixing: 'weighted_sum', lr: { reason: 1e-4, rubric: 1e-3, hint: 1e-4 } },
     },
     quality: 'policy',
     label: 'RLCER, one Adam over the weighted sum, rubricator 10x',
@@ -95,7 +96,7 @@ export const METHODS: Record<string, MethodSpec> = {
     kind: 'rlcer',
     rlcer: {
       validityReading: 'literal',
-      ppo: { roleMixing: 'weighted_sum', lr: { reason: 1e-4, rubric: 1e-4, hint: 1e-4 } } as RlcerConfig['ppo'],
+      ppo: { roleMixing: 'weighted_sum', lr: { reason: 1e-4, rubric: 1e-4, hint: 1e-4 } },
     },
     quality: 'policy',
     label: 'RLCER, rubricator rate = reasoner rate',
@@ -104,7 +105,7 @@ export const METHODS: Record<string, MethodSpec> = {
     kind: 'rlcer',
     rlcer: {
       validityReading: 'literal',
-      ppo: { roleMixing: 'separate_adam', lr: { reason: 1e-4, rubric: 1e-3, hint: 1e-4 } } as RlcerConfig['ppo'],
+      ppo: { roleMixing: 'separate_adam', lr: { reason: 1e-4, rubric: 1e-3, hint: 1e-4 } },
     },
     quality: 'policy',
     label: 'RLCER, one Adam per role, rubricator 10x',

@@ -1,16 +1,14 @@
 // Distilling the verifier: teacher labels on the cold-start model's rollouts, balanced over criterion kinds,
 // binary cross-entropy, then accuracy against the teacher per criterion kind on held-out rollouts.
-import { tf } from '../models/backend.js';
-import { sample, type Policy } from '../models/policy.js';
-import { learnedJudge, verifierInput, verifierLogits } from '../models/verifier.js';
-import { clipByGlobalNorm } from '../rl/optim.js';
-import type { Rng } from '../util/random.js';
-import type { Problem } from '../world/problems.js';
-import { parseTrace, promptTokens, type ParsedTrace } from '../world/trace.js';
-import { decode, encode } from '../world/vocab.js';
-import { defaultWorld, drawTrainingProblem } from '../world/defaults.js';
-import { CRITERION_NAMES, judge, type Criterion, CRITERIA, type CriterionSpec } from '../rubrics/criteria.js';
-import { referenceRubric, sampleTeacherRubric } from '../rubrics/rubric.js';
+import type { tf } from '../../models/backend.js';
+import type { Policy } from '../../models/policy.js';
+import { learnedJudge, verifierInput } from '../../models/verifier.js';
+import { bceStep, policyRollouts } from '../../rl/supervised.js';
+import type { Rng } from '../../util/random.js';
+import type { Problem } from '../../world/problems.js';
+import type { ParsedTrace } from '../../world/trace.js';
+import { CRITERION_NAMES, judge, type Criterion, CRITERIA, type CriterionSpec } from '../../rubrics/criteria.js';
+import { referenceRubric, sampleTeacherRubric } from '../../rubrics/rubric.js';
 
 export interface LabelledExample {
   c: Criterion;
@@ -43,25 +41,6 @@ export function criteriaFor(p: Problem, rng: Rng, t: ParsedTrace | null = null):
   });
 }
 
-export interface PolicyRollout {
-  p: Problem;
-  completion: string[];
-  trace: ParsedTrace;
-}
-
-/** `rollouts` samples of the policy (reasoner role) on each of `prompts` training problems. */
-export function policyRollouts(policy: Policy, prompts: number, rollouts: number, rng: Rng): PolicyRollout[] {
-  const problems = Array.from({ length: prompts }, () => drawTrainingProblem(defaultWorld, rng));
-  const inputs = problems.flatMap((p) => Array.from({ length: rollouts }, () => encode(promptTokens(p, 'reason'))));
-  const outs: number[][] = [];
-  for (let i = 0; i < inputs.length; i += 256)
-    outs.push(...sample(policy, inputs.slice(i, i + 256), { maxNew: 96, temperature: 1, topP: 1 }, rng));
-  return outs.map((o, i) => {
-    const completion = decode(o);
-    return { p: problems[Math.floor(i / rollouts)], completion, trace: parseTrace(completion) };
-  });
-}
-
 /** Rollouts of the cold-start policy on training prompts, each paired with criteria and the teacher's labels. */
 export function distillationData(
   policy: Policy,
@@ -79,24 +58,6 @@ export function distillationData(
     }
   }
   return data;
-}
-
-/** One binary cross-entropy step of a classifier read at the last token (verifier, scalar reward model); returns the loss. */
-export function bceStep(model: Policy, opt: tf.Optimizer, inputs: number[][], labels: boolean[]): number {
-  const y = tf.tensor1d(labels.map(Number));
-  const { value, grads } = tf.variableGrads(
-    () => tf.losses.sigmoidCrossEntropy(y, verifierLogits(model, inputs)) as tf.Scalar,
-    Object.values(model.weights),
-  );
-  const loss = value.dataSync()[0];
-  try {
-    if (!Number.isFinite(loss)) throw new Error(`classifier loss is ${loss}: stopping before it reaches the weights`);
-    clipByGlobalNorm(grads, 1);
-    opt.applyGradients(grads as tf.NamedTensorMap);
-  } finally {
-    tf.dispose([value, y, ...Object.values(grads)]);
-  }
-  return loss;
 }
 
 /** One verifier step on a minibatch of labelled (criterion, CoT) examples. */

@@ -2,18 +2,18 @@
 // reference), TTRL (agreement with one's own majority vote), Intuitor (self-certainty), RENT (negative entropy),
 // and CO-RL (agent n rewarded by agreement with the majority vote of agent n-1, a ring). All rollouts and
 // pseudo-labels are computed before any update; then each agent takes its own GRPO step with its own Adam.
-import { tf } from '../models/backend.js';
-import { sample, type Policy } from '../models/policy.js';
-import { makeSequenceBatch, disposeSequenceBatch, tokenConfidence } from '../models/logprobs.js';
-import type { Rng } from '../util/random.js';
-import { surfaceForm, type Problem } from '../world/problems.js';
-import { answerOf, parseTrace, promptTokens } from '../world/trace.js';
-import { encode, decode } from '../world/vocab.js';
-import { defaultWorld, drawTrainingProblem, type WorldConfig } from '../world/defaults.js';
-import { majorityAnswer } from '../rl/evaluate.js';
-import { fromGrid, mean, type Rollout } from '../rl/rollout.js';
-import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../rl/grpo.js';
-import { ConfigError, requireInteger, requirePositive } from '../io/validate.js';
+import { tf } from '../../models/backend.js';
+import { sample, type Policy } from '../../models/policy.js';
+import { makeSequenceBatch, disposeSequenceBatch, tokenConfidence } from '../../models/logprobs.js';
+import type { Rng } from '../../util/random.js';
+import { surfaceForm, type Problem } from '../../world/problems.js';
+import { answerOf, parseTrace, promptTokens } from '../../world/trace.js';
+import { encode, decode } from '../../world/vocab.js';
+import { defaultWorld, drawTrainingProblem, type WorldConfig } from '../../world/defaults.js';
+import { majorityAnswer } from '../../rl/evaluate.js';
+import { fromGrid, mean, type Rollout } from '../../rl/rollout.js';
+import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../../rl/grpo.js';
+import { ConfigError, requireInteger, requirePositive } from '../../io/validate.js';
 
 export const LABEL_FREE_METHODS = ['gt_reward', 'ttrl', 'intuitor', 'rent', 'corl'] as const;
 export type LabelFreeMethod = (typeof LABEL_FREE_METHODS)[number];

@@ -3,7 +3,7 @@
 // and the quality family's score of the same rollout are negatively correlated. The rule is fixed here and in
 // results/rubicon/preregistration-rule.md (a test keeps the two the same); src/cli/rubicon-preregister.ts measures
 // and writes preregistration.csv.
-import { pearson } from '../util/stats.js';
+import { pearson } from '../../util/stats.js';
 
 /** The rule, stated before any run on the pair. */
 export const PREREG_RULE = {

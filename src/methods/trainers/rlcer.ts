@@ -3,20 +3,21 @@
 // whose satisfaction correlates with correctness are valid; the reasoner earns outcome + CoT reward, the
 // rubricator K_valid/K + format; one PPO update over both roles with role-specific advantages.
 // One readable path per step: roll out -> write rubrics -> judge -> validity -> rewards -> PPO.
-import type { Policy } from '../models/policy.js';
-import { learnedJudge, oracleJudge } from '../models/verifier.js';
-import type { Rng } from '../util/random.js';
-import { decode } from '../world/vocab.js';
-import { domainOf, type Problem } from '../world/problems.js';
-import { checkWorldConfig, defaultWorld, type WorldConfig } from '../world/defaults.js';
+import type { Policy } from '../../models/policy.js';
+import { learnedJudge, oracleJudge } from '../../models/verifier.js';
+import type { Rng } from '../../util/random.js';
+import { decode } from '../../world/vocab.js';
+import { domainOf } from '../../world/problems.js';
+import { checkWorldConfig, defaultWorld, type WorldConfig } from '../../world/defaults.js';
 import {
   CRITERION_NAMES,
   criterionText,
   type Criterion,
   type CriterionName,
   criterionEnglish,
-} from '../rubrics/criteria.js';
-import { referenceRubric, type Parsed, type RubricItem } from '../rubrics/rubric.js';
+  isConcrete,
+} from '../../rubrics/criteria.js';
+import type { Parsed, RubricItem } from '../../rubrics/rubric.js';
 import {
   cotRewards,
   criterionValidity,
@@ -26,7 +27,7 @@ import {
   type ConstantCorrectness,
   type CotNorm,
   type ValidityReading,
-} from '../rubrics/rewards.js';
+} from '../../rubrics/rewards.js';
 import {
   checkPpoConfig,
   criticsState,
@@ -36,15 +37,15 @@ import {
   ppoUpdate,
   restoreCritics,
   type PpoConfig,
-} from '../rl/ppo.js';
-import { createPolicy } from '../models/index.js';
-import { mean, type Rollout } from '../rl/rollout.js';
-import { optimizersState, restoreOptimizers, type OptimizerState } from '../rl/optim.js';
-import { adaptOptimizer, rateOf, setRate } from '../rl/kl-adaptive.js';
-import { classifyStyle } from '../rl/evaluate.js';
-import { ConfigError, requireInteger, requireNonNegative, requirePositive } from '../io/validate.js';
-import { outcomeReward, rollOutReasoner, type ReasonerRollout, type Trainer } from './rlvr.js';
-import { writeRubrics, type WrittenRubric } from './rubricator.js';
+} from '../../rl/ppo.js';
+import { createPolicy } from '../../models/index.js';
+import { mean, type Rollout } from '../../rl/rollout.js';
+import { optimizersState, restoreOptimizers, type OptimizerState } from '../../rl/optim.js';
+import { adaptOptimizer, rateOf, setRate } from '../../rl/kl-adaptive.js';
+import { classifyStyle } from '../../rl/evaluate.js';
+import { ConfigError, requireInteger, requireNonNegative, requirePositive } from '../../io/validate.js';
+import { outcomeReward, rollOutReasoner, type ReasonerRollout, type Trainer } from '../../rl/trainer.js';
+import { sourceRubrics } from '../../rl/rubricator.js';
 
 export interface RlcerConfig {
   steps: number;
@@ -161,35 +162,11 @@ export function checkRlcerConfig(c: RlcerConfig): void {
   checkWorldConfig(c.world);
 }
 
-/** Criteria with arguments name a concrete value of the problem (EvoLM's "concrete" criteria). */
-export const isConcrete = (c: Criterion) => c.args.length > 0;
-
 export interface RlcerModels {
   /** the frozen learned verifier (required when verifier = 'learned') */
   verifier?: Policy;
   /** the frozen cold-start policy (required when rubricSource = 'fixed_untrained') */
   frozenRubricator?: Policy;
-}
-
-/**
- * One rubric set per (problem, CoT): written by `writer`'s rubricator role after reading the CoT (the trained policy,
- * or a frozen copy of the cold start), or the teacher's reference rubric when there is no writer. `written` (prompts
- * and completions, for a rubricator update) is null for the teacher. Shared by RLCER and EvoLM.
- */
-export function sourceRubrics(
-  writer: Policy | undefined,
-  problems: Problem[],
-  cots: string[][],
-  rng: Rng,
-  temperature: number,
-): { sets: Parsed[]; written: WrittenRubric[] | null } {
-  const written = writer ? writeRubrics(writer, problems, cots, rng, temperature) : null;
-  return {
-    written,
-    sets: written
-      ? written.map((w) => w.parsed)
-      : problems.map((p) => ({ ok: true as const, rubric: referenceRubric(p) })),
-  };
 }
 
 /** The settings that turn one prompt's satisfaction matrix and correctness into rewards. */

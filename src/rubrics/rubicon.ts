@@ -5,8 +5,8 @@
 import type { Problem } from '../world/problems.js';
 import { answerWidth } from '../world/problems.js';
 import { parseTrace, type ParsedTrace } from '../world/trace.js';
-import { opOf, type Criterion, type CriterionName } from '../rubrics/criteria.js';
-import type { Dimension } from '../rubrics/aggregators.js';
+import { opOf, type Criterion, type CriterionName } from './criteria.js';
+import type { Dimension } from './aggregators.js';
 
 export interface AnchorInput {
   p: Problem;
