@@ -5,15 +5,19 @@
 //   tsx src/cli/archive-runs.ts <from> <to> [--merge]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runMain } from './args.js';
+import { parseArgsWithPositionals, runMain } from './args.js';
 import { archiveRun } from '../io/jobs.js';
 import { findFinishedRuns } from '../io/run.js';
 import { ConfigError } from '../io/validate.js';
 
 runMain(async () => {
-  const args = process.argv.slice(2),
-    merge = args.includes('--merge');
-  const [from, to] = args.filter((a) => a !== '--merge');
+  const { args, positionals } = parseArgsWithPositionals(
+    process.argv.slice(2),
+    { merge: { help: 'replace only the runs found under <from>; keep every other record under <to>', boolean: true } },
+    ['<from>', '<to>'],
+  );
+  const merge = args.merge,
+    [from, to] = positionals;
   if (!from || !to) throw new ConfigError('usage: tsx src/cli/archive-runs.ts <from> <to> [--merge]');
   const runs = findFinishedRuns(from);
   if (runs.length === 0) throw new ConfigError(`no finished runs under ${from}`);

@@ -65,15 +65,18 @@ async function load(port: number, path: string, bodies: string[], concurrency: n
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    requests: 'requests per scenario (default 2000, at most 20000)',
-    concurrency: 'concurrent clients (default 64, at most 512)',
-    'group-size': 'RLCER group size (default 8)',
-    'llm-requests': 'requests of the scenario with the llama.cpp rubricator and judge (default 16; 0 leaves it out)',
+    requests: { help: 'requests per scenario (at most 20000)', default: '2000' },
+    concurrency: { help: 'concurrent clients (at most 512)', default: '64' },
+    'group-size': { help: 'RLCER group size', default: '8' },
+    'llm-requests': {
+      help: 'requests of the scenario with the llama.cpp rubricator and judge (0 leaves it out)',
+      default: '16',
+    },
   });
-  const n = intArg('requests', a.requests ?? '2000', 1, 20_000);
-  const conc = intArg('concurrency', a.concurrency ?? '64', 1, 512);
-  const g = intArg('group-size', a['group-size'] ?? '8', 2, 64);
-  const nLlm = intArg('llm-requests', a['llm-requests'] ?? '16', 0, 1000);
+  const n = intArg('requests', a.requests, 1, 20_000);
+  const conc = intArg('concurrency', a.concurrency, 1, 512);
+  const g = intArg('group-size', a['group-size'], 2, 64);
+  const nLlm = intArg('llm-requests', a['llm-requests'], 0, 1000);
   const srv = await startRewardServer({ port: 0, service: { ...defaultServiceConfig, groupTimeoutMs: 30_000 } });
   const prompt = '<|im_start|>user\nWhat is 1+1? Put it in \\boxed{}.<|im_end|>\n<|im_start|>assistant\n';
   const one = (i: number) =>

@@ -45,14 +45,12 @@ async function worker(reps: number): Promise<void> {
 }
 
 runMain(async () => {
-  const argv = process.argv.slice(2),
-    isWorker = argv.includes('--worker');
-  const a = parseArgs(
-    argv.filter((x) => x !== '--worker'),
-    { reps: 'timed RL steps per backend (default 5; SFT: twice that)' },
-  );
-  const reps = intArg('reps', a.reps ?? '5', 1);
-  if (isWorker) return worker(reps);
+  const a = parseArgs(process.argv.slice(2), {
+    reps: { help: 'timed RL steps per backend (SFT: twice that)', default: '5' },
+    worker: { help: 'internal: time the backend TFJS_BACKEND names, print one JSON line', boolean: true },
+  });
+  const reps = intArg('reps', a.reps, 1);
+  if (a.worker) return worker(reps);
   const backends = ['tensorflow', 'wasm'];
   for (const backend of backends) {
     const r = spawnSync(process.execPath, [...process.execArgv, process.argv[1], '--worker', '--reps', String(reps)], {

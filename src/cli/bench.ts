@@ -110,25 +110,25 @@ function spawnWorker(name: string, cmd: string, args: string[], env: NodeJS.Proc
 }
 
 runMain(async () => {
-  const argv = process.argv.slice(2),
-    isWorker = argv.includes('--worker');
-  const a = parseArgs(
-    argv.filter((x) => x !== '--worker'),
-    {
-      size: 'S or M (default S)',
-      batch: 'sequences (default 128)',
-      runs: 'runs per contender, alternating (default 5)',
-      reps: 'timed repetitions inside each run, after a warm-up; each figure is their median (default 3)',
-    },
-  );
-  const size = (a.size ?? 'S') as Size,
-    B = Number(a.batch ?? 128);
-  const runs = Number(a.runs ?? 5),
-    reps = Number(a.reps ?? 3);
-  for (const [k, v] of Object.entries({ batch: B, runs, reps })) {
+  const a = parseArgs(process.argv.slice(2), {
+    size: { help: 'S or M', default: 'S' },
+    batch: { help: 'sequences', default: '128' },
+    runs: { help: 'runs per contender, alternating', default: '5' },
+    reps: { help: 'timed repetitions inside each run, after a warm-up; each figure is their median', default: '3' },
+    worker: { help: 'internal: one run of the backend TFJS_BACKEND names, one JSON line', boolean: true },
+  });
+  const size = a.size as Size,
+    B = Number(a.batch);
+  const runs = Number(a.runs),
+    reps = Number(a.reps);
+  for (const [k, v] of [
+    ['batch', B],
+    ['runs', runs],
+    ['reps', reps],
+  ] as const) {
     if (!Number.isInteger(v) || v < 1) throw new ConfigError(`--${k} must be a positive integer (got "${a[k]}")`);
   }
-  if (isWorker) return worker(size, B, reps);
+  if (a.worker) return worker(size, B, reps);
 
   const env0 = { ...process.env }; // before initBackend pins TensorFlow's settings in process.env
   const engine = engineSettings();

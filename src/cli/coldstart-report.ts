@@ -17,18 +17,20 @@ import { makeRng } from '../util/random.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    problems: 'problems per cell (default 32)',
-    samples: 'samples per problem (default 8)',
-    out: 'output CSV',
+    problems: { help: 'problems per cell', default: '32' },
+    samples: { help: 'samples per problem', default: '8' },
+    out: { help: 'output CSV', default: 'results/coldstart/report.csv' },
     models:
       'comma-separated models to (re-)evaluate, e.g. transformer-M; the others keep their rows in the output CSV (default: all)',
-    'rubric-reads':
-      'what the rubricator reads before writing: own_cot (default: one of its own CoTs) or question (the question alone)',
+    'rubric-reads': {
+      help: 'what the rubricator reads before writing: own_cot (one of its own CoTs) or question (the question alone)',
+      default: 'own_cot',
+    },
   });
-  const reads = choiceArg('rubric-reads', a['rubric-reads'] ?? 'own_cot', ['own_cot', 'question'] as const);
-  const perCell = intArg('problems', a.problems ?? '32', 1),
-    n = intArg('samples', a.samples ?? '8', 1),
-    out = a.out ?? 'results/coldstart/report.csv';
+  const reads = choiceArg('rubric-reads', a['rubric-reads'], ['own_cot', 'question'] as const);
+  const perCell = intArg('problems', a.problems, 1),
+    n = intArg('samples', a.samples, 1),
+    out = a.out;
   const files = fs
     .readdirSync('data/checkpoints')
     .filter((f) => /^coldstart-.*\.json$/.test(f))

@@ -46,23 +46,23 @@ function copyFiles(from: string, to: string, files: string[]): void {
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    arch: 'transformer or gru',
-    size: 'S or M',
-    steps: 'SFT steps',
-    seed: 'seed (default 0)',
-    out: 'run directory',
+    arch: { help: 'transformer or gru', default: 'transformer' },
+    size: { help: 'S or M', default: 'S' },
+    steps: "SFT steps (default: the sft config's)",
+    seed: { help: 'seed', default: '0' },
+    out: 'run directory (default runs/coldstart/<arch>-<size>-seed<seed>)',
     config: 'JSON overriding {data, sft}',
     resume: '"yes" to continue from the run directory\'s checkpoint',
-    checkpoint: 'where to write the final checkpoint',
-    'checkpoint-every': 'steps between resumable checkpoints (default 250)',
+    checkpoint: 'where to write the final checkpoint (default data/checkpoints/coldstart-<arch>-<size>.json)',
+    'checkpoint-every': { help: 'steps between resumable checkpoints', default: '250' },
     'save-partial': '"yes" to copy the run directory\'s resumable state to the partial directory (to commit) and exit',
     partial: 'the partial directory (default data/checkpoints/partial/<run directory name>)',
     init: 'a checkpoint of the same model to start from (fine-tuning; fresh Adam moments), recorded by content',
   });
-  const arch = (a.arch ?? 'transformer') as Architecture,
-    size = (a.size ?? 'S') as Size;
-  const seed = intArg('seed', a.seed ?? '0', 0),
-    every = intArg('checkpoint-every', a['checkpoint-every'] ?? '250', 1);
+  const arch = a.arch as Architecture,
+    size = a.size as Size;
+  const seed = intArg('seed', a.seed, 0),
+    every = intArg('checkpoint-every', a['checkpoint-every'], 1);
   const user = a.config ? loadJsonConfig(a.config) : {};
   const data = mergeConfig(defaultColdStartData, user.data, 'data');
   const sft = mergeConfig(

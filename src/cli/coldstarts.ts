@@ -9,7 +9,7 @@
 import * as path from 'node:path';
 import { parseArgs, intArg, runMain } from './args.js';
 import { ConfigError, RunFailure } from '../io/validate.js';
-import { campaignRoot, EXECUTOR_HELP, executorName, runCampaign, type CampaignJob } from './executor.js';
+import { campaignRoot, EXECUTOR_FLAGS, executorName, runCampaign, type CampaignJob } from './executor.js';
 
 const ARCHS = ['transformer', 'gru'],
   SIZES = ['S', 'M'];
@@ -73,11 +73,11 @@ if (process.argv[1]?.endsWith('coldstarts.ts') && process.argv[1].includes('cli'
     const a = parseArgs(process.argv.slice(2), {
       models: "cold starts <arch>-<size>, separated by spaces or commas (make coldstart's COLDSTART_MODELS)",
       'corl-agents': '"yes": the CO-RL partners of make corl-agents instead',
-      jobs: 'local: parallel processes (default 2)',
-      ...EXECUTOR_HELP,
+      jobs: { help: 'local: parallel processes', default: '2' },
+      ...EXECUTOR_FLAGS,
     });
     executorName(a);
-    const jobs = intArg('jobs', a.jobs ?? '2', 1);
+    const jobs = intArg('jobs', a.jobs, 1);
     const models = (a.models ?? '').split(/[\s,]+/).filter(Boolean);
     if (a['corl-agents'] === 'yes' ? models.length > 0 : models.length === 0)
       throw new ConfigError('give either --models "transformer-S gru-S ..." or --corl-agents yes');

@@ -18,14 +18,14 @@ import { CORL_ARCHIVE, corlProfile } from '../methods/tables/table1.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    profile: 'quick (default) or full',
-    samples: 'samples per agent and problem (default 4)',
-    problems: 'problems per cell (default 16)',
+    profile: { help: 'quick or full', default: 'quick' },
+    samples: { help: 'samples per agent and problem', default: '4' },
+    problems: { help: 'problems per cell', default: '16' },
   });
-  const name = a.profile ?? 'quick',
+  const name = a.profile,
     profile = corlProfile(name);
-  const k = intArg('samples', a.samples ?? '4', 1),
-    perCell = intArg('problems', a.problems ?? '16', 1);
+  const k = intArg('samples', a.samples, 1),
+    perCell = intArg('problems', a.problems, 1);
   await initBackend();
   const root = `runs/corl/${name}`,
     ck = (method: string, group: string, seed: number, n: number) =>

@@ -3,13 +3,17 @@
 // the training families). Checks that the matched-strength rule (matchedPair, MATCH_TOLERANCE) still picks the
 // pair that corl_diff_family_matched trains.
 // Usage: tsx src/cli/corl-pairs.ts [results/coldstart/report.csv] [results/corl/pairs.csv]
-import { runMain } from './args.js';
+import { parseArgsWithPositionals, runMain } from './args.js';
 import { readCsv, writeCsv } from '../io/table.js';
 import { checkMatchedMethod, coldStartAccuracy, pairRows } from '../methods/tables/table1.js';
 
 runMain(async () => {
-  const report = process.argv[2] ?? 'results/coldstart/report.csv',
-    out = process.argv[3] ?? 'results/corl/pairs.csv';
+  const { positionals } = parseArgsWithPositionals(process.argv.slice(2), {}, ['[report]', '[out]'], {
+    about:
+      'report: the cold-start report (default results/coldstart/report.csv); out: the pairs table (default ' +
+      'results/corl/pairs.csv)',
+  });
+  const [report = 'results/coldstart/report.csv', out = 'results/corl/pairs.csv'] = positionals;
   const acc = coldStartAccuracy(readCsv(report));
   checkMatchedMethod(acc);
   const rows = pairRows(acc);

@@ -39,22 +39,25 @@ import { agentCheckpoint, corlMethodSpec } from '../methods/tables/table1.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    method: 'method id (src/methods/tables/table1.ts)',
-    group: 'which agent group of the method (default 0)',
-    seed: 'seed',
-    steps: 'RL steps',
-    out: 'run directory',
+    method: { help: 'method id (src/methods/tables/table1.ts)', default: 'corl_diff_family' },
+    group: { help: 'which agent group of the method', default: '0' },
+    seed: { help: 'seed', default: '0' },
+    steps: "RL steps (default: the config's)",
+    out: 'run directory (default runs/corl/<method>/<agents>/seed-<seed>)',
     config: 'JSON overriding defaultLabelFreeConfig',
     agents: "comma-separated agent names (overrides the method's)",
-    'eval-problems': 'problems per evaluation cell (default 16)',
-    'eval-samples': 'samples per problem (default 4)',
-    'theory-samples': 'samples per problem for p estimates (default 8)',
-    'overlap-protocols': 'comma-separated error-overlap protocols (default paper,multi_sample)',
+    'eval-problems': { help: 'problems per evaluation cell', default: '16' },
+    'eval-samples': { help: 'samples per problem', default: '4' },
+    'theory-samples': { help: 'samples per problem for p estimates', default: '8' },
+    'overlap-protocols': {
+      help: 'comma-separated error-overlap protocols',
+      default: Object.keys(OVERLAP_PROTOCOLS).join(','),
+    },
   });
-  const id = a.method ?? 'corl_diff_family',
+  const id = a.method,
     spec = corlMethodSpec(id),
-    seed = intArg('seed', a.seed ?? '0', 0);
-  const group = intArg('group', a.group ?? '0', 0);
+    seed = intArg('seed', a.seed, 0);
+  const group = intArg('group', a.group, 0);
   if (group >= spec.agents.length)
     throw new ConfigError(`method ${id} has ${spec.agents.length} agent group(s); --group ${group} does not exist`);
   const names = a.agents ? a.agents.split(',') : spec.agents[group];
@@ -64,11 +67,11 @@ runMain(async () => {
     ...(a.steps ? { steps: intArg('steps', a.steps, 0) } : {}),
     ...(spec.method === 'base' ? { steps: 0 } : { method: spec.method }),
   });
-  const perCell = intArg('eval-problems', a['eval-problems'] ?? '16', 1),
-    evalN = intArg('eval-samples', a['eval-samples'] ?? '4', 1);
-  const thN = intArg('theory-samples', a['theory-samples'] ?? '8', 1);
+  const perCell = intArg('eval-problems', a['eval-problems'], 1),
+    evalN = intArg('eval-samples', a['eval-samples'], 1);
+  const thN = intArg('theory-samples', a['theory-samples'], 1);
   const known = Object.keys(OVERLAP_PROTOCOLS) as OverlapProtocol[];
-  const protocols = choiceListArg('overlap-protocols', a['overlap-protocols'] ?? known.join(','), known);
+  const protocols = choiceListArg('overlap-protocols', a['overlap-protocols'], known);
   const out = a.out ?? `runs/corl/${id}/${names.join('+')}/seed-${seed}`;
   checkCheckpoints(...names.map(agentCheckpoint));
   const run = await openRun(

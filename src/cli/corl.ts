@@ -10,22 +10,22 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { intArg, parseArgs, runMain } from './args.js';
 import { ConfigError, RunFailure } from '../io/validate.js';
-import { campaignRoot, EXECUTOR_HELP, executorName, runCampaign } from './executor.js';
+import { campaignRoot, EXECUTOR_FLAGS, executorName, runCampaign } from './executor.js';
 import { agentCheckpoint, CORL_ARCHIVE, corlMethodSpec, corlProfile, profileGroups } from '../methods/tables/table1.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    profile: 'quick (default) or full',
-    jobs: 'parallel processes (default 2)',
-    methods: 'comma-separated method ids',
+    profile: { help: 'quick, full or table8', default: 'quick' },
+    jobs: { help: 'parallel processes', default: '2' },
+    methods: "comma-separated method ids (default: the profile's)",
     available: '"yes": run the agent groups whose cold starts exist, skip the others',
     archive: '"no" to ignore and not write the committed run archive',
-    ...EXECUTOR_HELP,
+    ...EXECUTOR_FLAGS,
   });
   executorName(a);
-  const name = a.profile ?? 'quick',
+  const name = a.profile,
     profile = corlProfile(name),
-    jobs = intArg('jobs', a.jobs ?? '2', 1);
+    jobs = intArg('jobs', a.jobs, 1);
   const own = profileGroups(name);
   const methods = a.methods ? a.methods.split(',') : Object.keys(own);
   methods.forEach(corlMethodSpec);

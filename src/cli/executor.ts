@@ -2,40 +2,47 @@
 // long horizon), CO-RL, Rubicon, the cold starts and the sweeps (docs/sweeps.md). `--executor local` is the job pool
 // of src/io/jobs.ts exactly as each CLI ran it before; `--executor slurm` is one array job over the unfinished runs,
 // then a wait for the queue (makeExecutor and runToEnd of src/io/sweep.ts), its sweep files under runs/sweeps/<name>.
-import { intArg } from './args.js';
+import { intArg, type Flags } from './args.js';
 import { ConfigError } from '../io/validate.js';
 import { runJobs, type Job } from '../io/jobs.js';
 import { makeExecutor, runToEnd, SLURM_DEFAULTS, type RunSpec, type SlurmOptions } from '../io/sweep.js';
 
-/** The options' --help lines (each CLI adds its own --jobs: the local pool's parallel processes). */
-export const EXECUTOR_HELP: Record<string, string> = {
-  executor: 'local (default: the job pool) or slurm (one array job over the unfinished runs, then wait for it)',
+/** The options, with their help and defaults (each CLI adds its own --jobs: the local pool's parallel processes). */
+export const EXECUTOR_FLAGS = {
+  executor: {
+    help: 'local (the job pool) or slurm (one array job over the unfinished runs, then wait for it)',
+    default: 'local',
+  },
   'sbatch-args': 'slurm: flags passed to sbatch, space-separated (partition, time, account, memory, ...)',
   concurrency: 'slurm: most array tasks at once (%K)',
-  'poll-seconds': `slurm: seconds between squeue polls while waiting (default ${SLURM_DEFAULTS.pollSeconds})`,
-  'squeue-patience':
-    'slurm: seconds squeue may keep failing (retried with backoff) before the wait stops with an error ' +
-    `(default ${SLURM_DEFAULTS.squeuePatienceSeconds})`,
-};
+  'poll-seconds': {
+    help: 'slurm: seconds between squeue polls while waiting',
+    default: String(SLURM_DEFAULTS.pollSeconds),
+  },
+  'squeue-patience': {
+    help: 'slurm: seconds squeue may keep failing (retried with backoff) before the wait stops with an error',
+    default: String(SLURM_DEFAULTS.squeuePatienceSeconds),
+  },
+} satisfies Flags;
+
+/** The executor options as parsed (a flag not given: its default in EXECUTOR_FLAGS). */
+export type ExecutorArgs = Partial<Record<keyof typeof EXECUTOR_FLAGS, string>>;
 
 /** The executor named by --executor (default local); anything else is refused before any work. */
-export function executorName(a: Record<string, string>): 'local' | 'slurm' {
-  const name = a.executor ?? 'local';
+export function executorName(a: ExecutorArgs): 'local' | 'slurm' {
+  const name = a.executor ?? EXECUTOR_FLAGS.executor.default;
   if (name !== 'local' && name !== 'slurm') throw new ConfigError(`--executor must be local or slurm (got "${name}")`);
   return name;
 }
 
 /** The Slurm executor's options from the parsed arguments. */
-export function slurmOptions(a: Record<string, string>): SlurmOptions {
+export function slurmOptions(a: ExecutorArgs): SlurmOptions {
+  const F = EXECUTOR_FLAGS;
   return {
     concurrency: a.concurrency ? intArg('concurrency', a.concurrency, 1) : undefined,
     sbatchArgs: (a['sbatch-args'] ?? '').split(/\s+/).filter(Boolean),
-    pollSeconds: intArg('poll-seconds', a['poll-seconds'] ?? String(SLURM_DEFAULTS.pollSeconds), 1),
-    squeuePatienceSeconds: intArg(
-      'squeue-patience',
-      a['squeue-patience'] ?? String(SLURM_DEFAULTS.squeuePatienceSeconds),
-      0,
-    ),
+    pollSeconds: intArg('poll-seconds', a['poll-seconds'] ?? F['poll-seconds'].default, 1),
+    squeuePatienceSeconds: intArg('squeue-patience', a['squeue-patience'] ?? F['squeue-patience'].default, 0),
   };
 }
 
@@ -75,7 +82,7 @@ export function campaignSpecs(name: string, jobs: CampaignJob[]): RunSpec[] {
 export async function runCampaign(
   name: string,
   jobs: CampaignJob[],
-  a: Record<string, string>,
+  a: ExecutorArgs,
   o: { parallel: number; root: string },
 ): Promise<number> {
   if (executorName(a) === 'local') return runJobs(name, jobs, o.parallel);

@@ -11,9 +11,10 @@ import {
   sha256,
 } from '../world/datasets.js';
 import type { Family } from '../world/problems.js';
-import { runMain } from './args.js';
+import { parseArgs, runMain } from './args.js';
 
 runMain(async () => {
+  parseArgs(process.argv.slice(2), {});
   const sums: string[] = [];
   const cells = [
     ...(Object.entries(EVAL_GRID) as [Family, number[]][]).flatMap(([family, grid]) =>

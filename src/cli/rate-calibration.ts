@@ -133,7 +133,7 @@ runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
     run: "rlvr or a multiplier of the reasoner's rate",
     report: 'yes: write the table',
-    out: `where the report goes (default ${CALIBRATION.out})`,
+    out: `where the report goes (default ${CALIBRATION.out}; the generator's: ${GENERATOR_CALIBRATION.out})`,
   });
   if (a.run) return runOne(a.run);
   if (!a.report) throw new ConfigError('give --run <rlvr|multiplier> or --report yes');

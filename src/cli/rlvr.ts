@@ -14,25 +14,25 @@ import { makeRng } from '../util/random.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    checkpoint: 'cold-start checkpoint',
-    seed: 'seed',
-    steps: 'RL steps',
-    out: 'run directory',
+    checkpoint: { help: 'cold-start checkpoint', default: 'data/checkpoints/coldstart-transformer-S.json' },
+    seed: { help: 'seed', default: '0' },
+    steps: "RL steps (default: the config's)",
+    out: 'run directory (default runs/rlvr/seed-<seed>)',
     config: 'JSON overriding defaultRlvrConfig',
-    'eval-problems': 'problems per evaluation cell (default 16)',
-    'eval-samples': 'samples per problem (default 4)',
-    'eval-every': 'steps between evaluations (default 50)',
+    'eval-problems': { help: 'problems per evaluation cell', default: '16' },
+    'eval-samples': { help: 'samples per problem', default: '4' },
+    'eval-every': { help: 'steps between evaluations', default: '50' },
   });
-  const seed = intArg('seed', a.seed ?? '0', 0);
-  const ckpt = a.checkpoint ?? 'data/checkpoints/coldstart-transformer-S.json';
+  const seed = intArg('seed', a.seed, 0);
+  const ckpt = a.checkpoint;
   const cfg = mergeConfig(defaultRlvrConfig, {
     ...(a.config ? loadJsonConfig(a.config) : {}),
     ...(a.steps ? { steps: intArg('steps', a.steps, 0) } : {}),
   });
   checkRlvrConfig(cfg);
-  const evalProblems = intArg('eval-problems', a['eval-problems'] ?? '16', 1);
-  const evalSamples = intArg('eval-samples', a['eval-samples'] ?? '4', 1);
-  const evalEvery = intArg('eval-every', a['eval-every'] ?? '50', 1);
+  const evalProblems = intArg('eval-problems', a['eval-problems'], 1);
+  const evalSamples = intArg('eval-samples', a['eval-samples'], 1);
+  const evalEvery = intArg('eval-every', a['eval-every'], 1);
   const out = a.out ?? `runs/rlvr/seed-${seed}`;
   checkCheckpoints(ckpt);
   const run = await openRun(

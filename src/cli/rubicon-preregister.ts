@@ -26,16 +26,16 @@ export const PREREG_RULE_FILE = 'results/rubicon/preregistration-rule.md';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    problems: `training problems (default ${PREREG_RULE.problems})`,
-    rollouts: `rollouts per prompt (default ${PREREG_RULE.rollouts})`,
-    out: 'output table (default results/rubicon/preregistration.csv)',
+    problems: { help: 'training problems', default: String(PREREG_RULE.problems) },
+    rollouts: { help: 'rollouts per prompt', default: String(PREREG_RULE.rollouts) },
+    out: { help: 'output table', default: 'results/rubicon/preregistration.csv' },
   });
   if (!fs.existsSync(PREREG_RULE_FILE)) {
     throw new ConfigError(`no pre-registered rule at ${PREREG_RULE_FILE}: commit the rule before measuring`);
   }
-  const nProblems = intArg('problems', a.problems ?? String(PREREG_RULE.problems), 1);
-  const k = intArg('rollouts', a.rollouts ?? String(PREREG_RULE.rollouts), 2);
-  const out = a.out ?? 'results/rubicon/preregistration.csv';
+  const nProblems = intArg('problems', a.problems, 1);
+  const k = intArg('rollouts', a.rollouts, 2);
+  const out = a.out;
   const ckpt = coldStartCheckpoint('S');
   checkCheckpoints(ckpt, VERIFIER_CHECKPOINT);
   await initBackend();

@@ -35,16 +35,16 @@ runMain(async () => {
     aggregator: 'weighted_sum, veto, saturation, interaction or shaping',
     schedule: 'joint, constraints_only, quality_only or stagewise',
     filter: '"yes" for central-quantile filtering (25-75%)',
-    seed: 'seed',
-    steps: 'RL steps',
-    out: 'run directory',
+    seed: { help: 'seed', default: '0' },
+    steps: "RL steps (default: the config's)",
+    out: 'run directory (default runs/rubicon/<the run directory of the configuration and seed>)',
     config: 'JSON overriding defaultRubiconConfig',
-    'eval-problems': 'problems per evaluation cell (default 8)',
-    'eval-samples': 'samples per problem (default 2)',
+    'eval-problems': { help: 'problems per evaluation cell', default: '8' },
+    'eval-samples': { help: 'samples per problem', default: '2' },
     defence: 'the defence rubric: auto (with the veto only, default), yes or no',
     tasks: 'task pair: standard (default) or competing',
   });
-  const seed = intArg('seed', a.seed ?? '0', 0);
+  const seed = intArg('seed', a.seed, 0);
   const cfg = mergeConfig(defaultRubiconConfig, {
     ...(a.config ? loadJsonConfig(a.config) : {}),
     ...(a.steps ? { steps: intArg('steps', a.steps, 0) } : {}),
@@ -54,8 +54,8 @@ runMain(async () => {
     ...(a.defence ? { defence: a.defence } : {}),
     ...(a.tasks ? { tasks: a.tasks } : {}),
   });
-  const perCell = intArg('eval-problems', a['eval-problems'] ?? '8', 1),
-    n = intArg('eval-samples', a['eval-samples'] ?? '2', 1);
+  const perCell = intArg('eval-problems', a['eval-problems'], 1),
+    n = intArg('eval-samples', a['eval-samples'], 1);
   const filtered = cfg.filterQuantiles !== null;
   const out = a.out ?? `runs/rubicon/${rubiconRunDir({ ...cfg, filter: filtered }, seed)}`;
   const ckpt = coldStartCheckpoint('S');

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { intArg, parseArgs, runMain } from './args.js';
 import { ConfigError, RunFailure } from '../io/validate.js';
 import type { Job } from '../io/jobs.js';
-import { campaignRoot, EXECUTOR_HELP, executorName, runCampaign } from './executor.js';
+import { campaignRoot, EXECUTOR_FLAGS, executorName, runCampaign } from './executor.js';
 import { RUBICON_ARCHIVE, RUBICON_PROFILES, RUBICON_RUNS, rubiconRunDir } from '../methods/trainers/rubicon-train.js';
 
 /** The jobs of a profile: per seed and task pair the untrained cold start (the `base` row), then every run. */
@@ -67,14 +67,14 @@ export function rubiconJobs(name: string, archived: boolean): Job[] {
 if (process.argv[1]?.endsWith('rubicon.ts') && process.argv[1].includes('cli')) {
   runMain(async () => {
     const a = parseArgs(process.argv.slice(2), {
-      profile: 'quick (default) or full',
-      jobs: 'parallel processes (default 2)',
+      profile: { help: 'quick or full', default: 'quick' },
+      jobs: { help: 'parallel processes', default: '2' },
       archive: '"no" to ignore and not write the committed run archive',
-      ...EXECUTOR_HELP,
+      ...EXECUTOR_FLAGS,
     });
     executorName(a);
-    const name = a.profile ?? 'quick',
-      jobs = intArg('jobs', a.jobs ?? '2', 1);
+    const name = a.profile,
+      jobs = intArg('jobs', a.jobs, 1);
     const archived = (RUBICON_PROFILES[name]?.archived ?? false) && a.archive !== 'no';
     const root = campaignRoot('rubicon', name, a.archive === 'no' ? 'unarchived' : undefined);
     const failed = await runCampaign('rubicon', rubiconJobs(name, archived), a, { parallel: jobs, root });

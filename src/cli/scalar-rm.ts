@@ -13,13 +13,13 @@ import { coldStartCheckpoint, scalarRmCheckpoint } from '../methods/tables/table
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    size: 'cold-start size S or M',
-    steps: 'training steps',
-    seed: 'seed',
-    out: 'run directory',
+    size: { help: 'cold-start size S or M', default: 'S' },
+    steps: "training steps (default: the config's)",
+    seed: { help: 'seed', default: '0' },
+    out: 'run directory (default runs/scalar-rm/<size>)',
   });
-  const size = choiceArg('size', a.size ?? 'S', SIZE_NAMES),
-    seed = intArg('seed', a.seed ?? '0', 0);
+  const size = choiceArg('size', a.size, SIZE_NAMES),
+    seed = intArg('seed', a.seed, 0);
   const cfg = mergeConfig(defaultScalarRmConfig, a.steps ? { steps: intArg('steps', a.steps, 0) } : {});
   const ckpt = coldStartCheckpoint(size);
   checkCheckpoints(ckpt);

@@ -10,20 +10,20 @@ import { writeTinyLlamaGguf } from '../models/gguf.js';
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
     model: 'a GGUF file (default: the random-weight tiny model, written to runs/llm/tiny-random-llama.gguf)',
-    host: 'address to bind (default 127.0.0.1)',
-    port: 'port (default 8089; 0 = any free port)',
-    threads: 'llama.cpp threads (default 1; 2 stall on this 2-core VM)',
-    context: 'context size (default 4096)',
-    'max-tokens': 'the most tokens a reply may have, whatever a request asks (default 1024)',
+    host: { help: 'address to bind', default: '127.0.0.1' },
+    port: { help: 'port (0 = any free port)', default: '8089' },
+    threads: { help: 'llama.cpp threads (2 stall on this 2-core VM)', default: '1' },
+    context: { help: 'context size', default: '4096' },
+    'max-tokens': { help: 'the most tokens a reply may have, whatever a request asks', default: '1024' },
   });
   const model = a.model ?? writeTinyLlamaGguf(path.join('runs', 'llm'));
   const s = await startLlmServer({
     modelPath: model,
-    host: a.host ?? '127.0.0.1',
-    port: intArg('port', a.port ?? '8089', 0, 65535),
-    threads: intArg('threads', a.threads ?? '1', 1, 64),
-    contextSize: intArg('context', a.context ?? '4096', 64),
-    maxTokensCap: intArg('max-tokens', a['max-tokens'] ?? '1024', 1),
+    host: a.host,
+    port: intArg('port', a.port, 0, 65535),
+    threads: intArg('threads', a.threads, 1, 64),
+    contextSize: intArg('context', a.context, 64),
+    maxTokensCap: intArg('max-tokens', a['max-tokens'], 1),
   });
   console.log(`LLM server on ${s.url} (model ${s.model}): GET /v1/models, POST /v1/chat/completions`);
   const stop = () => {

@@ -9,23 +9,26 @@ import { AGGREGATORS } from '../rubrics/aggregators.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    host: 'address to bind (default 127.0.0.1; beyond loopback --token is required)',
-    port: 'port (default 5057; 0 = any free port)',
-    reward: `what POST /get_reward serves: outcome (default), rlcer, evolm, corl, rubicon/<${AGGREGATORS.join('|')}>`,
-    'group-size': 'RLCER group size when a label gives none (default 8)',
-    'group-timeout': 'seconds after which an incomplete RLCER group is scored as it stands (default 120)',
-    'max-body': 'largest request body in MiB (default 16)',
-    'body-timeout': 'seconds to receive a body (default 30)',
-    'cot-norm': 'RLCER CoT reward normalisation: rubric (default) or group',
-    sees: 'RLCER pooling: each_pooled (default) or each_own',
+    host: { help: 'address to bind (beyond loopback --token is required)', default: '127.0.0.1' },
+    port: { help: 'port (0 = any free port)', default: '5057' },
+    reward: {
+      help: `what POST /get_reward serves: outcome, rlcer, evolm, corl, rubicon/<${AGGREGATORS.join('|')}>`,
+      default: 'outcome',
+    },
+    'group-size': { help: 'RLCER group size when a label gives none', default: '8' },
+    'group-timeout': { help: 'seconds after which an incomplete RLCER group is scored as it stands', default: '120' },
+    'max-body': { help: 'largest request body in MiB', default: '16' },
+    'body-timeout': { help: 'seconds to receive a body', default: '30' },
+    'cot-norm': { help: 'RLCER CoT reward normalisation: rubric or group', default: 'rubric' },
+    sees: { help: 'RLCER pooling: each_pooled or each_own', default: 'each_pooled' },
     'judge-url': 'OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1) for the LLM rubricator and judge',
     'judge-model': 'model name at --judge-url',
-    'judge-concurrency': 'judge requests in flight at most (default 8)',
+    'judge-concurrency': { help: 'judge requests in flight at most', default: '8' },
     token:
       'shared bearer token(s), comma-separated, one per client; required beyond loopback (default: ' +
       '$REWARD_SERVICE_TOKEN, which keeps them out of the process list)',
   });
-  const reward = a.reward ?? 'outcome';
+  const reward = a.reward;
   if (!['outcome', 'rlcer', 'evolm', 'corl'].includes(reward) && !AGGREGATORS.some((g) => reward === `rubicon/${g}`)) {
     throw new ConfigError(
       `--reward must be one of outcome, rlcer, evolm, corl, rubicon/<${AGGREGATORS.join('|')}> ` + `(got "${reward}")`,
@@ -33,12 +36,12 @@ runMain(async () => {
   }
   const service: ServiceConfig = {
     ...defaultServiceConfig,
-    groupSize: intArg('group-size', a['group-size'] ?? '8', 1, 4096),
-    groupTimeoutMs: 1000 * intArg('group-timeout', a['group-timeout'] ?? '120', 1, 170),
+    groupSize: intArg('group-size', a['group-size'], 1, 4096),
+    groupTimeoutMs: 1000 * intArg('group-timeout', a['group-timeout'], 1, 170),
     rlcer: {
       ...defaultServiceConfig.rlcer,
-      cotNorm: choiceArg('cot-norm', a['cot-norm'] ?? 'rubric', ['rubric', 'group'] as const),
-      rubricatorSees: choiceArg('sees', a.sees ?? 'each_pooled', ['each_pooled', 'each_own'] as const),
+      cotNorm: choiceArg('cot-norm', a['cot-norm'], ['rubric', 'group'] as const),
+      rubricatorSees: choiceArg('sees', a.sees, ['each_pooled', 'each_own'] as const),
     },
   };
   if (a['judge-url']) {
@@ -47,7 +50,7 @@ runMain(async () => {
       baseURL: a['judge-url'],
       model: a['judge-model'],
       apiKey: process.env.OPENAI_API_KEY,
-      concurrency: intArg('judge-concurrency', a['judge-concurrency'] ?? '8', 1),
+      concurrency: intArg('judge-concurrency', a['judge-concurrency'], 1),
     });
     service.llm = llmRoles(backend);
   }
@@ -57,13 +60,13 @@ runMain(async () => {
     .map((t) => t.trim())
     .filter((t) => t !== '');
   const s = await startRewardServer({
-    host: a.host ?? '127.0.0.1',
+    host: a.host,
     tokens,
-    port: intArg('port', a.port ?? '5057', 0, 65535),
+    port: intArg('port', a.port, 0, 65535),
     defaultReward: reward,
     service,
-    maxBodyBytes: intArg('max-body', a['max-body'] ?? '16', 1, 1024) * 1024 * 1024,
-    bodyTimeoutMs: 1000 * intArg('body-timeout', a['body-timeout'] ?? '30', 1, 170),
+    maxBodyBytes: intArg('max-body', a['max-body'], 1, 1024) * 1024 * 1024,
+    bodyTimeoutMs: 1000 * intArg('body-timeout', a['body-timeout'], 1, 170),
     log: (l) => console.error(l),
   });
   console.log(

@@ -41,18 +41,23 @@ export const CRITERION_SEED = EVAL_SEED + 1;
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    problems: 'problems per cell (default 64)',
-    samples: 'samples per problem (default 8)',
-    out: 'output CSV (default results/sensitivity/regime_criterion.csv)',
-    checkpoint: 'cold start (default the transformer-S one)',
-    rule: '"original" (default: the pre-registration) or "amended" (amendment 1: every SFT difficulty, a perfect trace required)',
+    problems: { help: 'problems per cell', default: '64' },
+    samples: { help: 'samples per problem', default: '8' },
+    out: { help: 'output CSV', default: 'results/sensitivity/regime_criterion.csv' },
+    checkpoint: { help: 'cold start', default: 'data/checkpoints/coldstart-transformer-S.json' },
+    rule: {
+      help:
+        '"original" (the pre-registration) or "amended" (amendment 1: every SFT difficulty, a perfect trace ' +
+        'required)',
+      default: 'original',
+    },
   });
   const amended = a.rule === 'amended';
-  if (a.rule !== undefined && !['original', 'amended'].includes(a.rule))
+  if (!['original', 'amended'].includes(a.rule))
     throw new ConfigError(`--rule must be original or amended (got "${a.rule}")`);
-  const perCell = intArg('problems', a.problems ?? '64', 1),
-    n = intArg('samples', a.samples ?? '8', 1);
-  const ckpt = a.checkpoint ?? 'data/checkpoints/coldstart-transformer-S.json';
+  const perCell = intArg('problems', a.problems, 1),
+    n = intArg('samples', a.samples, 1);
+  const ckpt = a.checkpoint;
   checkCheckpoints(ckpt);
   await initBackend();
   const policy = loadPolicy(ckpt),
@@ -95,7 +100,7 @@ runMain(async () => {
       );
     }
   }
-  const out = a.out ?? 'results/sensitivity/regime_criterion.csv';
+  const out = a.out;
   writeCsv(out, rows);
   console.log(`sparse-regime criterion -> ${out}`);
 });

@@ -1,5 +1,5 @@
 // Sweeps from a config (src/io/sweep.ts): an indexed list of runs, executed locally or as a Slurm job array.
-// Usage: tsx src/cli/sweep.ts <list|run|status|submit|table> [options]
+// Usage: tsx src/cli/sweep.ts <list|run|status|submit|table> [options]   (--help; <subcommand> --help)
 //   list    --config F [--root DIR]                      the runs, one line each: index, state, label
 //   run     --config F --index i | --sweep DIR --index i one entry (what each array task runs); skipped when finished
 //                                                         or locked by a live process or Slurm task
@@ -13,11 +13,11 @@
 // The executor options are src/cli/executor.ts's (the same in every campaign CLI).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { intArg, parseArgs, runMain } from './args.js';
+import { intArg, parseCommand, runMain, type Command } from './args.js';
 import { ConfigError, RunFailure } from '../io/validate.js';
 import { loadJsonConfig } from '../io/run.js';
 import { writeCsv } from '../io/table.js';
-import { EXECUTOR_HELP, slurmOptions } from './executor.js';
+import { EXECUTOR_FLAGS, slurmOptions, type ExecutorArgs } from './executor.js';
 import {
   aggregateSweep,
   CLAIM_COLUMNS,
@@ -34,31 +34,54 @@ import {
   type SweepConfig,
 } from '../io/sweep.js';
 
-const HELP = {
-  config: 'sweep config (JSON)',
-  root: "run directory root (default: the config's)",
-  sweep: "a submitted sweep's directory (<root>/sweep)",
-  index: 'entry to run',
-  ...EXECUTOR_HELP,
-  jobs: 'local: parallel processes (default 2)',
-  wait: '"yes" (slurm): wait until nothing is queued or running',
-  out: 'table: output directory',
-};
+const CONFIG = { config: 'sweep config (JSON)', root: "run directory root (default: the config's)" },
+  JOBS = { jobs: { help: 'local: parallel processes', default: '2' } };
 
-function loadSweep(a: Record<string, string>): SweepConfig {
+/** The subcommands and their flags (the executor options are src/cli/executor.ts's). */
+const COMMANDS = {
+  list: { help: 'the runs, one line each: index, state, label', flags: CONFIG },
+  run: {
+    help:
+      'one entry (what each array task runs): --config F --index i, or --sweep DIR --index i; skipped when ' +
+      'finished or locked by a live process or Slurm task',
+    flags: { ...CONFIG, sweep: "a submitted sweep's directory (<root>/sweep)", index: 'entry to run' },
+  },
+  status: {
+    help: "counts per state, and the failed runs (with sacct's final state where sacct exists)",
+    flags: { ...CONFIG, ...EXECUTOR_FLAGS },
+  },
+  submit: {
+    help: 'runs (local) or submits (slurm) only what is unfinished',
+    flags: {
+      ...CONFIG,
+      ...EXECUTOR_FLAGS,
+      ...JOBS,
+      wait: '"yes" (slurm): wait until nothing is queued or running',
+    },
+  },
+  table: {
+    help: 'table.csv, claims.csv, power.csv and pooled.csv from the run records (the last three with comparisons)',
+    flags: { ...CONFIG, out: 'output directory' },
+  },
+} satisfies Record<string, Command>;
+
+function loadSweep(a: { config?: string; root?: string }): SweepConfig {
   if (!a.config) throw new ConfigError('--config is required');
   // untyped JSON until expandSweep checks it (checkSweepConfig in io/sweep.ts names the first bad field)
   const c = loadJsonConfig(a.config) as unknown as SweepConfig;
   return a.root ? { ...c, root: a.root } : c;
 }
 
-function executorFor(name: string, a: Record<string, string>): Executor {
-  return makeExecutor(name, { jobs: intArg('jobs', a.jobs ?? '2', 1), ...(name === 'slurm' ? slurmOptions(a) : {}) });
+function executorFor(a: ExecutorArgs & { jobs?: string }): Executor {
+  const name = a.executor ?? EXECUTOR_FLAGS.executor.default;
+  return makeExecutor(name, {
+    jobs: intArg('jobs', a.jobs ?? JOBS.jobs.default, 1),
+    ...(name === 'slurm' ? slurmOptions(a) : {}),
+  });
 }
 
 runMain(async () => {
-  const [cmd, ...rest] = process.argv.slice(2);
-  const a = parseArgs(rest, HELP);
+  const { cmd, a } = parseCommand(process.argv.slice(2), COMMANDS);
   if (cmd === 'run') {
     if (a.index === undefined) throw new ConfigError('run needs --index');
     let dir = a.sweep;
@@ -78,7 +101,7 @@ runMain(async () => {
     for (const s of specs) console.log(`${String(s.index).padStart(4)}  ${st[s.index].padEnd(7)}  ${s.label}`);
     console.log(`${specs.length} runs`);
   } else if (cmd === 'status') {
-    const ex = executorFor(a.executor ?? 'local', a),
+    const ex = executorFor(a),
       st = ex.status(c.root, specs),
       final = ex.finalStates?.(c.root) ?? null;
     const counts = Object.entries(
@@ -99,7 +122,7 @@ runMain(async () => {
     if (st.includes('unknown'))
       console.log('  unknown: squeue gave no answer; these runs may still be queued or running (ask again later)');
   } else if (cmd === 'submit') {
-    const ex = executorFor(a.executor ?? 'local', a);
+    const ex = executorFor(a);
     await ex.submit(c.root, specs);
     if (a.wait === 'yes' || ex.name === 'local') {
       await ex.wait(c.root);
@@ -125,7 +148,5 @@ runMain(async () => {
       writeCsv(path.join(a.out, 'pooled.csv'), pooled, pooledColumns);
     }
     console.log(`[sweep ${c.name}] ${table.length} table rows, ${claims.length} claims -> ${a.out}`);
-  } else {
-    throw new ConfigError(`unknown subcommand "${cmd ?? ''}" (list, run, status, submit, table)`);
   }
 });

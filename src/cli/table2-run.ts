@@ -102,32 +102,32 @@ function overlay(base: Record<string, unknown>, over: Record<string, unknown>): 
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    method: 'method id (src/methods/tables/table2.ts)',
-    size: 'S or M',
-    seed: 'seed',
-    profile: 'quick or full',
-    steps: "override the profile's steps",
-    out: 'run directory',
+    method: { help: 'method id (src/methods/tables/table2.ts)', default: 'rlcer' },
+    size: { help: 'S or M', default: 'S' },
+    seed: { help: 'seed', default: '0' },
+    profile: { help: 'a profile of src/methods/tables/table2.ts (quick, full, confirm, ...)', default: 'quick' },
+    steps: "override the profile's steps (default: the profile's)",
+    out: 'run directory (default: runs/table2/<profile>/<size>/<method>/seed-<seed>)',
     config: "JSON overriding the method's RL config",
-    'checkpoint-every': 'steps between resumable checkpoints (default 10)',
+    'checkpoint-every': { help: 'steps between resumable checkpoints', default: '10' },
     overrides: "inline JSON overriding the method's RL config, over --config (a sweep's knob levels)",
     horizons:
       "comma-separated steps before the last after which the full final evaluation is also written (default: the profile's)",
     coldstart:
       "the cold start variant to start from (data/checkpoints/coldstart-transformer-<size>-<variant>.json; default the row's)",
   });
-  const method = a.method ?? 'rlcer',
+  const method = a.method,
     spec = methodSpec(method),
-    profile = profileSpec(a.profile ?? 'quick');
-  const size = choiceArg('size', a.size ?? 'S', SIZE_NAMES),
-    seed = intArg('seed', a.seed ?? '0', 0);
+    profile = profileSpec(a.profile);
+  const size = choiceArg('size', a.size, SIZE_NAMES),
+    seed = intArg('seed', a.seed, 0);
   const steps = KINDS[spec.kind].trains
     ? intArg('steps', a.steps ?? String(profile.stepsByMethod?.[method] ?? profile.steps), 0)
     : 0;
   const user = overlay(a.config ? loadJsonConfig(a.config) : {}, a.overrides ? parseOverrides(a.overrides) : {});
-  const out = a.out ?? `runs/table2/${a.profile ?? 'quick'}/${size}/${method}/seed-${seed}`;
+  const out = a.out ?? `runs/table2/${a.profile}/${size}/${method}/seed-${seed}`;
   // a KL-matched row's target: RLVR's update size at the same profile, size and seed (recorded in the config)
-  const klMatch = spec.klMatch ? rlvrKlTarget(a.profile ?? 'quick', size, seed) : null;
+  const klMatch = spec.klMatch ? rlvrKlTarget(a.profile, size, seed) : null;
   // the row's config, of its kind (src/methods/tables/table2-kinds.ts); the user's overrides apply to it only
   const row = table2Row({
     spec,
@@ -149,7 +149,7 @@ runMain(async () => {
     verifier: fileHash(VERIFIER_CHECKPOINT),
     ...(needsRm ? { scalar_rm: fileHash(scalarRmCheckpoint(size)) } : {}),
   };
-  const every = intArg('checkpoint-every', a['checkpoint-every'] ?? '10', 1);
+  const every = intArg('checkpoint-every', a['checkpoint-every'], 1);
   const horizons = a.horizons !== undefined ? intListArg('horizons', a.horizons, 1) : (profile.horizons ?? []);
   if (!row.horizons && horizons.some((h) => h < steps)) {
     throw new ConfigError(
@@ -162,7 +162,7 @@ runMain(async () => {
     spec,
     size,
     seed,
-    profile: a.profile ?? 'quick',
+    profile: a.profile,
     profileSpec: profile,
     checkpoint: ckpt,
     inputs,
@@ -322,7 +322,7 @@ runMain(async () => {
     const rows = evaluated.rows;
     run.table(`eval${suffix}`, rows);
     // the same held-out pairs for every row and seed (deterministic; cached per profile, size and cold-start checkpoint)
-    const pairsFile = `runs/table2/pairs-${a.profile ?? 'quick'}-${size}-${inputs.coldstart}.json`;
+    const pairsFile = `runs/table2/pairs-${a.profile}-${size}-${inputs.coldstart}.json`;
     const pairs: PreferencePair[] = fs.existsSync(pairsFile)
       ? JSON.parse(fs.readFileSync(pairsFile, 'utf8'))
       : preferencePairs(loadPolicy(ckpt), profile.pairsPerCell, 8, makeRng(4_000_000));

@@ -13,7 +13,7 @@ import { ConfigError, RunFailure } from '../io/validate.js';
 import { SIZE_NAMES } from '../models/policy.js';
 import { runLogged } from '../io/jobs.js';
 import type { RunSpec } from '../io/sweep.js';
-import { campaignRoot, EXECUTOR_HELP, executorName, runCampaign } from './executor.js';
+import { campaignRoot, EXECUTOR_FLAGS, executorName, runCampaign } from './executor.js';
 import {
   coldStartCheckpoint,
   EVOLM_ABLATIONS,
@@ -30,19 +30,20 @@ import {
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    profile: 'quick (default) or full',
-    jobs: 'parallel processes (default 2)',
+    profile: { help: 'quick, full or long', default: 'quick' },
+    jobs: { help: 'parallel processes', default: '2' },
     methods:
-      'comma-separated method ids, or evolm-ablations, evolm-controls, evolm-question, kl-matched, positive-controls, evolm-oracle',
-    sizes: 'comma-separated sizes',
+      'comma-separated method ids, or evolm-ablations, evolm-controls, evolm-question, kl-matched, ' +
+      "positive-controls, evolm-oracle (default: the profile's)",
+    sizes: "comma-separated sizes (default: the profile's)",
     seeds: "comma-separated seeds (default: the profile's)",
     archive: '"no" to ignore and not write the committed run archive',
-    ...EXECUTOR_HELP,
+    ...EXECUTOR_FLAGS,
   });
   executorName(a);
-  const name = a.profile ?? 'quick',
+  const name = a.profile,
     profile = profileSpec(name),
-    jobs = intArg('jobs', a.jobs ?? '2', 1);
+    jobs = intArg('jobs', a.jobs, 1);
   const methods =
     a.methods === 'evolm-ablations'
       ? ['evolm', ...EVOLM_ABLATIONS]

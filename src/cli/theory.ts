@@ -13,14 +13,14 @@ import * as X from '../theory/experiments.js';
 runMain(async () => {
   const args = parseArgs(process.argv.slice(2), {
     config: 'JSON file overriding defaultTheoryConfig (src/theory/experiments.ts)',
-    seeds: 'comma-separated seeds for the stochastic experiments (default 0,1,2,3,4)',
-    out: 'output folder (default runs/theory)',
+    seeds: { help: 'comma-separated seeds for the stochastic experiments', default: '0,1,2,3,4' },
+    out: { help: 'output folder', default: 'runs/theory' },
   });
   const config = X.checkTheoryConfig(
     mergeConfig(X.defaultTheoryConfig, args.config ? loadJsonConfig(args.config) : undefined),
   );
-  const seeds = parseSeeds(args.seeds ?? '0,1,2,3,4');
-  const out = args.out ?? 'runs/theory';
+  const seeds = parseSeeds(args.seeds);
+  const out = args.out;
   const t0 = Date.now();
   const stage = (name: string) => console.log(`[theory ${((Date.now() - t0) / 1000).toFixed(1)}s] ${name}`);
 

@@ -13,22 +13,22 @@ import { makeRng } from '../util/random.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    checkpoint: 'cold-start policy',
-    steps: 'training steps (default 1000)',
-    seed: 'seed',
-    out: 'run directory',
-    prompts: 'training prompts (default 768; held out: a quarter)',
-    results: 'accuracy CSV',
-    save: 'verifier checkpoint',
+    checkpoint: { help: 'cold-start policy', default: 'data/checkpoints/coldstart-transformer-S.json' },
+    steps: { help: 'training steps', default: '1000' },
+    seed: { help: 'seed', default: '0' },
+    out: { help: 'run directory', default: 'runs/verifier' },
+    prompts: { help: 'training prompts (held out: a quarter)', default: '768' },
+    results: { help: 'accuracy CSV', default: 'results/verifier/accuracy.csv' },
+    save: { help: 'verifier checkpoint', default: 'data/checkpoints/verifier-S.json' },
   });
-  const seed = intArg('seed', a.seed ?? '0', 0),
-    steps = intArg('steps', a.steps ?? '1000', 0),
+  const seed = intArg('seed', a.seed, 0),
+    steps = intArg('steps', a.steps, 0),
     batch = 64;
-  const P = intArg('prompts', a.prompts ?? '768', 1);
-  const policyFile = a.checkpoint ?? 'data/checkpoints/coldstart-transformer-S.json';
+  const P = intArg('prompts', a.prompts, 1);
+  const policyFile = a.checkpoint;
   checkCheckpoints(policyFile);
   const run = await openRun(
-    a.out ?? 'runs/verifier',
+    a.out,
     { experiment: 'verifier', seed, steps, batch, lr: 1e-3, policy: policyFile },
     await startEngine(),
   );
@@ -49,9 +49,9 @@ runMain(async () => {
     if ((s + 1) % 100 === 0) console.log(`[verifier] step ${s + 1}/${steps} loss ${loss.toFixed(4)}`);
   }
   const acc = verifierAccuracy(model, held);
-  writeCsv(a.results ?? 'results/verifier/accuracy.csv', acc);
+  writeCsv(a.results, acc);
   run.table('accuracy', acc);
-  saveCheckpoint(model, a.save ?? 'data/checkpoints/verifier-S.json', { steps, seed, policy: run.config.policy });
+  saveCheckpoint(model, a.save, { steps, seed, policy: run.config.policy });
   run.finish();
   for (const r of acc)
     console.log(

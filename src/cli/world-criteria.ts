@@ -44,13 +44,13 @@ export const THRESHOLDS = {
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    checkpoint: 'cold-start checkpoint',
-    prompts: 'training prompts (default 96)',
-    rlvr: 'RLVR runs folder (default runs/rlvr)',
+    checkpoint: { help: 'cold-start checkpoint', default: 'data/checkpoints/coldstart-transformer-S.json' },
+    prompts: { help: 'training prompts', default: '96' },
+    rlvr: { help: 'RLVR runs folder', default: 'runs/rlvr' },
   });
-  const ckpt = a.checkpoint ?? 'data/checkpoints/coldstart-transformer-S.json',
-    P = intArg('prompts', a.prompts ?? '96', 1),
-    rlvrDir = a.rlvr ?? 'runs/rlvr';
+  const ckpt = a.checkpoint,
+    P = intArg('prompts', a.prompts, 1),
+    rlvrDir = a.rlvr;
   checkCheckpoints(ckpt);
   await initBackend();
   const rows: Row[] = [];
