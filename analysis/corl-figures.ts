@@ -2,6 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, type Row } from '../src/io/table.js';
+import { mean } from '../src/util/stats.js';
 import { CORL_METHODS } from '../src/methods/tables/table1.js';
 import type { Figure } from './figures.js';
 
@@ -177,8 +178,7 @@ function selfRewardOutcomeFigure(phase: Row[], source: string): Figure | null {
           name: `${CORL_METHODS[method]?.label ?? method} (${agent})`,
           x: ps,
           y: ps.map((p) => {
-            const at = rs.filter((r) => Number(r.p) === p);
-            return at.reduce((s, r) => s + Number(r.outcome), 0) / at.length;
+            return mean(rs.filter((r) => Number(r.p) === p).map((r) => Number(r.outcome)));
           }),
         };
       }),

@@ -3,6 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, type Row } from '../src/io/table.js';
+import { mean } from '../src/util/stats.js';
 import { EVOLM_ABLATIONS, EVOLM_QUESTION, METHODS, TABLE2_ROWS } from '../src/methods/tables/table2.js';
 import type { Figure } from './figures.js';
 import { longFigure } from './long.js';
@@ -15,7 +16,7 @@ export function smooth(y: number[], window = SMOOTH): number[] {
   return y.map((_, i) => {
     const lo = Math.max(0, i - (window >> 1)),
       hi = Math.min(y.length, i + (window >> 1) + 1);
-    return y.slice(lo, hi).reduce((a, b) => a + b, 0) / (hi - lo);
+    return mean(y.slice(lo, hi));
   });
 }
 
@@ -472,8 +473,7 @@ export function rlcerFigures(dir = 'results'): Figure[] {
         (a, b) => TABLE2_ROWS.indexOf(a) - TABLE2_ROWS.indexOf(b),
       );
       const avg = (m: string, k: string) => {
-        const rs = h.filter((r) => r.method === m);
-        return rs.reduce((a, r) => a + Number(r[`${k}_mean`]), 0) / rs.length;
+        return mean(h.filter((r) => r.method === m).map((r) => Number(r[`${k}_mean`])));
       };
       figs.push(
         named(

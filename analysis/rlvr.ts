@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { readCsv, writeCsv } from '../src/io/table.js';
 import { meanCi } from './aggregate.js';
 import { runMain } from '../src/cli/args.js';
+import { mean } from '../src/util/stats.js';
 
 export function aggregateRlvr(runs: string, out: string): void {
   const dirs = fs
@@ -24,7 +25,7 @@ export function aggregateRlvr(runs: string, out: string): void {
     return fams.map((k) => {
       const [step, family] = k.split('|'),
         rs = rows.filter((r) => `${r.step}|${r.family}` === k);
-      return { step: Number(step), family, seed, accuracy: rs.reduce((s, r) => s + Number(r.accuracy), 0) / rs.length };
+      return { step: Number(step), family, seed, accuracy: mean(rs.map((r) => Number(r.accuracy))) };
     });
   });
   writeCsv(path.join(out, 'eval_curve.csv'), meanCi(curve, ['step', 'family'], ['accuracy']));

@@ -28,6 +28,7 @@ import { RUBICON_REPORTED, TASK_PAIRS, type TaskPair } from '../src/rubrics/rubi
 import { hasDefence, RUBICON_ARCHIVE, RUBICON_PROFILES, type Defence } from '../src/methods/trainers/rubicon-train.js';
 import type { AggregatorName } from '../src/rubrics/aggregators.js';
 import { runMain } from '../src/cli/args.js';
+import { mean } from '../src/util/stats.js';
 
 /** Finished runs under <root>/<profile>, and the archived records under <archive>/<profile> not replaced by runs/. */
 export function rubiconRuns(root: string, archive: string | null, profile: string): string[] {
@@ -163,7 +164,7 @@ export function runScores(finals: Row[]): Map<string, Map<string, Scores>> {
     const scores: Scores = Object.fromEntries(
       Object.entries(measures(tasks)).map(([m, ok]) => {
         const v = rows.filter((r) => ok(String(r.column))).map((r) => Number(r.value));
-        return [m, v.length ? v.reduce((a, b) => a + b, 0) / v.length : NaN];
+        return [m, v.length ? mean(v) : NaN];
       }),
     );
     scores.overall = (scores.constraints + scores.quality) / 2;

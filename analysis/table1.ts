@@ -26,6 +26,7 @@ import {
   withInDistribution,
 } from './aggregate.js';
 import { runMain } from '../src/cli/args.js';
+import { mean } from '../src/util/stats.js';
 import {
   coldStartAccuracy,
   CORL_ARCHIVE,
@@ -65,8 +66,7 @@ const ci = (profile: string, r: Row, keys: string[]) => {
 
 /** Within-group reward std over the last tenth of training divided by the first tenth (1 = kept, 0 = collapsed). */
 export function rewardStdRatio(stds: number[]): number {
-  const w = Math.max(1, Math.round(stds.length / 10)),
-    mean = (x: number[]) => x.reduce((s, v) => s + v, 0) / x.length;
+  const w = Math.max(1, Math.round(stds.length / 10));
   if (stds.length === 0) return NaN;
   const first = mean(stds.slice(0, w));
   return first > 0 ? mean(stds.slice(-w)) / first : NaN;

@@ -3,7 +3,7 @@
 // effect (MDE: the true difference a two-sided paired t-test at alpha 0.05 detects with 80% power, from the exact
 // noncentral t distribution), the power at a given effect, the seeds a target MDE needs; and the readings that pool
 // cells (a DerSimonian-Laird random-effects mean, an exact sign test) and Holm's step-down adjustment.
-import { mean, tQuantile95 } from './stats.js';
+import { mean, sampleSd, tQuantile95 } from './stats.js';
 
 /** ln Gamma(x) for x > 0 (Lanczos, g = 7, 9 terms; relative error below 1e-13 here). */
 export function logGamma(x: number): number {
@@ -102,11 +102,8 @@ export function seedsFor(sd: number, target: number, cap = 20): { seeds: number;
   return { seeds: cap, mde: mde(sd, cap), met: false };
 }
 
-/** Sample standard deviation (n - 1). */
-export function sampleSd(xs: readonly number[]): number {
-  const m = mean(xs);
-  return Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1));
-}
+/** Sample standard deviation (n - 1): the one in stats.ts, re-exported for the power analysis' callers. */
+export { sampleSd };
 
 export interface PowerRow {
   seeds: number;
