@@ -2,7 +2,7 @@
 // how it is checked and recorded, the world it trains in, and its trainer. src/cli/table2-run.ts reads a row's kind
 // here and nowhere else: a row of a new kind is its trainer (src/methods/trainers/) and one entry in KINDS
 // (docs/architecture.md, "Add a Table 2 row of a new kind").
-import { mergeConfig } from '../../io/config.js';
+import { mergeConfig, type DeepPartial } from '../../io/config.js';
 import type { Policy } from '../../models/policy.js';
 import { makeRng, type Rng } from '../../util/random.js';
 import type { WorldConfig } from '../../world/defaults.js';
@@ -16,8 +16,14 @@ import {
   randomRewardFn,
   type RlvrConfig,
 } from '../trainers/rlvr.js';
-import { checkRlcerConfig, defaultRlcerConfig, makeRlcerTrainer } from '../trainers/rlcer.js';
-import { checkEvolmConfig, defaultEvolmConfig, makeEvolmTrainer, needsGeneratorPolicy } from '../trainers/evolm.js';
+import { checkRlcerConfig, defaultRlcerConfig, makeRlcerTrainer, type RlcerConfig } from '../trainers/rlcer.js';
+import {
+  checkEvolmConfig,
+  defaultEvolmConfig,
+  makeEvolmTrainer,
+  needsGeneratorPolicy,
+  type EvolmConfig,
+} from '../trainers/evolm.js';
 import { denseProcessOracleRewardFn, processOracleRewardFn } from '../trainers/process-oracle.js';
 import { rmScores } from '../trainers/scalar-rm.js';
 import { VERIFIER_CHECKPOINT, type MethodSpec } from './table2.js';
@@ -89,6 +95,18 @@ export function oneRole(t: Trainer & { lastRubrics?: () => unknown[] }, totalSte
     restore: t.restore,
   };
 }
+
+/**
+ * A row's config of a kind with its own spec overrides: the defaults, the spec's overrides, a KL-matched row's target
+ * (under the kind's name for it), the user's overrides, the steps.
+ */
+const specConfig = <C>(defaults: C, spec: DeepPartial<C> | undefined, klKey: string, x: RowInputs): C =>
+  mergeConfig(defaults, {
+    ...spec,
+    ...(x.klTarget !== null ? { [klKey]: x.klTarget } : {}),
+    ...x.user,
+    steps: x.steps,
+  });
 
 /** RLVR's config of a row: the defaults, the user's overrides where the row is of an RLVR kind, the steps. */
 const rlvrConfig = (x: RowInputs, own: boolean): RlvrConfig =>
@@ -176,12 +194,7 @@ export const KINDS: Record<MethodSpec['kind'], Kind> = {
   rlcer: {
     trains: true,
     row: (x) => {
-      const c = mergeConfig(defaultRlcerConfig, {
-        ...x.spec.rlcer,
-        ...(x.klTarget !== null ? { reasonKlTarget: x.klTarget } : {}),
-        ...x.user,
-        steps: x.steps,
-      });
+      const c = specConfig<RlcerConfig>(defaultRlcerConfig, x.spec.rlcer, 'reasonKlTarget', x);
       return {
         ...common,
         check: () => checkRlcerConfig(c),
@@ -201,12 +214,7 @@ export const KINDS: Record<MethodSpec['kind'], Kind> = {
   evolm: {
     trains: true,
     row: (x) => {
-      const c = mergeConfig(defaultEvolmConfig, {
-        ...x.spec.evolm,
-        ...(x.klTarget !== null ? { policyKlTarget: x.klTarget } : {}),
-        ...x.user,
-        steps: x.steps,
-      });
+      const c = specConfig<EvolmConfig>(defaultEvolmConfig, x.spec.evolm, 'policyKlTarget', x);
       return {
         ...common,
         // EvoLM's schedule reads the total steps (its alternation period): its step 60 of 300 is no 60-step run
