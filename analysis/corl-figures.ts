@@ -298,7 +298,10 @@ const AGREEMENT: GridSpec = {
     'means over seeds, unsmoothed.',
 };
 
-/** The paper's Fig. 2(d) ranges of kappa by pair type (papers.md: CO-RL Fig. 2(d)), drawn as bands behind ours. */
+/**
+ * The paper's Fig. 2(d) ranges of kappa by pair type (CO-RL, Fig. 2(d); docs/corl.md quotes them), drawn as bands
+ * behind ours.
+ */
 const PAPER_KAPPA = [
   { what: 'paper: different family', lo: 0.31, hi: 0.42, color: '#9467bd' },
   { what: 'paper: same family', lo: 0.51, hi: 0.52, color: '#1f77b4' },

@@ -1,6 +1,7 @@
-// The long-horizon RLCER comparison (issue 17): held-out accuracy every 20 steps over 300+ steps, per method, as mean
-// and 95% interval over seeds (results/rlcer/long.csv), and its figure with bands. Reads each run's curve.csv (the
-// small held-out evaluation of table2-run: 8 problems per cell, 2 samples, the same problems for every run).
+// The long-horizon RLCER comparison (docs/rlcer.md, The long horizon): held-out accuracy every 20 steps over 300+
+// steps, per method, as mean and 95% interval over seeds (results/rlcer/long.csv), and its figure with bands. Reads
+// each run's curve.csv (the small held-out evaluation of table2-run: 8 problems per cell, 2 samples, the same problems
+// for every run).
 // Usage: tsx analysis/long.ts [runs/table2] [results]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -63,7 +64,10 @@ export function longTable(curves: { method: string; seed: number; rows: Row[] }[
     );
 }
 
-/** The paper's curve, read from its evolving-ablation figure (papers.md), for the long figure's subtitle. */
+/**
+ * The paper's curve, read from its evolving-ablation figure (quoted in docs/rlcer.md, The long horizon), for the long
+ * figure's subtitle.
+ */
 export const PAPER_LONG = 'paper (8B, 1,500 steps): RLCER below RLVR until about step 800, then 0.52 against 0.49';
 
 /**

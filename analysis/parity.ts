@@ -1,6 +1,6 @@
-// Update parity (issue 17): the size of each role's policy update, read from the runs' metrics, against RLVR's at the
-// same size and seed. The reasoner of a multi-role method should move as far per update as RLVR's policy does on
-// the same kind of batch; a ratio outside PARITY_BAND says the comparison gave the shared role another budget.
+// Update parity (docs/rlcer.md, Results): the size of each role's policy update, read from the runs' metrics, against
+// RLVR's at the same size and seed. The reasoner of a multi-role method should move as far per update as RLVR's policy
+// does on the same kind of batch; a ratio outside PARITY_BAND says the comparison gave the shared role another budget.
 import type { Row } from '../src/io/table.js';
 import { mean } from '../src/util/stats.js';
 

@@ -1,4 +1,4 @@
-// Figure builders for the regime map (issue 20), from results/regimes/claims.csv (`make regime-map`).
+// Figure builders for the regime map (docs/regimes.md), from results/regimes/claims.csv (`make regime-map`).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, type Row } from '../src/io/table.js';

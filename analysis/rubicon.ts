@@ -7,7 +7,7 @@
 // claims as a paired difference with a verdict (power.csv: the power of each, MDE and power at a difference of
 // 0.03). An archived profile (full) reads the committed run records under results/runs/rubicon/<profile>/ beside
 // runs/ (a run in runs/ replaces its record), so every number can be recomputed from the records alone. Runs from
-// before issue 19 (final.csv without a `tasks` column) are skipped.
+// before the task-pair option (docs/rubicon-fairness.md; final.csv without a `tasks` column) are skipped.
 // Usage: tsx analysis/rubicon.ts <profile> [runs/rubicon] [out dir] [archive dir, or "none"]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -55,7 +55,9 @@ export function aggregateRubicon(
   };
   const dirs = all.filter(current);
   if (dirs.length < all.length) {
-    console.log(`skipping ${all.length - dirs.length} runs from before issue 19 (final.csv without tasks): rerun them`);
+    console.log(
+      `skipping ${all.length - dirs.length} runs from before the task-pair option (final.csv without tasks): rerun them`,
+    );
   }
   if (dirs.length === 0) {
     const where = `${path.join(root, profile)}${archive ? ` or ${path.join(archive, profile)}` : ''}`;

@@ -73,7 +73,7 @@ export function rewardStdRatio(stds: number[]): number {
 }
 
 /**
- * CO-RL's claims (papers.md section 2), each a paired difference over seeds between two runs of one agent
+ * CO-RL's claims (docs/corl.md, Claims), each a paired difference over seeds between two runs of one agent
  * ("agent|method"; the matched-budget pools are "ensemble|<pool>"). Reward-std claims use `reward_std_ratio`.
  */
 export function corlClaims(): Claim[] {

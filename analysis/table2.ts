@@ -137,8 +137,9 @@ export const CURVE_METRICS = [
 ];
 
 /**
- * The papers' claims that Table 2 tests (papers.md sections 1 and 3), each read as a paired difference over seeds
- * between two rows on one column (`claimRows`: a verdict from the side of 0 the 95% interval lies on).
+ * The papers' claims that Table 2 tests (RLCER's and EvoLM's: docs/rlcer.md and docs/evolm.md, Claims), each read
+ * as a paired difference over seeds between two rows on one column (`claimRows`: a verdict from the side of 0 the
+ * 95% interval lies on).
  */
 export const TABLE2_CLAIMS: Claim[] = withEndpoints([
   { claim: 'RLCER beats RLVR (average accuracy)', a: 'rlcer', b: 'rlvr', measure: 'average', sign: 1 },
@@ -185,8 +186,8 @@ export const TABLE2_CLAIMS: Claim[] = withEndpoints([
     measure: 'average',
     sign: 1,
   },
-  // EvoLM's prompted-rubric rows are judge-only (no labels): their analogues are the judge_* rows (issue 17), not
-  // the labelled fixed_* rows
+  // EvoLM's prompted-rubric rows are judge-only (no labels): their analogues are the judge_* rows (docs/evolm.md,
+  // Controls), not the labelled fixed_* rows
   {
     claim: "EvoLM beats judge-only training on the teacher's rubrics (average accuracy)",
     a: 'evolm',

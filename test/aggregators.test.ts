@@ -89,7 +89,7 @@ describe('Rubicon aggregators (hand-computed)', () => {
   });
 });
 
-describe('Rubicon aggregators after issue 19', () => {
+describe('Rubicon aggregators after the fair comparisons (docs/rubicon-fairness.md)', () => {
   const names = (ns: string[]): Dimension[] => ns.map((name) => ({ name, weight: 1 }));
   const constraints = names(['format', 'length', 'verification']),
     quality = names(['format', 'steps', 'carries', 'digits', 'consistency']);

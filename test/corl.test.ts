@@ -1,5 +1,5 @@
-// CO-RL's fair comparisons (issue 19): the cross-family pair matched in cold-start accuracy, the partner pairs
-// table, the plurality rule beside the separatrix rule, the kept final completions and the archived run records.
+// CO-RL's fair comparisons (docs/corl-fairness.md): the cross-family pair matched in cold-start accuracy, the partner
+// pairs table, the plurality rule beside the separatrix rule, the kept final completions and the archived run records.
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

@@ -147,7 +147,7 @@ describe('EvoLM generator rate calibration (results/evolm/generator_rate_rule.md
   });
 });
 
-describe('the fair defaults (issue 17) are the defaults', () => {
+describe('the fair defaults (docs/rlcer.md, Method; docs/evolm.md, Controls) are the defaults', () => {
   it("RLCER: one Adam per role, the rubricator at the reasoner's rate, sign-aware validity", () => {
     assert.equal(defaultRlcerConfig.ppo.roleMixing, 'separate_adam');
     const choice = JSON.parse(fs.readFileSync('results/rlcer/rate_choice.json', 'utf8'));

@@ -1,7 +1,8 @@
-// Faults (issue 18): a Table 2 RL run killed with SIGKILL at a step, or while it writes its checkpoint, resumes from
-// its last checkpoint when started again and ends with the same numbers, bit for bit on one backend, as an
-// uninterrupted run; a damaged checkpoint is named in one line and never loaded. Smoke-sized runs (2 steps), the
-// two-role PPO path (RLCER), EvoLM's (snapshots, two Adams, two phases) and the random-reward control's.
+// Faults (docs/settings.md, WORKBENCH_KILL_BEFORE_RENAME): a Table 2 RL run killed with SIGKILL at a step, or while it
+// writes its checkpoint, resumes from its last checkpoint when started again and ends with the same numbers, bit for
+// bit on one backend, as an uninterrupted run; a damaged checkpoint is named in one line and never loaded. Smoke-sized
+// runs (2 steps), the two-role PPO path (RLCER), EvoLM's (snapshots, two Adams, two phases) and the random-reward
+// control's.
 import { strict as assert } from 'node:assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';

@@ -238,7 +238,7 @@ describe('Rubicon aggregation', () => {
       ]);
       fs.writeFileSync(path.join(dir, 'done.json'), '{}');
     });
-    // a run from before issue 19 (no tasks column) is skipped, not mixed in
+    // a run from before the task-pair option (no tasks column) is skipped, not mixed in
     const stale = path.join(root, 'quick', 'weighted_sum', 'joint', 'seed-0');
     fs.mkdirSync(stale, { recursive: true });
     writeCsv(path.join(stale, 'final.csv'), [
@@ -362,7 +362,7 @@ describe('Rubicon aggregation', () => {
   });
 });
 
-describe('Rubicon after issue 19', () => {
+describe('Rubicon after the fair comparisons (docs/rubicon-fairness.md)', () => {
   // 123 + 456 = 0579: three columns without carries; the systematic trace is 24 tokens, exactly the tight budget
   const p = solve('add', [123, 456]);
   const steps = (d1: number) => `C0 3 6 0 0 9 C1 2 5 0 0 ${d1} C2 1 4 0 0 5`;
@@ -659,7 +659,7 @@ describe('Rubicon pre-registration of the competing pair', () => {
   });
 });
 
-describe('Rubicon figures after issue 19', () => {
+describe('Rubicon figures after the fair comparisons (docs/rubicon-fairness.md)', () => {
   it('label runs by aggregator, defence, schedule and task pair, so the 2x2 cells stay apart', async () => {
     const fs = await import('node:fs'),
       os = await import('node:os'),
@@ -1034,7 +1034,7 @@ describe('Rubicon by hand: every anchor, the tables, the aggregation step', () =
     // no joint standard runs, no base: no curves and no seesaw are written
     const bare = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-rubagg2-'));
     fs.cpSync(path.join(root, 'quick', 'sw'), path.join(bare, 'quick', 'sw'), { recursive: true });
-    // a run from before issue 19 (no tasks column) is named in a message, then left out
+    // a run from before the task-pair option (no tasks column) is named in a message, then left out
     const stale = path.join(bare, 'quick', 'old', 'seed-0');
     fs.mkdirSync(stale, { recursive: true });
     writeCsv(path.join(stale, 'final.csv'), [{ aggregator: 'veto', column: 'accuracy/add', value: 1 }]);
@@ -1053,7 +1053,7 @@ describe('Rubicon by hand: every anchor, the tables, the aggregation step', () =
     } finally {
       console.log = log;
     }
-    assert.equal(logs[0], 'skipping 2 runs from before issue 19 (final.csv without tasks): rerun them');
+    assert.equal(logs[0], 'skipping 2 runs from before the task-pair option (final.csv without tasks): rerun them');
     assert.deepEqual(fs.readdirSync(path.join(bare, 'out')).sort(), [
       'claims.csv',
       'power.csv',

@@ -1,5 +1,5 @@
-// The regime map's world knobs (issue 20): each at its default leaves a seeded RLVR and RLCER step bit-identical to
-// the code before the knobs (golden metrics in test/fixtures/knob-golden.json); away from it, each does what it says
+// The regime map's world knobs (docs/regimes.md): each at its default leaves a seeded RLVR and RLCER step bit-identical
+// to the code before the knobs (golden metrics in test/fixtures/knob-golden.json); away from it, each does what it says
 // (hand-computed expectations on stub random streams).
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
