@@ -18,23 +18,44 @@ export const CALIBRATION = {
   out: 'results/rlcer',
 } as const;
 
+type Metrics = Record<string, unknown>[];
+/** The finite numbers a metric takes over the steps that log it. */
+const nums = (ms: Metrics, k: string) =>
+  ms.map((m) => m[k]).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+
+/**
+ * The rule both calibrations apply to one candidate: its mean approx. KL within klRatioMax x the reference's, and its
+ * format rate's last window no more than formatDrop below its first.
+ */
+function ruleReading(
+  kl: number,
+  klRef: number,
+  fmt: number[],
+  c: { window: number; klRatioMax: number; formatDrop: number },
+) {
+  const first = mean(fmt.slice(0, c.window)),
+    last = mean(fmt.slice(-c.window));
+  return { first, last, passes: kl <= c.klRatioMax * klRef && last >= first - c.formatDrop };
+}
+
+/** The chosen candidate: the largest multiplier that passes, else the smallest. */
+function choose<R extends { passes: string }>(rows: R[]): { chosen: R; anyPassed: boolean } {
+  const passing = rows.filter((r) => r.passes === 'yes');
+  return { chosen: passing.length ? passing[passing.length - 1] : rows[0], anyPassed: passing.length > 0 };
+}
+
 /** The calibration table from the finished runs, and the chosen multiplier (the rule in the header). */
-export function calibrationTable(runs: { id: string; metrics: Record<string, unknown>[] }[]) {
-  const c = CALIBRATION,
-    num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : NaN);
-  const col = (ms: Record<string, unknown>[], k: string) => ms.map((m) => num(m[k])).filter((x) => !Number.isNaN(x));
+export function calibrationTable(runs: { id: string; metrics: Metrics }[]) {
+  const c = CALIBRATION;
   const ref = runs.find((r) => r.id === 'rlvr');
   if (!ref)
     throw new Error('rate calibration: the RLVR reference run is missing (tsx src/cli/rate-calibration.ts --run rlvr)');
-  const klRef = mean(col(ref.metrics, 'reason/approx_kl'));
+  const klRef = mean(nums(ref.metrics, 'reason/approx_kl'));
   const rows = (c.multipliers as readonly number[]).map((m) => {
     const r = runs.find((x) => Number(x.id) === m && x.id !== 'rlvr');
     if (!r) throw new Error(`rate calibration: the run for multiplier ${m} is missing`);
-    const kl = mean(col(r.metrics, 'reason/approx_kl')),
-      fmt = col(r.metrics, 'format_rate');
-    const first = mean(fmt.slice(0, c.window)),
-      last = mean(fmt.slice(-c.window));
-    const passes = kl <= c.klRatioMax * klRef && last >= first - c.formatDrop;
+    const kl = mean(nums(r.metrics, 'reason/approx_kl'));
+    const { first, last, passes } = ruleReading(kl, klRef, nums(r.metrics, 'format_rate'), c);
     return {
       multiplier: m,
       rubric_lr: defaultRlcerConfig.ppo.lr.reason * m,
@@ -46,12 +67,8 @@ export function calibrationTable(runs: { id: string; metrics: Record<string, unk
       passes: passes ? 'yes' : 'no',
     };
   });
-  const passing = rows.filter((r) => r.passes === 'yes');
-  const chosen = passing.length ? passing[passing.length - 1] : rows[0];
-  return {
-    rows,
-    chosen: { multiplier: chosen.multiplier, rubric_lr: chosen.rubric_lr, anyPassed: passing.length > 0 },
-  };
+  const { chosen, anyPassed } = choose(rows);
+  return { rows, chosen: { multiplier: chosen.multiplier, rubric_lr: chosen.rubric_lr, anyPassed } };
 }
 
 /** EvoLM's generator: the same candidates and run length; the reference is the two-model variant (run "evolm-ref"). */
@@ -67,10 +84,6 @@ export const GENERATOR_CALIBRATION = {
   reference: 'evolm_two_model',
   out: 'results/evolm',
 } as const;
-
-type Metrics = Record<string, unknown>[];
-const nums = (ms: Metrics, k: string) =>
-  ms.map((m) => m[k]).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
 
 /**
  * The generator's calibration table from the finished runs "evolm-ref" and "evolm-<multiplier>": the policy's mean
@@ -91,9 +104,7 @@ export function generatorCalibrationTable(runs: { id: string; metrics: Metrics }
       r.metrics.filter((x) => x.phase === 1),
       'format_rate',
     );
-    const first = mean(fmt.slice(0, c.window)),
-      last = mean(fmt.slice(-c.window));
-    const passes = kl <= c.klRatioMax * klRef && last >= first - c.formatDrop;
+    const { first, last, passes } = ruleReading(kl, klRef, fmt, c);
     return {
       multiplier: m,
       generator_lr: defaultEvolmConfig.policyLr * m,
@@ -105,10 +116,6 @@ export function generatorCalibrationTable(runs: { id: string; metrics: Metrics }
       passes: passes ? 'yes' : 'no',
     };
   });
-  const passing = rows.filter((r) => r.passes === 'yes');
-  const chosen = passing.length ? passing[passing.length - 1] : rows[0];
-  return {
-    rows,
-    chosen: { multiplier: chosen.multiplier, generator_lr: chosen.generator_lr, anyPassed: passing.length > 0 },
-  };
+  const { chosen, anyPassed } = choose(rows);
+  return { rows, chosen: { multiplier: chosen.multiplier, generator_lr: chosen.generator_lr, anyPassed } };
 }
