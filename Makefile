@@ -51,7 +51,7 @@ help:
 	@echo "make world-criteria  the pre-registered world criteria -> results/world/criteria.csv"
 	@echo "make bench      every tfjs backend vs the PyTorch reference (update step, sampling, ratios), then the reward service's load test"
 	@echo "make rate-calibration  the pre-registered rubricator and EvoLM generator rates (30 steps each) -> rate_calibration.csv, generator_rate_calibration.csv"
-	@echo "make bench-steps  wall time of one SFT, RLVR and RLCER step on every backend present"
+	@echo "make bench-steps  one step of every campaign method (SFT, RLVR, RLCER, fixed teacher, EvoLM, positive controls, CO-RL) and its ratio to RLVR -> results/bench/steps.csv"
 	@echo "make serve-rewards  the reward service for OpenRLHF/verl/TRL on 127.0.0.1:5057 (SERVE_ARGS='--reward rlcer'; docs/reward-service.md)"
 	@echo "make serve-llm  an OpenAI-compatible chat endpoint on 127.0.0.1:8089 over local llama.cpp (LLM_ARGS='--model f.gguf'; default: a random-weight tiny model)"
 	@echo "make bench-rewards  bounded loopback load test of the reward service: throughput, latency percentiles"
