@@ -189,6 +189,95 @@ export function confirmClaimsFigure(file = 'results/sensitivity/confirm/claims.c
   };
 }
 
+/** The campaign's primary endpoints, in the pre-registration's order, with how each reads. */
+export const CONFIRM_ENDPOINTS: [string, string][] = [
+  ['in_distribution', 'accuracy in distribution'],
+  ['chain_ood', 'accuracy on held-out chain lengths'],
+  ['trace_error', 'trace error (lower is better)'],
+];
+
+/**
+ * One confirmatory endpoint (results/sensitivity/confirm/table.csv): each arm's mean with its 95% interval over its
+ * seeds so far, one panel per regime and horizon, with RLVR's interval (grey) and the positive control's (green,
+ * `process_oracle`) drawn as reference bands across the panel. Null where the table has no row of the endpoint.
+ */
+export function confirmEndpointFigure(endpoint: string, file = 'results/sensitivity/confirm/table.csv'): Figure | null {
+  if (!fs.existsSync(file)) return null;
+  const rows = readCsv(file).filter((r) => r.endpoint === endpoint && r.method !== 'sft' && r.mean !== '');
+  if (rows.length === 0) return null;
+  const cellOf = (r: Row) => `${r.size} ${r.regime}, ${r.horizon} steps`;
+  const cells = [...new Set(rows.map(cellOf))].sort();
+  const arms = [...new Set(rows.map((r) => String(r.method)))];
+  const width = 1 / cells.length,
+    gap = 0.04;
+  const data: Record<string, unknown>[] = [];
+  const shapes: Record<string, unknown>[] = [];
+  const layout: Record<string, unknown> = {};
+  cells.forEach((cell, i) => {
+    const ax = i === 0 ? '' : String(i + 1),
+      inCell = rows.filter((r) => cellOf(r) === cell);
+    layout[`xaxis${ax}`] = {
+      domain: [i * width + (i ? gap / 2 : 0), (i + 1) * width - (i < cells.length - 1 ? gap / 2 : 0)],
+      title: { text: cell },
+      anchor: `y${ax}`,
+    };
+    layout[`yaxis${ax}`] = { anchor: `x${ax}`, automargin: true, showticklabels: i === 0, categoryarray: arms };
+    for (const [method, color] of [
+      ['rlvr', '#7f7f7f'],
+      ['process_oracle', POSITIVE_CONTROL_COLOR],
+    ]) {
+      const ref = inCell.find((r) => r.method === method);
+      if (!ref || ref.ci_low === '' || ref.ci_high === '') continue;
+      shapes.push({
+        type: 'rect',
+        xref: `x${ax}`,
+        yref: `y${ax} domain`,
+        x0: Number(ref.ci_low),
+        x1: Number(ref.ci_high),
+        y0: 0,
+        y1: 1,
+        fillcolor: color,
+        opacity: 0.15,
+        line: { width: 0 },
+        layer: 'below',
+      });
+    }
+    for (const method of arms) {
+      const r = inCell.find((x) => x.method === method);
+      if (!r) continue;
+      const m = Number(r.mean),
+        lo = r.ci_low === '' ? m : Number(r.ci_low),
+        hi = r.ci_high === '' ? m : Number(r.ci_high);
+      data.push({
+        type: 'scatter',
+        mode: 'markers',
+        name: labelOf(method),
+        legendgroup: method,
+        showlegend: i === 0,
+        x: [m],
+        y: [method],
+        xaxis: `x${ax}`,
+        yaxis: `y${ax}`,
+        marker: { color: colorOf(method), size: 9 },
+        error_x: { type: 'data', symmetric: false, array: [hi - m], arrayminus: [m - lo], color: colorOf(method) },
+        hovertemplate: `${labelOf(method)}<br>${cell}<br>mean %{x:.3f} (${r.seeds} seeds)<extra></extra>`,
+      });
+    }
+  });
+  const title = CONFIRM_ENDPOINTS.find(([e]) => e === endpoint)?.[1] ?? endpoint;
+  return {
+    name: `sensitivity_confirm_${endpoint}`,
+    table: file,
+    height: 260 + 26 * arms.length,
+    data,
+    layout: { ...layout, shapes, title: { text: `Sensitivity campaign: ${title}, per arm (95% intervals)` } },
+    caption:
+      `Each arm's ${title} after its runs so far: the mean over seeds with its 95% t-interval, one panel per ` +
+      'regime and horizon. Reference bands across each panel: RLVR (grey) and the positive control process_oracle ' +
+      '(green). Arms short of their pre-registered seeds are provisional (results/sensitivity/confirm/claims.csv).',
+  };
+}
+
 /** The sensitivity figures make figures draws: the pilot's (fixed once it is done). */
 export function sensitivityFigures(dir = 'results'): Figure[] {
   return [

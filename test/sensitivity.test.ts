@@ -192,3 +192,50 @@ describe('sensitivity campaign verdicts', () => {
     assert.ok(Math.abs(Number(pooled[0].mean) - 0.1) < 1e-9);
   });
 });
+
+describe('sensitivity campaign figures', () => {
+  it('an endpoint figure: a marker per arm and panel, RLVR and the positive control as bands, null without rows', async () => {
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { writeCsv } = await import('../src/io/table.js');
+    const { confirmEndpointFigure } = await import('../analysis/sensitivity-figures.js');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-confirm-fig-'));
+    const file = path.join(dir, 'table.csv');
+    const row = (regime: string, method: string, mean: number, endpoint = 'in_distribution') => ({
+      size: 'S',
+      regime,
+      horizon: 60,
+      method,
+      endpoint,
+      mean,
+      ci_low: mean - 0.01,
+      ci_high: mean + 0.01,
+      seeds: 8,
+    });
+    writeCsv(file, [
+      row('baseline', 'rlvr', 0.5),
+      row('baseline', 'process_oracle', 0.6),
+      row('baseline', 'rlcer', 0.55),
+      row('sparse', 'rlvr', 0.2),
+      row('sparse', 'rlcer', 0.25),
+      row('sparse', 'rlcer', 0.9, 'chain_ood'),
+    ]);
+    const f = confirmEndpointFigure('in_distribution', file);
+    assert.ok(f);
+    assert.equal(f.data.length, 5, 'one marker per arm and panel');
+    const shapes = f.layout.shapes as { x0: number; x1: number; xref: string }[];
+    assert.deepEqual(
+      shapes.map((s) => [s.xref, s.x0.toFixed(2), s.x1.toFixed(2)]),
+      [
+        ['x', '0.49', '0.51'],
+        ['x', '0.59', '0.61'],
+        ['x2', '0.19', '0.21'],
+      ],
+      'RLVR and the positive control in the baseline panel, RLVR alone in the sparse one',
+    );
+    assert.equal(confirmEndpointFigure('trace_error', file), null);
+    assert.equal(confirmEndpointFigure('in_distribution', path.join(dir, 'none.csv')), null);
+    fs.rmSync(dir, { recursive: true });
+  });
+});
