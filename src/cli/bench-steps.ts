@@ -2,7 +2,7 @@
 // (and wasm with --backends), one thread, one fresh process per run, runs one at a time. Per run and method: a warm-up
 // step, then --reps timed steps from the transformer-S cold start (CO-RL: the transformer-S and GRU-S pair), each
 // step's time split where its trainer logs it (sampling, the rubricator, the judge, the update; the rest is
-// bookkeeping). Written to results/bench/steps.csv: per method the median step over all runs' timed steps, its
+// bookkeeping), after three untimed RLVR steps that build the process's graphs. Written to results/bench/steps.csv: per method the median step over all runs' timed steps, its
 // min-max, and its ratio to RLVR's median step measured in the same runs. Speed only: the steps' numbers are the
 // trainers' own, untouched.
 import { spawnSync } from 'node:child_process';
@@ -88,6 +88,10 @@ function stepper(method: BenchMethod, steps: number): Stepper {
 /** The worker: every method's steps on the backend TFJS_BACKEND names; prints one JSON line. */
 async function worker(methods: readonly BenchMethod[], reps: number): Promise<void> {
   await initBackend();
+  // untimed RLVR steps first: the native backend builds its graphs and kernels for the batch's shapes once per
+  // process, which would otherwise fall on whichever method is timed first
+  const warmup = stepper('rlvr', 3);
+  for (let i = 0; i < 3; i++) warmup.step(i, makeRng(50 + i));
   const times: StepTime[] = [];
   for (const method of methods) {
     // EvoLM's schedule alternates policy and generator phases over the run: time a run long enough for both
@@ -118,7 +122,7 @@ export function stepsTable(byBackend: { backend: string; engine: string; times: 
       const ts = times.filter((t) => t.method === method),
         ms = ts.map((t) => t.ms);
       const part = (p: string) => (ts.some((t) => p in t.parts) ? median(ts.map((t) => t.parts[p] ?? 0)) : null);
-      const parts = Object.fromEntries(PARTS.map((p) => [`${p}_ms`, part(p)]));
+      const parts = Object.fromEntries(PARTS.map((p) => [`${p}_ms`, part(p) ?? '']));
       const timed = PARTS.map((p) => part(p) ?? 0).reduce((a, b) => a + b, 0);
       rows.push({
         backend,
