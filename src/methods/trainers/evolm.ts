@@ -383,6 +383,7 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
     lastRollouts: () => last,
     lastBatch: () => batch,
     step(step: number, rng: Rng): Record<string, number> {
+      const t0 = Date.now();
       const problems = problemsFor(rng);
       batch = { scored: [], paired: [], read: [] };
       if (phaseOf(step, c) === 'policy') {
@@ -393,7 +394,9 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
           outs = idx.map((i) => all[i]);
         batch.scored = idx;
         const ps = layout.scored.flatMap((ids, g) => ids.map(() => problems[g]));
+        const t1 = Date.now();
         const rubrics = rubricsFor(problems, all, layout.read, rng).sets;
+        const t2 = Date.now();
         const J = judgeScores(
           ps.map((_, i) => rubrics[Math.floor(i / c.rollouts)]),
           ps,
@@ -408,7 +411,9 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
           components: { judge: J[i] },
           problem: ps[i],
         }));
+        const t3 = Date.now();
         const upd = grpoUpdate(policy, policyOpt, last, c.grpo, rng);
+        const t4 = Date.now();
         // the KL-matched control: the policy's next rate from this update's size (the rate used is logged)
         const rate: Record<string, number> =
           c.policyKlTarget === null
@@ -424,6 +429,10 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
           response_length: mean(outs.map((o) => o.length)),
           ...rubricStats(rubrics),
           ...Object.fromEntries(Object.entries({ ...upd, ...rate }).map(([k, v]) => [`policy/${k}`, v])),
+          sample_ms: t1 - t0,
+          rubric_ms: t2 - t1,
+          judge_ms: t3 - t2,
+          update_ms: t4 - t3,
         };
       }
       // the generator's GRPO step: pairs of the policy's answers built without labels, rollouts-many rubrics per
@@ -479,12 +488,14 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
       const pos = pairs.map((p, g) => member(p.pos, g)),
         neg = pairs.map((p, g) => member(p.neg, g));
       const ps = problems.flatMap((p) => Array.from({ length: c.rollouts }, () => p));
+      const t1 = Date.now();
       const { written, sets: parsed } = rubricsFor(
         ps,
         all,
         ps.map((_, i) => layout.read[Math.floor(i / c.rollouts)]),
         rng,
       );
+      const t2 = Date.now();
       const jPlus = judgeScores(
         parsed,
         ps,
@@ -495,6 +506,7 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
         ps,
         ps.map((_, i) => neg[Math.floor(i / c.rollouts)]),
       );
+      const t3 = Date.now();
       const rewards = parsed.map((r, i) => generatorReward(r.ok, jPlus[i], jMinus[i], c.marginWeight, c.formatWeight));
       last = written!.map((w, i) => ({
         role: 'rubric',
@@ -506,6 +518,7 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
         problem: ps[i],
       }));
       const upd = grpoUpdate(generator ?? policy, generatorOpt, last, c.grpo, rng);
+      const t4 = Date.now();
       return {
         phase: 1,
         generator_reward: mean(rewards),
@@ -518,6 +531,10 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
         ),
         ...rubricStats(parsed),
         ...Object.fromEntries(Object.entries(upd).map(([k, v]) => [`generator/${k}`, v])),
+        sample_ms: t1 - t0,
+        rubric_ms: t2 - t1,
+        judge_ms: t3 - t2,
+        update_ms: t4 - t3,
       };
     },
   };

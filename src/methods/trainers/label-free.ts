@@ -86,6 +86,7 @@ export function makeLabelFreeTrainer(agents: Policy[], c: LabelFreeConfig) {
   const opts = agents.map(() => tf.train.adam(c.grpo.lr));
   return {
     step(rng: Rng): Record<string, number> {
+      const t0 = Date.now();
       const problems = Array.from({ length: c.prompts }, () => drawTrainingProblem(c.world, rng));
       // 1. every agent's rollouts, before any update
       const rs: AgentRollout[][] = agents.map((policy, n) => {
@@ -109,6 +110,7 @@ export function makeLabelFreeTrainer(agents: Policy[], c: LabelFreeConfig) {
           },
         );
       });
+      const t1 = Date.now();
       const groupOf = (n: number, g: number) => rs[n].slice(g * c.rollouts, (g + 1) * c.rollouts);
       const labels = agents.map((_, n) => problems.map((_, g) => majorityAnswer(groupOf(n, g).map((r) => r.answer))));
       // 2. rewards (token statistics for Intuitor and RENT come from each agent's own pre-update policy)
@@ -148,8 +150,11 @@ export function makeLabelFreeTrainer(agents: Policy[], c: LabelFreeConfig) {
       });
       // 3. each agent's own GRPO step
       const metrics: Record<string, number> = {};
+      let updateMs = 0;
       agents.forEach((policy, n) => {
+        const u0 = Date.now();
         const upd = grpoUpdate(policy, opts[n], rs[n], c.grpo, rng);
+        updateMs += Date.now() - u0;
         const truthOf = (g: number) => problems[g].answer.join('');
         const pseudo = c.method === 'corl' ? labels[(n + agents.length - 1) % agents.length] : labels[n];
         Object.assign(metrics, {
@@ -175,6 +180,9 @@ export function makeLabelFreeTrainer(agents: Policy[], c: LabelFreeConfig) {
       });
       if (agents.length > 1)
         metrics.agreement = mean(problems.map((_, g) => +labels.every((l) => l[g] !== null && l[g] === labels[0][g])));
+      // where the step's time went: every agent's sampling, and their updates (the rewards are the rest)
+      metrics.sample_ms = t1 - t0;
+      metrics.update_ms = updateMs;
       return metrics;
     },
   };
