@@ -49,18 +49,18 @@ export const SETTINGS: SettingGroup[] = [
       },
       {
         name: 'WORKBENCH_KERNELS',
-        default: '2 (the newest)',
+        default: '3 (the newest)',
         does:
-          'the kernel generation: 1 reruns the records made before 2026-12-05 bit for bit; a run resumes only ' +
-          'under its own',
+          'the kernel generation: 1 reruns the records made before 2026-12-05 bit for bit, 2 those of 2026-12-05 and ' +
+          '-06 and the sensitivity campaign; a run resumes only under its own',
         readers: [ENGINE],
       },
       {
         name: 'WORKBENCH_DECODE_GRAPH',
         default: 'on',
         does:
-          "`0` turns off the native backend's graphs (the decode steps, and with kernels 2 the prefill and the " +
-          'training passes): the eager ops run instead',
+          "`0` turns off the native backend's graphs (the decode steps, with kernels 2 the prefill and the " +
+          "training passes, with kernels 3 the last-position pass and the GRU's recurrence): the eager ops run instead",
         readers: [ENGINE],
       },
       {

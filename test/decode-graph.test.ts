@@ -14,6 +14,8 @@ import {
   gruDecodeGraph,
   gruInputs,
   gruOutputs,
+  lastInputs,
+  lastOutputs,
   prefillInputs,
   prefillOutputs,
   roomFor,
@@ -126,6 +128,12 @@ describe('the decode step as one graph (native backend)', () => {
     assert.equal(new Set(prefill).size, prefill.length);
     assert.equal(prefill.length, 2 + 2 + 2 + 2 * 10 + 3 + 1);
     assert.ok(prefill.includes('pos_emb') && prefill.includes('positions') && prefill.at(-1) === 'temperature');
+    // the last-position graph: the prefill's inputs without the cache pads, the head and the temperature
+    const last = lastInputs({ layers: 2, heads: 4, dModel: 64, alibi: true, eps: 1e-5 });
+    assert.equal(new Set(last).size, last.length);
+    assert.equal(last.length, 2 + 1 + 2 * 10 + 2);
+    assert.ok(!last.includes('head') && !last.includes('cache_pads') && last.at(-1) === 'lnf_b');
+    assert.deepEqual(lastOutputs(), ['hf']);
     assert.deepEqual(prefillOutputs({ layers: 2, heads: 4, dModel: 64, alibi: true, eps: 1e-5 }), [
       'logits',
       'probs',
@@ -275,6 +283,45 @@ describe('the decode step as one graph (native backend)', () => {
         assert.equal(differ(again.logits, g.logits), '', 'logits: a second call');
         assert.equal(differ(v1.logits, eager.logits), '', 'kernels 1: logits');
         for (const x of [eager, g, again, v1]) x.dispose();
+        disposeBatch(batch);
+        for (const w of Object.values(policy.weights)) w.dispose();
+      },
+    );
+  }
+
+  for (const positions of ['alibi', 'learned'] as const) {
+    it(
+      `kernels 3: the last-position graph gives the eager forwardLast's logits and values within 1e-6 ` +
+        `(${positions}), the same bits on every call; kernels 2 reads them eagerly`,
+      function () {
+        skipOffNative(this);
+        // the verifier's shape (verifier.ts): 2 layers of 64, one value head
+        const policy = createPolicy({ ...modelConfig('transformer', 'S', 6), positions, layers: 2, roles: 1 });
+        Object.values(policy.weights).forEach((w, i) =>
+          tf.tidy(() => w.assign(w.add(tf.randomNormal(w.shape, 0, 0.05, 'float32', 200 + i)))),
+        );
+        const rng = makeRng(13);
+        const batch = makeBatch(
+          Array.from({ length: 12 }, (_, b) => Array.from({ length: 3 + ((b * 7) % 29) }, () => 1 + rng.int(V - 1))),
+        );
+        const last = (kernels: string, graph: boolean) =>
+          withKernels(kernels, () => withGraph(graph, () => policy.forwardLast!(batch)));
+        const eager = last('3', false),
+          g = last('3', true),
+          again = last('3', true),
+          v2 = last('2', true);
+        for (const out of ['logits', 'values'] as const) {
+          const x = g[out].dataSync(),
+            y = eager[out].dataSync();
+          assert.deepEqual(g[out].shape, [12, out === 'logits' ? V : 1], out);
+          const scale = Math.max(1, ...Array.from(y, Math.abs));
+          const worst = Math.max(...Array.from(x, (v, i) => Math.abs(v - y[i])));
+          assert.ok(worst <= 1e-6 * scale, `${out}: differs by ${worst}`);
+          assert.ok(worst > 0 || out === 'values', `${out}: the graph ran (it rounds otherwise than the eager pass)`);
+          assert.equal(differ(again[out], g[out]), '', `${out}: a second call`);
+          assert.equal(differ(v2[out], eager[out]), '', `kernels 2: ${out} is the eager pass's`);
+        }
+        for (const x of [eager, g, again, v2]) tf.dispose([x.logits, x.values]);
         disposeBatch(batch);
         for (const w of Object.values(policy.weights)) w.dispose();
       },

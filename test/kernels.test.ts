@@ -52,12 +52,13 @@ describe('kernel generations', function () {
   });
 
   it('default to the newest generation, read WORKBENCH_KERNELS, refuse others in one line, and are recorded', () => {
-    assert.equal(kernelVersion({}), 2);
-    assert.equal(KERNEL_VERSIONS.at(-1), 2);
+    assert.equal(kernelVersion({}), 3);
+    assert.equal(KERNEL_VERSIONS.at(-1), 3);
     assert.equal(kernelVersion({ WORKBENCH_KERNELS: '1' }), 1);
+    assert.equal(kernelVersion({ WORKBENCH_KERNELS: '2' }), 2);
     assert.throws(
-      () => kernelVersion({ WORKBENCH_KERNELS: '3' }),
-      /^Error: WORKBENCH_KERNELS must be one of 1, 2 \(got "3"\)$/,
+      () => kernelVersion({ WORKBENCH_KERNELS: '4' }),
+      /^Error: WORKBENCH_KERNELS must be one of 1, 2, 3 \(got "4"\)$/,
     );
     assert.equal(
       under(1, () => engineInfo().kernels),
@@ -66,6 +67,10 @@ describe('kernel generations', function () {
     assert.equal(
       under(2, () => engineInfo().kernels),
       2,
+    );
+    assert.equal(
+      under(3, () => engineInfo().kernels),
+      3,
     );
   });
 

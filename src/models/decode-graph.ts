@@ -338,12 +338,43 @@ export const prefillOutputs = (s: DecodeGraphSpec) => [
  * the eager pass, with other float32 rounding (test/decode-graph.test.ts compares them within 1e-6).
  */
 export function prefillGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
-  const b = graphBuilder(pb),
-    { op, add, mul, matMul, reshape, transpose, ints, type } = b;
+  const b = graphBuilder(pb);
+  b.inputs(prefillInputs(s));
+  const { x, eps } = lastPositionTrunk(b, s, true);
+  b.logitsAndProbs(b.matMul(b.layerNorm(x, 'lnf_g', 'lnf_b', eps), 'head'));
+  return b.savedModel(prefillInputs(s), prefillOutputs(s));
+}
+
+/** Input names of the transformer's last-position graph (kernels 3), in the order `forwardLast` takes them. */
+export const lastInputs = (s: DecodeGraphSpec): string[] =>
+  prefillInputs(s).filter((n) => !['cache_pads', 'head', 'temperature'].includes(n));
+/** Output of the last-position graph: the final layer norm's output at each row's last position [B, d]. */
+export const lastOutputs = () => ['hf'];
+
+/**
+ * The SavedModel bytes of the transformer's last-position pass (kernel generation 3; transformer.ts, `forwardLast`:
+ * a classifier such as the verifier reads one token per row): the prefill graph's pass without its caches, to the
+ * final layer norm's output at the last position; the read-outs stay eager. Same model as the eager pass, other
+ * float32 rounding (test/decode-graph.test.ts).
+ */
+export function lastGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
+  const b = graphBuilder(pb);
+  b.inputs(lastInputs(s));
+  const { x, eps } = lastPositionTrunk(b, s, false);
+  b.output('hf', b.layerNorm(x, 'lnf_g', 'lnf_b', eps));
+  return b.savedModel(lastInputs(s), lastOutputs());
+}
+
+/**
+ * The forward pass of the prefill and last-position graphs, from the inputs to the last position's rows [B, d] before
+ * the final layer norm (and the layer norms' epsilon): TensorFlow's own softmax, the last layer computed for the last position only (its keys and
+ * values for every position), each layer's keys and values output padded by `cache_pads` where `caches`.
+ */
+function lastPositionTrunk(b: GraphBuilder, s: DecodeGraphSpec, caches: boolean): { x: string; eps: string } {
+  const { op, add, mul, matMul, reshape, transpose, ints, type } = b;
   const { layers: L, heads: H, dModel: d } = s,
     dh = d / H,
     I = { T: type(DT_INT32) };
-  b.inputs(prefillInputs(s));
   const eps = b.scalar(s.eps),
     scale = b.scalar(1 / Math.sqrt(dh)),
     c1702 = b.scalar(1.702);
@@ -383,8 +414,10 @@ export function prefillGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
     const split = b.split3(matMul(b.layerNorm(x, p('ln1_g'), p('ln1_b'), eps), p('wqkv')), d, 1);
     const k = heads(`${split}:1`, T),
       v = heads(`${split}:2`, T);
-    b.output(p('k_out'), op('Pad', [k, 'cache_pads'], { ...b.T, Tpaddings: type(DT_INT32) }));
-    b.output(p('v_out'), op('Pad', [v, 'cache_pads'], { ...b.T, Tpaddings: type(DT_INT32) }));
+    if (caches) {
+      b.output(p('k_out'), op('Pad', [k, 'cache_pads'], { ...b.T, Tpaddings: type(DT_INT32) }));
+      b.output(p('v_out'), op('Pad', [v, 'cache_pads'], { ...b.T, Tpaddings: type(DT_INT32) }));
+    }
     // the last layer's queries, attention and MLP for the last position only (nothing else reads them)
     const q = lastLayer ? heads(lastRows(`${split}:0`), b.constant(DT_INT32, [1], [])) : heads(`${split}:0`, T);
     if (lastLayer) x = lastRows(x);
@@ -394,8 +427,7 @@ export function prefillGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
     const u = add(matMul(b.layerNorm(x, p('ln2_g'), p('ln2_b'), eps), p('w1')), p('b1'));
     x = add(x, add(matMul(mul(u, op('Sigmoid', [mul(u, c1702)])), p('w2')), p('b2')));
   }
-  b.logitsAndProbs(matMul(b.layerNorm(x, 'lnf_g', 'lnf_b', eps), 'head'));
-  return b.savedModel(prefillInputs(s), prefillOutputs(s));
+  return { x, eps };
 }
 
 /**
@@ -564,6 +596,10 @@ export const decodeGraph = (s: DecodeGraphSpec): DecodeGraph | null =>
 /** The transformer's prefill graph for `s` (kernel generation 2; see loadGraph). */
 export const prefillGraph = (s: DecodeGraphSpec): DecodeGraph | null =>
   loadGraph(`prefill ${JSON.stringify(s)}`, (pb) => prefillGraphBytes(s, pb), prefillInputs(s), prefillOutputs(s));
+
+/** The transformer's last-position graph for `s` (kernel generation 3; see loadGraph). */
+export const lastGraph = (s: DecodeGraphSpec): DecodeGraph | null =>
+  loadGraph(`last ${JSON.stringify(s)}`, (pb) => lastGraphBytes(s, pb), lastInputs(s), lastOutputs());
 
 /** The GRU's decode graph for `s` (see loadGraph). */
 export const gruDecodeGraph = (s: GruGraphSpec): DecodeGraph | null =>

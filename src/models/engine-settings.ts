@@ -27,9 +27,11 @@ export type BackendName = (typeof BACKENDS)[number];
  * 2026-12-05 (records without `engine.kernels`); 2: layer norm's and GELU's backward passes in closed form, the
  * queries scaled before the score product (layers.ts, transformer.ts), and with the decode graph on the native backend
  * the transformer's prefill (decode-graph.ts, prefillGraphBytes) and its full forward and backward passes
- * (train-graph.ts) as graphs.
+ * (train-graph.ts) as graphs; 3: generation 2, and on the native backend the transformer's last-position pass (a
+ * classifier's reading, the verifier's: decode-graph.ts, lastGraphBytes) and the GRU's recurrence, forward and
+ * backward (gru-graph.ts), as graphs.
  */
-export const KERNEL_VERSIONS = [1, 2] as const;
+export const KERNEL_VERSIONS = [1, 2, 3] as const;
 export type KernelVersion = (typeof KERNEL_VERSIONS)[number];
 
 /** What TensorFlow reads from the environment when its library loads. */

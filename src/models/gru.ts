@@ -3,10 +3,11 @@
 // with `recallAttention`, the keys and values of its past outputs: one single-head causal attention read over
 // them, added to the top GRU output before the read-out. The recurrence carries position and order; the read lets
 // the model look an operand digit up instead of holding every digit in its state.
-import { tf } from './backend.js';
-import { causalMask, embedLinear, NEG, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
+import { kernelVersion, tf } from './backend.js';
+import { causalMask, customOp, embedLinear, NEG, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
 import { stepOutput, type Batch, type DecodeState, type ModelConfig, type Policy } from './policy.js';
 import { gruDecodeGraph, roomFor } from './decode-graph.js';
+import { gruTrainGraphs, unrolledSteps } from './gru-graph.js';
 
 /** The attention read's decoding cache: keys and values of past outputs [B, T, d], and the padding mask [B, 1, T]. */
 type ReadCache = { k: tf.Tensor3D; v: tf.Tensor3D; keyMask: tf.Tensor3D };
@@ -56,17 +57,58 @@ export function createGru(config: ModelConfig): Policy {
   const proj = (h: tf.Tensor2D, name: string, B: number, T: number) =>
     linear(h, P(name)).reshape([B, T, d]) as tf.Tensor3D;
 
+  /**
+   * Kernels 3 on the native backend: a layer's recurrence as one graph and its backward pass as another
+   * (gru-graph.ts), one custom-gradient op over the gate inputs and Wh, unrolled over T padded with invalid steps
+   * to a multiple of GRU_STEP_BUCKET (padding leaves the state unchanged) -> every step's state [B, T, d].
+   */
+  function graphRecurrence(l: number, xp: tf.Tensor3D, b: Batch) {
+    const [B, T] = b.tokens.shape,
+      steps = unrolledSteps(T);
+    const graphs = gruTrainGraphs({ steps, dModel: d });
+    if (!graphs) return null;
+    const pad = <X extends tf.Tensor3D>(x: X) =>
+      tf.pad(x, [
+        [0, 0],
+        [0, steps - T],
+        [0, 0],
+      ]) as X;
+    const valid = pad(b.valid.reshape([B, T, 1]) as tf.Tensor3D);
+    const op = customOp<(xp: tf.Tensor3D, wh: tf.Tensor2D) => tf.Tensor3D>(
+      (x: tf.Tensor3D, wh: tf.Tensor2D, save: tf.GradSaveFunc) => {
+        const [seq, ...saved] = graphs.forward.run([x, wh, valid]);
+        save([valid, ...saved]); // the padded validity too: the forward's scope disposes it before the backward runs
+        const gradFunc = (dy: tf.Tensor, [v, ...act]: tf.Tensor[]) => graphs.backward.run([dy, wh, v, ...act]);
+        return { value: seq, gradFunc };
+      },
+    );
+    return op(pad(xp), P(`l${l}.wh`)).slice([0, 0, 0], [B, T, d]) as tf.Tensor3D;
+  }
+
   function run(b: Batch) {
     const [B, T] = b.tokens.shape;
     let seq = embed(b.tokens).reshape([B, T, d]);
     const hs: tf.Tensor2D[] = [];
+    const graphs = kernelVersion() >= 3;
     // per-step inputs cut once for the whole sequence (fewer ops inside the recurrence, which dominates the time)
-    const valid = tf.unstack(b.valid.reshape([B, T, 1]), 1) as tf.Tensor2D[],
+    let valid: tf.Tensor2D[] = [],
+      invalid: tf.Tensor2D[] = [];
+    const eagerSteps = () => {
+      if (valid.length) return;
+      valid = tf.unstack(b.valid.reshape([B, T, 1]), 1) as tf.Tensor2D[];
       invalid = tf.unstack(tf.sub(1, b.valid).reshape([B, T, 1]), 1) as tf.Tensor2D[];
+    };
     for (let l = 0; l < L; l++) {
       const xp = linear(seq.reshape([B * T, d]) as tf.Tensor2D, P(`l${l}.wx`))
         .add(G(`l${l}.b`))
-        .reshape([B, T, 3 * d]);
+        .reshape([B, T, 3 * d]) as tf.Tensor3D;
+      const viaGraph = graphs ? graphRecurrence(l, xp, b) : null;
+      if (viaGraph) {
+        seq = viaGraph;
+        hs.push(viaGraph.slice([0, T - 1, 0], [B, 1, d]).reshape([B, d]) as tf.Tensor2D);
+        continue;
+      }
+      eagerSteps();
       const [xz, xr, xn] = tf.split(xp, 3, 2).map((g) => tf.unstack(g, 1) as tf.Tensor2D[]);
       let h = tf.zeros([B, d]) as tf.Tensor2D;
       const outs: tf.Tensor2D[] = [];

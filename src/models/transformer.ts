@@ -15,7 +15,7 @@ import {
   oneHotF,
 } from './layers.js';
 import { stepOutput, type Batch, type DecodeState, type ModelConfig, type Policy } from './policy.js';
-import { decodeGraph, prefillGraph, roomFor } from './decode-graph.js';
+import { decodeGraph, lastGraph, prefillGraph, roomFor } from './decode-graph.js';
 import { trainGraphs, trainWeights } from './train-graph.js';
 
 export function createTransformer(config: ModelConfig): Policy {
@@ -165,6 +165,25 @@ export function createTransformer(config: ModelConfig): Policy {
   /** Wq|Wk|Wv of each layer for decoding: one product per layer and step instead of three. */
   const fusedQkv = () =>
     Array.from({ length: L }, (_, l) => tf.concat([P(`l${l}.wq`), P(`l${l}.wk`), P(`l${l}.wv`)], 1) as tf.Tensor2D);
+  /** The weights the prefill and last-position graphs take (decode-graph.ts, prefillInputs), up to the final layer norm. */
+  const lastPositionWeights = (wqkv = fusedQkv()) => [
+    P('tok_emb'),
+    ...(alibi ? [] : [P('pos_emb')]),
+    ...wqkv.flatMap((wqkvL, l) => [
+      G(`l${l}.ln1_g`),
+      G(`l${l}.ln1_b`),
+      wqkvL,
+      P(`l${l}.wo`),
+      G(`l${l}.ln2_g`),
+      G(`l${l}.ln2_b`),
+      P(`l${l}.w1`),
+      G(`l${l}.b1`),
+      P(`l${l}.w2`),
+      G(`l${l}.b2`),
+    ]),
+    G('lnf_g'),
+    G('lnf_b'),
+  ];
 
   /**
    * The decode state: the key mask [B, 1, 1, T] and each layer's keys and values [B, H, capacity, dh], whose first T
@@ -238,6 +257,14 @@ export function createTransformer(config: ModelConfig): Policy {
       });
     },
     forwardLast(b) {
+      // kernels 3 on the native backend: the pass as one graph (decode-graph.ts, lastGraphBytes), read-outs eager
+      const spec = { layers: L, heads: H, dModel: d, alibi, eps: LN_EPS };
+      const graph = kernelVersion() >= 3 && decodeGraph(spec) ? lastGraph(spec) : null;
+      if (graph)
+        return tf.tidy(() => {
+          const [hf] = graph.run([b.tokens, ...(alibi ? [] : [b.positions]), masks(b).mask, ...lastPositionWeights()]);
+          return outputs(hf as tf.Tensor2D, true);
+        });
       return tf.tidy(() => {
         const r = run(b, false, true);
         return {
@@ -257,28 +284,12 @@ export function createTransformer(config: ModelConfig): Policy {
           wqkv = fusedQkv();
         const { mask, keyMask } = tf.tidy(() => masks(b));
         const pads = tf.tensor2d([0, 0, 0, 0, 0, roomFor(T, T + 1), 0, 0], [4, 2], 'int32');
-        const layerWeights = (wqkvL: tf.Tensor2D, l: number) => [
-          G(`l${l}.ln1_g`),
-          G(`l${l}.ln1_b`),
-          wqkvL,
-          P(`l${l}.wo`),
-          G(`l${l}.ln2_g`),
-          G(`l${l}.ln2_b`),
-          P(`l${l}.w1`),
-          G(`l${l}.b1`),
-          P(`l${l}.w2`),
-          G(`l${l}.b2`),
-        ];
         const [logits, probs, ...caches] = graph.run([
           b.tokens,
           ...(alibi ? [] : [b.positions]),
           mask,
           pads,
-          P('tok_emb'),
-          ...(alibi ? [] : [P('pos_emb')]),
-          ...wqkv.flatMap(layerWeights),
-          G('lnf_g'),
-          G('lnf_b'),
+          ...lastPositionWeights(wqkv),
           P('head'),
         ]);
         tf.dispose([mask, pads, probs]);
