@@ -16,7 +16,7 @@
 //                    run's prefix: size, agent) in its own column as "verdict, delta [ci_low, ci_high]"
 //   summary          one row per paper claim from claims CSVs: the paper (linked to its report), the paper's number
 //                    (from the reported CSV beside it, where both sides of the claim were reported), ours (the
-//                    difference per setting), the verdict
+//                    difference per setting), the verdict, and whether it could detect +0.03 (the power file beside it)
 // A list option (show, order, ci, columns) may repeat; its values are joined. Common options: digits (3), sign
 // (yes|no: + on positive numbers), sci (yes|no: numbers below 10^-digits in exponent notation), sig (yes|no: digits
 // counts significant figures), order (row keys first, in that order),
@@ -381,6 +381,23 @@ export function paperNumber(r: ClaimRow, read: Reader): string {
   return '';
 }
 
+/**
+ * Whether a claim's comparison could detect +0.03 (`detects_0_03` of the power file beside its claims file:
+ * table2_claims.csv -> table2_power.csv, claims.csv -> power.csv), or '' where no power row names it.
+ */
+export function detects003(r: ClaimRow, read: Reader): string {
+  const file = path.join(path.dirname(r.file), path.basename(r.file).replace('claims', 'power'));
+  let rows: Row[];
+  try {
+    rows = read(file);
+  } catch {
+    return '';
+  }
+  const keys = ['profile', 'claim', 'run', 'against', 'measure', 'endpoint'] as const;
+  const p = rows.find((x) => keys.every((k) => String(x[k]) === String(r[k])));
+  return p ? String(p.detects_0_03) : '';
+}
+
 function summary(spec: Spec, read: Reader): string {
   const digits = Number(spec.opts.digits ?? 3);
   const papers = Object.keys(DOCS),
@@ -391,19 +408,21 @@ function summary(spec: Spec, read: Reader): string {
     // a setting is a size (Table 2) or an agent (CO-RL); Rubicon's run prefix is its aggregator, named in the claim
     const tag = (r: Row, s: string) => (g.paper === 'Rubicon' ? s : `${settingOf(r.run)} ${s}`);
     const papers = g.rows.map((r) => paperNumber(r, read)),
-      verdicts = uniq(g.rows.map(verdictOf));
+      verdicts = uniq(g.rows.map(verdictOf)),
+      power = g.rows.map((r) => (unmeasured(r) ? '' : detects003(r, read)));
     return [
       DOCS[g.paper] ? `[${g.paper}][]` : g.paper,
       g.text,
       papers.some(Boolean) ? (uniq(papers).length === 1 ? papers[0] : papers.map((x) => x || '-').join(' · ')) : '',
       g.rows.map((r) => tag(r, unmeasured(r) ? 'not run' : fmt(r.delta, digits, true))).join(' · '),
       verdicts.length === 1 ? verdicts[0] : g.rows.map((r) => tag(r, verdictOf(r))).join(' · '),
+      uniq(power).length === 1 ? power[0] : g.rows.map((r, i) => tag(r, power[i] || '-')).join(' · '),
     ];
   });
   // the papers' links as reference definitions after the table (a short cell in every row)
   const linked = uniq(groups.map((g) => g.paper)).filter((p) => DOCS[p]);
   return (
-    markdown(['paper', 'claim', "paper's number", 'ours (difference)', 'verdict'], body) +
+    markdown(['paper', 'claim', "paper's number", 'ours (difference)', 'verdict', 'could detect +0.03'], body) +
     '\n' +
     linked.map((p) => `[${p}]: ${DOCS[p]}\n`).join('')
   );

@@ -83,6 +83,14 @@ describe('the report table renderer', () => {
       ].join('\n') + '\n',
     );
     write('table2_claims.csv', fs.readFileSync(path.join(root, 'claims.csv'), 'utf8'));
+    // the power file beside it: the S rows only (M's comparison has no power row)
+    write(
+      'table2_power.csv',
+      'profile,claim,run,against,measure,mde,detects_0_03\n' +
+        'full,RLCER beats RLVR (average accuracy),S|rlcer,S|rlvr,average,0.02,yes\n' +
+        'full,EvoLM beats fixed teacher rubrics (average accuracy),S|evolm,S|fixed_teacher,average,0.05,no\n' +
+        'quick,RLCER beats RLVR (average accuracy),M|rlcer,M|rlvr,average,0.02,yes\n',
+    );
     write(
       'table2_reported.csv',
       'paper,method,source,rubric_quality,policy_average,note\n' +
@@ -163,9 +171,13 @@ describe('the report table renderer', () => {
     has(
       out,
       '| [RLCER][] | RLCER beats RLVR (average accuracy) | +3 | S -0.330 · M -0.200 | ' +
-        'S contradicted · M inconclusive |\n',
+        'S contradicted · M inconclusive | S yes · M - |\n',
     );
-    has(out, '| [EvoLM][] | EvoLM beats fixed teacher rubrics (average accuracy) | +2.6 | S -0.500 | contradicted |\n');
+    has(
+      out,
+      '| [EvoLM][] | EvoLM beats fixed teacher rubrics (average accuracy) | +2.6 | S -0.500 | contradicted | no |\n',
+    );
+    has(out, "| paper | claim | paper's number | ours (difference) | verdict | could detect +0.03 |\n");
     has(out, '\n[RLCER]: docs/rlcer.md\n[EvoLM]: docs/evolm.md\n<!-- /table -->');
   });
 
@@ -179,8 +191,8 @@ describe('the report table renderer', () => {
       ].join('\n') + '\n',
     );
     const out = render('none/table2_claims.csv view=summary');
-    has(out, '| [EvoLM][] | EvoLM beats fixed teacher rubrics (average accuracy) |  | S not run | not run yet |\n');
-    has(out, '| S -0.010 | inconclusive |\n');
+    has(out, '| [EvoLM][] | EvoLM beats fixed teacher rubrics (average accuracy) |  | S not run | not run yet |  |\n');
+    has(out, '| S -0.010 | inconclusive |  |\n'); // no power file beside it
     has(
       render('none/table2_claims.csv view=claims by=setting'),
       '| EvoLM beats fixed teacher rubrics (average accuracy) | not run yet |',
