@@ -165,22 +165,24 @@ export function createTransformer(config: ModelConfig): Policy {
   /** Wq|Wk|Wv of each layer for decoding: one product per layer and step instead of three. */
   const fusedQkv = () =>
     Array.from({ length: L }, (_, l) => tf.concat([P(`l${l}.wq`), P(`l${l}.wk`), P(`l${l}.wv`)], 1) as tf.Tensor2D);
+  /** Layer l's weights as the graphs take them (decode-graph.ts), its fused Wq|Wk|Wv given. */
+  const layerGraphWeights = (wqkvL: tf.Tensor2D, l: number) => [
+    G(`l${l}.ln1_g`),
+    G(`l${l}.ln1_b`),
+    wqkvL,
+    P(`l${l}.wo`),
+    G(`l${l}.ln2_g`),
+    G(`l${l}.ln2_b`),
+    P(`l${l}.w1`),
+    G(`l${l}.b1`),
+    P(`l${l}.w2`),
+    G(`l${l}.b2`),
+  ];
   /** The weights the prefill and last-position graphs take (decode-graph.ts, prefillInputs), up to the final layer norm. */
   const lastPositionWeights = (wqkv = fusedQkv()) => [
     P('tok_emb'),
     ...(alibi ? [] : [P('pos_emb')]),
-    ...wqkv.flatMap((wqkvL, l) => [
-      G(`l${l}.ln1_g`),
-      G(`l${l}.ln1_b`),
-      wqkvL,
-      P(`l${l}.wo`),
-      G(`l${l}.ln2_g`),
-      G(`l${l}.ln2_b`),
-      P(`l${l}.w1`),
-      G(`l${l}.b1`),
-      P(`l${l}.w2`),
-      G(`l${l}.b2`),
-    ]),
+    ...wqkv.flatMap(layerGraphWeights),
     G('lnf_g'),
     G('lnf_b'),
   ];
@@ -322,20 +324,7 @@ export function createTransformer(config: ModelConfig): Policy {
             st.keyMask,
             P('tok_emb'),
             ...(alibi ? [] : [P('pos_emb')]),
-            ...st.layers.flatMap((c, l) => [
-              G(`l${l}.ln1_g`),
-              G(`l${l}.ln1_b`),
-              st.wqkv[l],
-              P(`l${l}.wo`),
-              G(`l${l}.ln2_g`),
-              G(`l${l}.ln2_b`),
-              P(`l${l}.w1`),
-              G(`l${l}.b1`),
-              P(`l${l}.w2`),
-              G(`l${l}.b2`),
-              c.k,
-              c.v,
-            ]),
+            ...st.layers.flatMap((c, l) => [...layerGraphWeights(st.wqkv[l], l), c.k, c.v]),
             G('lnf_g'),
             G('lnf_b'),
             P('head'),
