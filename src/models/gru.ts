@@ -89,7 +89,7 @@ export function createGru(config: ModelConfig): Policy {
     const [B, T] = b.tokens.shape;
     let seq = embed(b.tokens).reshape([B, T, d]);
     const hs: tf.Tensor2D[] = [];
-    const graphs = kernelVersion() >= 3;
+    const useGraphs = kernelVersion() >= 3;
     // per-step inputs cut once for the whole sequence (fewer ops inside the recurrence, which dominates the time)
     let valid: tf.Tensor2D[] = [],
       invalid: tf.Tensor2D[] = [];
@@ -102,7 +102,7 @@ export function createGru(config: ModelConfig): Policy {
       const xp = linear(seq.reshape([B * T, d]) as tf.Tensor2D, P(`l${l}.wx`))
         .add(G(`l${l}.b`))
         .reshape([B, T, 3 * d]) as tf.Tensor3D;
-      const viaGraph = graphs ? graphRecurrence(l, xp, b) : null;
+      const viaGraph = useGraphs ? graphRecurrence(l, xp, b) : null;
       if (viaGraph) {
         seq = viaGraph;
         hs.push(viaGraph.slice([0, T - 1, 0], [B, 1, d]).reshape([B, d]) as tf.Tensor2D);
