@@ -292,7 +292,8 @@ describe('the decode step as one graph (native backend)', () => {
   for (const positions of ['alibi', 'learned'] as const) {
     it(
       `kernels 3: the last-position graph gives the eager forwardLast's logits and values within 1e-6 ` +
-        `(${positions}), the same bits on every call; kernels 2 reads them eagerly`,
+        `(${positions}), the same bits on every call; kernels 2 reads them eagerly; under a gradient tape the eager ` +
+        'pass runs (every weight trains)',
       function () {
         skipOffNative(this);
         // the verifier's shape (verifier.ts): 2 layers of 64, one value head
@@ -321,6 +322,24 @@ describe('the decode step as one graph (native backend)', () => {
           assert.equal(differ(again[out], g[out]), '', `${out}: a second call`);
           assert.equal(differ(v2[out], eager[out]), '', `kernels 2: ${out} is the eager pass's`);
         }
+        // training through it (a classifier's BCE step: supervised.ts, bceStep): the graph has no backward pass, so
+        // under a gradient tape the eager pass runs and every weight gets generation 2's gradient, bit for bit
+        const grads = (kernels: string) =>
+          withKernels(kernels, () =>
+            withGraph(true, () =>
+              tf.tidy(() => {
+                const { grads: gs } = tf.variableGrads(
+                  () => policy.forwardLast!(batch).values.square().sum() as tf.Scalar,
+                  Object.values(policy.weights),
+                );
+                return Object.fromEntries(Object.entries(gs).map(([k, t]) => [k, Array.from(t.dataSync())]));
+              }),
+            ),
+          );
+        const g3 = grads('3'),
+          g2 = grads('2');
+        assert.equal(Object.keys(g3).length, Object.keys(policy.weights).length - 1, 'every weight but the LM head');
+        assert.deepEqual(g3, g2, "kernels 3's gradients are generation 2's");
         for (const x of [eager, g, again, v2]) tf.dispose([x.logits, x.values]);
         disposeBatch(batch);
         for (const w of Object.values(policy.weights)) w.dispose();

@@ -259,9 +259,11 @@ export function createTransformer(config: ModelConfig): Policy {
       });
     },
     forwardLast(b) {
-      // kernels 3 on the native backend: the pass as one graph (decode-graph.ts, lastGraphBytes), read-outs eager
+      // kernels 3 on the native backend: the pass as one graph (decode-graph.ts, lastGraphBytes), read-outs eager.
+      // The graph has no backward pass: under a gradient tape (training a classifier: supervised.ts, bceStep) the
+      // eager pass runs, so that every weight gets its gradient, as generation 2's
       const spec = { layers: L, heads: H, dModel: d, alibi, eps: LN_EPS };
-      const graph = kernelVersion() >= 3 && decodeGraph(spec) ? lastGraph(spec) : null;
+      const graph = kernelVersion() >= 3 && !tf.engine().isTapeOn() && decodeGraph(spec) ? lastGraph(spec) : null;
       if (graph)
         return tf.tidy(() => {
           const [hf] = graph.run([b.tokens, ...(alibi ? [] : [b.positions]), masks(b).mask, ...lastPositionWeights()]);
