@@ -97,11 +97,12 @@ export function gruBackwardBytes(s: GruRecurrenceSpec, pb: Proto): Uint8Array {
       v = valid[t];
     const dh = carry ? add(dseq[t], carry) : dseq[t];
     // h_t = v next + (1 - v) h, next = (1 - z) n + z h
-    const dnext = mul(dh, v);
+    const dnext = mul(dh, v),
+      oneMinusZ = sub(one, z);
     const dz = mul(dnext, sub(a.hprev[t], n)),
-      dn = mul(dnext, sub(one, z));
+      dn = mul(dnext, oneMinusZ);
     const dpn = mul(dn, sub(one, op('Square', [n]))); // tanh'
-    const dpz = mul(dz, mul(z, sub(one, z))); // sigmoid'
+    const dpz = mul(dz, mul(z, oneMinusZ)); // sigmoid'
     const dpr = mul(mul(dpn, a.hn[t]), mul(r, sub(one, r)));
     dxp[t] = b.concat([dpz, dpr, dpn], 1);
     dhp[t] = b.concat([dpz, dpr, mul(dpn, r)], 1);
