@@ -49,10 +49,11 @@ export const SETTINGS: SettingGroup[] = [
       },
       {
         name: 'WORKBENCH_KERNELS',
-        default: '3 (the newest)',
+        default: '4 (the newest)',
         does:
           'the kernel generation: 1 reruns the records made before 2026-12-05 bit for bit, 2 those of 2026-12-05 and ' +
-          '-06 and the sensitivity campaign; a run resumes only under its own',
+          '-06 and the sensitivity campaign, 3 those of 2026-12-06 and -07 before generation 4 (the transformer ' +
+          'samples in chunks of decode steps); a run resumes only under its own',
         readers: [ENGINE],
       },
       {
@@ -60,7 +61,8 @@ export const SETTINGS: SettingGroup[] = [
         default: 'on',
         does:
           "`0` turns off the native backend's graphs (the decode steps, with kernels 2 the prefill and the " +
-          "training passes, with kernels 3 the last-position pass and the GRU's recurrence): the eager ops run instead",
+          "training passes, with kernels 3 the last-position pass and the GRU's recurrence, with kernels 4 the " +
+          'sampling in chunks): the eager ops run instead',
         readers: [ENGINE],
       },
       {

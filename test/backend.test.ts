@@ -185,7 +185,7 @@ describe('engine settings', () => {
   it('are one object read from the environment: backend, kernel generation, graphs, the native environment', () => {
     assert.deepEqual(engineSettings({}), {
       backend: undefined,
-      kernels: 3,
+      kernels: 4,
       decodeGraph: true,
       native: nativeEnvironment({}),
     });

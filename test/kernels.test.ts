@@ -52,13 +52,13 @@ describe('kernel generations', function () {
   });
 
   it('default to the newest generation, read WORKBENCH_KERNELS, refuse others in one line, and are recorded', () => {
-    assert.equal(kernelVersion({}), 3);
-    assert.equal(KERNEL_VERSIONS.at(-1), 3);
+    assert.equal(kernelVersion({}), 4);
+    assert.equal(KERNEL_VERSIONS.at(-1), 4);
     assert.equal(kernelVersion({ WORKBENCH_KERNELS: '1' }), 1);
     assert.equal(kernelVersion({ WORKBENCH_KERNELS: '2' }), 2);
     assert.throws(
-      () => kernelVersion({ WORKBENCH_KERNELS: '4' }),
-      /^Error: WORKBENCH_KERNELS must be one of 1, 2, 3 \(got "4"\)$/,
+      () => kernelVersion({ WORKBENCH_KERNELS: '5' }),
+      /^Error: WORKBENCH_KERNELS must be one of 1, 2, 3, 4 \(got "5"\)$/,
     );
     assert.equal(
       under(1, () => engineInfo().kernels),
@@ -71,6 +71,10 @@ describe('kernel generations', function () {
     assert.equal(
       under(3, () => engineInfo().kernels),
       3,
+    );
+    assert.equal(
+      under(4, () => engineInfo().kernels),
+      4,
     );
   });
 

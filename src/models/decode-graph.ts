@@ -7,7 +7,9 @@
 // through tfjs-node's session binding; the graphs write each step's keys and values into their caches in place
 // (cacheColumns), where the eager steps concatenate. test/decode-graph.test.ts checks each graph's outputs
 // equal the eager step's, bit for bit. Kernel generation 2 (backend.ts) also runs the transformer's prefill as one
-// graph (prefillGraphBytes), which rounds otherwise than the eager prefill (tested within 1e-6).
+// graph (prefillGraphBytes), which rounds otherwise than the eager prefill (tested within 1e-6); generation 3 the
+// transformer's last-position pass (lastGraphBytes); generation 4 its decode steps with sampling, a chunk at a time,
+// in one while loop (chunkGraphBytes; test/chunk-graph.test.ts).
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -109,7 +111,8 @@ export function graphBuilder(pb: Proto) {
   };
   const type = (t: number) => attr((a) => a.setType(t));
   const bool = (v: boolean) => attr((a) => a.setB(v)),
-    int = (v: number) => attr((a) => a.setI(v));
+    int = (v: number) => attr((a) => a.setI(v)),
+    string = (v: string) => attr((a) => a.setS(new TextEncoder().encode(v)));
   const unknown = () => {
     const sh = new pb.TensorShape();
     sh.setUnknownRank(true);
@@ -117,6 +120,8 @@ export function graphBuilder(pb: Proto) {
   };
   const T = { T: type(DT_FLOAT) };
   let n = 0;
+  /** inside a while loop's body: the node every constant depends on, so that it runs in the loop's frame */
+  const frame = { pivot: '' };
   const op = (kind: string, inputs: string[], attrs: Record<string, unknown> = T, name = `${kind}_${n++}`) => {
     const nd = new pb.NodeDef();
     nd.setName(name);
@@ -138,13 +143,18 @@ export function graphBuilder(pb: Proto) {
     t.setTensorShape(sh);
     if (dtype === DT_FLOAT) t.setFloatValList(values);
     else t.setIntValList(values);
-    return op('Const', [], { dtype: type(dtype), value: attr((a) => a.setTensor(t)) });
+    return op('Const', frame.pivot ? [`^${frame.pivot}`] : [], {
+      dtype: type(dtype),
+      value: attr((a) => a.setTensor(t)),
+    });
   };
   const ints = (v: number[]) => constant(DT_INT32, v, [v.length]);
   const scalar = (v: number) => constant(DT_FLOAT, [v], []);
   const b = {
     T,
+    frame,
     type,
+    string,
     bool,
     int,
     op,
@@ -264,17 +274,38 @@ export function graphBuilder(pb: Proto) {
 
 /** The SavedModel bytes of the transformer's decode step (transformer.ts, `step`). */
 export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
-  const b = graphBuilder(pb),
-    { op, add, mul, matMul, reshape, concat, type } = b;
+  const b = graphBuilder(pb);
+  b.inputs(decodeInputs(s));
+  const caches = Array.from({ length: s.layers }, (_, l) => ({ k: `l${l}_k`, v: `l${l}_v` }));
+  const { logits, keyMask } = decodeStep(b, s, 'tokens', s.alibi ? null : 'positions', 'key_mask', caches);
+  b.output('key_mask_out', keyMask);
+  b.logitsAndProbs(logits);
+  return b.savedModel(decodeInputs(s), decodeOutputs());
+}
+
+/**
+ * One decode step of the transformer (transformer.ts, `step`), op for op: the tokens fed at their positions (ALiBi:
+ * the `slopes` input), the key mask grown by one column, each layer's keys and values written in place into its
+ * caches at that column; returns the logits and the grown mask, and sets `caches` to the written caches (a later
+ * step in the same graph reads them, so its reads follow these writes).
+ */
+function decodeStep(
+  b: GraphBuilder,
+  s: DecodeGraphSpec,
+  tokens: string,
+  positions: string | null,
+  keyMask: string,
+  caches: { k: string; v: string }[],
+  input: (name: string) => string = (name) => name,
+): { logits: string; keyMask: string } {
+  const { op, add, mul, matMul, reshape, concat, type } = b;
   const { layers: L, heads: H, dModel: d } = s,
     dh = d / H,
     I = { T: type(DT_INT32) };
-  b.inputs(decodeInputs(s));
   const eps = b.scalar(s.eps);
-  const km = concat(['key_mask', b.filled('key_mask', [-1, 1, 1, 1], 0)], 3);
-  b.output('key_mask_out', km);
-  let x = b.gather('tok_emb', 'tokens');
-  if (!s.alibi) x = add(x, b.gather('pos_emb', 'positions'));
+  const km = concat([keyMask, b.filled(keyMask, [-1, 1, 1, 1], 0)], 3);
+  let x = b.gather(input('tok_emb'), tokens);
+  if (positions) x = add(x, b.gather(input('pos_emb'), positions));
   const tk = b.dim(km, 3);
   // ALiBi: the new token's distance to key j is tk - 1 - j (tk keys, left padding included)
   let bias = km;
@@ -285,23 +316,150 @@ export function decodeGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
       Truncate: b.bool(false),
     });
     const range = op('Range', [start, b.scalar(-1), b.scalar(-1)], { Tidx: type(DT_FLOAT) });
-    bias = add(km, mul('slopes', reshape(range, [1, 1, 1, -1])));
+    bias = add(km, mul(input('slopes'), reshape(range, [1, 1, 1, -1])));
   }
   const scale = b.scalar(1 / Math.sqrt(dh)),
     c1702 = b.scalar(1.702);
-  const cols = cacheColumns(b, 'l0_k', tk, dh, 2);
+  const cols = cacheColumns(b, caches[0].k, tk, dh, 2);
   for (let l = 0; l < L; l++) {
-    const p = (w: string) => `l${l}_${w}`;
+    const p = (w: string) => input(`l${l}_${w}`);
     const split = b.split3(matMul(b.layerNorm(x, p('ln1_g'), p('ln1_b'), eps), p('wqkv')), d, 1);
     const [q, k1, v1] = [0, 1, 2].map((i) => reshape(`${split}:${i}`, [-1, H, 1, dh]));
-    const k = cols.write(p('k'), k1),
-      v = cols.write(p('v'), v1);
+    const k = cols.write(caches[l].k, k1),
+      v = cols.write(caches[l].v, v1);
+    caches[l] = { k, v };
     x = add(x, matMul(reshape(cols.read(q, k, v, scale, bias), [-1, d]), p('wo')));
     const u = add(matMul(b.layerNorm(x, p('ln2_g'), p('ln2_b'), eps), p('w1')), p('b1'));
     x = add(x, add(matMul(mul(u, op('Sigmoid', [mul(u, c1702)])), p('w2')), p('b2')));
   }
-  b.logitsAndProbs(matMul(b.layerNorm(x, 'lnf_g', 'lnf_b', eps), 'head'));
-  return b.savedModel(decodeInputs(s), decodeOutputs());
+  return { logits: matMul(b.layerNorm(x, input('lnf_g'), input('lnf_b'), eps), input('head')), keyMask: km };
+}
+
+/** Input names of the transformer's chunk graph (kernels 4): the decode graph's, then the draws and the rows' state. */
+export const chunkInputs = (s: DecodeGraphSpec): string[] => [...decodeInputs(s), 'uniforms', 'done', 'eos_on'];
+/** Output names of the chunk graph: the sampled tokens [K, B] (as floats), the rows' done flags, the grown key mask. */
+export const chunkOutputs = () => ['tokens_out', 'done_out', 'key_mask_out'];
+
+/**
+ * The SavedModel bytes of decode steps with sampling in the graph (kernel generation 4; policy.ts, `sample`): as many
+ * steps as `uniforms` [k, B] has rows, in one while loop (TensorFlow's loop primitives: Enter, Merge, Switch,
+ * NextIteration, Exit; one iteration at a time), so one graph serves every k. Step j feeds its tokens at `positions` + j
+ * (the decode step above; past the context, steps the caller discards, the last position), takes the probabilities
+ * softmax(logits / temperature) as the decode graph does, and draws the next token by inverse CDF from row j of
+ * `uniforms` (drawn by the caller's seeded generator): the number of cumulative probabilities at or below u times their
+ * total, at most V - 1. A row whose `done` is 1 draws PAD (0); a row that draws EOS (1) is done from the next step on
+ * where `eos_on` is 1.
+ */
+export function chunkGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
+  const b = graphBuilder(pb),
+    { op, mul, type } = b;
+  const I = { T: type(DT_INT32) },
+    F = 'decode_chunk';
+  b.inputs(chunkInputs(s));
+  const cast = (x: string, from: number, to: number) =>
+    op('Cast', [x], { SrcT: type(from), DstT: type(to), Truncate: b.bool(false) });
+  const reduceAll = (kind: string, x: string, axis: number) =>
+    op(kind, [x, b.ints([axis])], { ...b.T, Tidx: type(DT_INT32), keep_dims: b.bool(false) });
+  const DT_BOOL = 10;
+  const steps = b.dim('uniforms', 0),
+    lastPosition = s.alibi ? '' : op('Sub', [b.dim('pos_emb', 0), b.constant(DT_INT32, [1], [])], I);
+  const emptyDraws = op(
+    'Fill',
+    [op('Pack', [b.constant(DT_INT32, [0], []), b.dim('done', 0)], { ...I, N: b.int(2), axis: b.int(0) }), b.scalar(0)],
+    { ...b.T, index_type: type(DT_INT32) },
+  );
+  // the loop's variables: entered, merged with their next iteration's values, switched on the condition
+  const dtypeOfVar: Record<string, number> = {};
+  const loopVar = (name: string, init: string, dtype: number) => {
+    dtypeOfVar[name] = dtype;
+    const enter = op('Enter', [init], {
+      T: type(dtype),
+      frame_name: b.string(F),
+      is_constant: b.bool(false),
+      parallel_iterations: b.int(1),
+    });
+    return op('Merge', [enter, `${name}_next`], { T: type(dtype), N: b.int(2) }, `${name}_merge`);
+  };
+  const layers = Array.from({ length: s.layers }, (_, l) => l);
+  const vars: Record<string, string> = {
+    j: loopVar('j', b.constant(DT_INT32, [0], []), DT_INT32),
+    tokens: loopVar('tokens', 'tokens', DT_INT32),
+    key_mask: loopVar('key_mask', 'key_mask', DT_FLOAT),
+    done: loopVar('done', 'done', DT_FLOAT),
+    draws: loopVar('draws', emptyDraws, DT_FLOAT),
+  };
+  for (const l of layers) {
+    vars[`l${l}_k`] = loopVar(`l${l}_k`, `l${l}_k`, DT_FLOAT);
+    vars[`l${l}_v`] = loopVar(`l${l}_v`, `l${l}_v`, DT_FLOAT);
+  }
+  const invariant = new Map<string, string>();
+  const input = (name: string, dtype = name === 'positions' ? DT_INT32 : DT_FLOAT) => {
+    if (!invariant.has(name))
+      invariant.set(
+        name,
+        op('Enter', [name], {
+          T: type(dtype),
+          frame_name: b.string(F),
+          is_constant: b.bool(true),
+          parallel_iterations: b.int(1),
+        }),
+      );
+    return invariant.get(name)!;
+  };
+  const enteredSteps = input(steps, DT_INT32);
+  const cond = op('LoopCond', [op('Less', [vars.j, enteredSteps], I)], {});
+  const body: Record<string, string> = {},
+    exits: Record<string, string> = {};
+  for (const [name, merged] of Object.entries(vars)) {
+    const sw = op('Switch', [merged, cond], { T: type(dtypeOfVar[name]) });
+    exits[name] = op('Exit', [`${sw}:0`], { T: type(dtypeOfVar[name]) });
+    body[name] = op('Identity', [`${sw}:1`], { T: type(dtypeOfVar[name]) });
+  }
+  b.frame.pivot = body.j;
+  const lastPos = s.alibi ? '' : input(lastPosition, DT_INT32);
+  const positions = s.alibi ? null : op('Minimum', [op('Add', [input('positions'), body.j], I), lastPos], I);
+  const caches = layers.map((l) => ({ k: body[`l${l}_k`], v: body[`l${l}_v`] }));
+  const step = decodeStep(b, s, body.tokens, positions, body.key_mask, caches, input);
+  const probs = b.softmax(op('RealDiv', [step.logits, input('temperature')]));
+  const cdf = op('Cumsum', [probs, b.constant(DT_INT32, [1], [])], {
+    ...b.T,
+    Tidx: type(DT_INT32),
+    exclusive: b.bool(false),
+    reverse: b.bool(false),
+  });
+  const row = op('GatherV2', [input('uniforms'), body.j, b.constant(DT_INT32, [0], [])], {
+    Tparams: type(DT_FLOAT),
+    Tindices: type(DT_INT32),
+    Taxis: type(DT_INT32),
+    batch_dims: b.int(0),
+  });
+  const u = mul(b.reshape(row, [-1, 1]), b.reduce('Max', cdf, 1));
+  const below = cast(op('LessEqual', [cdf, u]), DT_BOOL, DT_FLOAT);
+  const last = cast(op('Sub', [b.dim(probs, 1), b.constant(DT_INT32, [1], [])], I), DT_INT32, DT_FLOAT);
+  const token = mul(op('Minimum', [reduceAll('Sum', below, 1), last]), b.sub(b.scalar(1), body.done));
+  const isEos = cast(
+    op('Equal', [token, b.scalar(1)], { ...b.T, incompatible_shape_error: b.bool(true) }),
+    DT_BOOL,
+    DT_FLOAT,
+  );
+  const next: Record<string, string> = {
+    j: op('Add', [body.j, b.constant(DT_INT32, [1], [])], I),
+    tokens: cast(token, DT_FLOAT, DT_INT32),
+    key_mask: step.keyMask,
+    done: op('Maximum', [body.done, mul(isEos, input('eos_on'))]),
+    draws: b.concat([body.draws, b.reshape(token, [1, -1])], 0),
+  };
+  layers.forEach((l) => {
+    next[`l${l}_k`] = caches[l].k;
+    next[`l${l}_v`] = caches[l].v;
+  });
+  b.frame.pivot = '';
+  for (const name of Object.keys(vars))
+    op('NextIteration', [next[name]], { T: type(dtypeOfVar[name]) }, `${name}_next`);
+  b.output('tokens_out', exits.draws);
+  b.output('done_out', exits.done);
+  b.output('key_mask_out', exits.key_mask);
+  return b.savedModel(chunkInputs(s), chunkOutputs());
 }
 
 /** Input names of the transformer's prefill graph (kernels 2), in the order `run` takes them. */
@@ -592,6 +750,10 @@ export function loadGraph(key: string, bytesOf: (pb: Proto) => Uint8Array, input
 /** The transformer's decode graph for `s` (see loadGraph). */
 export const decodeGraph = (s: DecodeGraphSpec): DecodeGraph | null =>
   loadGraph(`transformer ${JSON.stringify(s)}`, (pb) => decodeGraphBytes(s, pb), decodeInputs(s), decodeOutputs());
+
+/** The transformer's graph of decode steps with sampling (kernel generation 4; see loadGraph). */
+export const chunkGraph = (s: DecodeGraphSpec): DecodeGraph | null =>
+  loadGraph(`chunk ${JSON.stringify(s)}`, (pb) => chunkGraphBytes(s, pb), chunkInputs(s), chunkOutputs());
 
 /** The transformer's prefill graph for `s` (kernel generation 2; see loadGraph). */
 export const prefillGraph = (s: DecodeGraphSpec): DecodeGraph | null =>

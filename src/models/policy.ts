@@ -125,6 +125,27 @@ export interface Policy {
    * next-token probabilities `nextProbs(logits, temperature)` (the native backend's decode graphs compute them)
    */
   step(state: DecodeState, tokens: tf.Tensor1D, positions: tf.Tensor1D, temperature?: number): tf.Tensor2D;
+  /**
+   * Kernel generation 4, where the model has the graph for it: `uniforms.length / B` decode steps with sampling in one
+   * call (decode-graph.ts, chunkGraphBytes), from the last tokens drawn [B] at their positions; returns the drawn
+   * tokens [k * B] (step-major) and each row's done flag. Only where `chunked()` says so.
+   */
+  decodeChunk?(state: DecodeState, c: DecodeChunk): { tokens: Float32Array; done: Float32Array };
+  /** whether `decodeChunk` runs here (kernel generation 4 and the native backend's graphs) */
+  chunked?(): boolean;
+}
+
+/** The inputs of one chunk of decode steps with sampling in the graph (Policy.decodeChunk). */
+export interface DecodeChunk {
+  tokens: Int32Array;
+  positions: Int32Array;
+  temperature: number;
+  /** k * B uniforms in [0, 1), step-major */
+  uniforms: Float32Array;
+  /** 1 for a row that has drawn EOS (it draws PAD from now on) */
+  done: Float32Array;
+  /** stop a row at EOS (0: keep sampling, benchmarks) */
+  eosOn: boolean;
 }
 
 /** Sampling's next-token probabilities, softmax(logits / temperature) [B, V]. */
@@ -177,6 +198,7 @@ export function sample(policy: Policy, prompts: number[][], opts: SampleOptions,
   const { state, logits } = policy.prefill(batch);
   disposeBatch(batch);
   let probsT: tf.Tensor2D | null = stepOutput(logits, opts.temperature);
+  if (opts.topP >= 1 && policy.chunked?.()) return sampleInChunks(policy, prompts, probsT, state, maxNew, opts, rng);
   const B = prompts.length,
     out: number[][] = prompts.map(() => []),
     done = new Array(B).fill(false);
@@ -214,6 +236,80 @@ export function sample(policy: Policy, prompts: number[][], opts: SampleOptions,
     }
   } finally {
     probsT?.dispose();
+    state.dispose();
+  }
+  return out;
+}
+
+/**
+ * A uniform in [0, 1 - 2^-23] with 23 bits, for the chunk graph's draws: exact in float32, and u = uniform x total
+ * rounds below the total, so the inverse CDF never lands past the last token of positive probability.
+ */
+export const uniform23 = (rng: Rng) => Math.floor(rng.next() * 2 ** 23) / 2 ** 23;
+
+/**
+ * Decode steps per call of the chunk graph (kernel generation 4): finished rows leave the batch between calls, so a
+ * longer chunk saves calls and computes more finished rows (measured on transformer-S, 128 rows: 16 and 32 alike).
+ */
+export const DECODE_CHUNK = 16;
+
+/**
+ * `sample` on kernel generation 4 (top-p 1, a model with chunk graphs): the first token drawn here from the prefill's
+ * probabilities, the rest DECODE_CHUNK steps per call with the draws inside the graph (Policy.decodeChunk), from
+ * uniforms this generator draws (uniform23), one per row and step, step-major. A row that
+ * drew EOS draws PAD to the chunk's end; finished rows leave the batch between chunks, as in `sample`.
+ */
+function sampleInChunks(
+  policy: Policy,
+  prompts: number[][],
+  firstProbs: tf.Tensor2D,
+  state: DecodeState,
+  maxNew: number,
+  opts: SampleOptions,
+  rng: Rng,
+): number[][] {
+  const decodeChunk = policy.decodeChunk!;
+  const B = prompts.length,
+    out: number[][] = prompts.map(() => []),
+    done = new Array(B).fill(false);
+  let rows = Array.from({ length: B }, (_, b) => b);
+  try {
+    const probs = firstProbs.dataSync() as Float32Array;
+    firstProbs.dispose();
+    rows.forEach((b) => {
+      const t = rng.categorical(probs, b * V, V);
+      out[b].push(t);
+      if (t === EOS && !opts.ignoreEos) done[b] = true;
+    });
+    for (let s = 1; s < maxNew && !done.every(Boolean); ) {
+      const live = rows.map((b, r) => (done[b] ? -1 : r)).filter((r) => r >= 0);
+      if (live.length <= 0.75 * rows.length) {
+        state.select(live);
+        rows = live.map((r) => rows[r]);
+      }
+      // every chunk has DECODE_CHUNK steps (one graph per process); the draws past maxNew are dropped
+      const k = DECODE_CHUNK,
+        n = rows.length;
+      const uniforms = new Float32Array(k * n);
+      for (let i = 0; i < uniforms.length; i++) uniforms[i] = uniform23(rng);
+      const r = decodeChunk(state, {
+        tokens: Int32Array.from(rows, (b) => (done[b] ? PAD : out[b][s - 1])),
+        positions: Int32Array.from(rows, (b) => prompts[b].length + s - 1),
+        temperature: opts.temperature,
+        uniforms,
+        done: Float32Array.from(rows, (b) => (done[b] ? 1 : 0)),
+        eosOn: !opts.ignoreEos,
+      });
+      for (let j = 0; j < Math.min(k, maxNew - s); j++)
+        rows.forEach((b, i) => {
+          if (done[b]) return;
+          const t = r.tokens[j * n + i];
+          out[b].push(t);
+          if (t === EOS && !opts.ignoreEos) done[b] = true;
+        });
+      s += k;
+    }
+  } finally {
     state.dispose();
   }
   return out;

@@ -15,7 +15,7 @@ import {
   oneHotF,
 } from './layers.js';
 import { stepOutput, type Batch, type DecodeState, type ModelConfig, type Policy } from './policy.js';
-import { decodeGraph, lastGraph, prefillGraph, roomFor } from './decode-graph.js';
+import { chunkGraph, decodeGraph, lastGraph, prefillGraph, roomFor } from './decode-graph.js';
 import { trainGraphs, trainWeights } from './train-graph.js';
 
 export function createTransformer(config: ModelConfig): Policy {
@@ -310,6 +310,43 @@ export function createTransformer(config: ModelConfig): Policy {
         return r.logits.slice([0, b.T - 1, 0], [-1, 1, -1]).reshape([b.tokens.shape[0], Vv]) as tf.Tensor2D;
       });
       return { state, logits };
+    },
+    chunked() {
+      return kernelVersion() >= 4 && chunkGraph({ layers: L, heads: H, dModel: d, alibi, eps: LN_EPS }) !== null;
+    },
+    decodeChunk(s, c) {
+      const st = s as KV,
+        B = c.tokens.length,
+        k = c.uniforms.length / B;
+      const graph = chunkGraph({ layers: L, heads: H, dModel: d, alibi, eps: LN_EPS });
+      if (!graph) throw new Error("decodeChunk needs the native backend's graphs (see chunked)");
+      st.reserve((st.keyMask.shape[3] as number) + k);
+      const inputs = [
+        tf.tensor1d(c.tokens, 'int32'),
+        alibi ? slopes : tf.tensor1d(c.positions, 'int32'),
+        tf.scalar(c.temperature),
+        tf.tensor2d(c.uniforms, [k, B]),
+        tf.tensor1d(c.done),
+        tf.scalar(c.eosOn ? 1 : 0),
+      ];
+      const [tokT, doneT, km] = graph.run([
+        inputs[0],
+        inputs[1],
+        st.keyMask,
+        P('tok_emb'),
+        ...(alibi ? [] : [P('pos_emb')]),
+        ...st.layers.flatMap((cache, l) => [...layerGraphWeights(st.wqkv[l], l), cache.k, cache.v]),
+        G('lnf_g'),
+        G('lnf_b'),
+        P('head'),
+        ...inputs.slice(2),
+      ]);
+      tf.dispose(inputs.filter((t) => t !== slopes));
+      st.keyMask.dispose();
+      st.keyMask = km;
+      const out = { tokens: tokT.dataSync() as Float32Array, done: doneT.dataSync() as Float32Array };
+      tf.dispose([tokT, doneT]);
+      return out;
     },
     step(s, tokens, positions, temperature) {
       const st = s as KV,
