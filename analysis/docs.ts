@@ -17,6 +17,10 @@
 //   summary          one row per paper claim from claims CSVs: the paper (linked to its report), the paper's number
 //                    (from the reported CSV beside it, where both sides of the claim were reported), ours (the
 //                    difference per setting), the verdict, and whether it could detect +0.03 (the power file beside it)
+//   confirm          the sensitivity campaign's claims (results/sensitivity/confirm/claims.csv): one row per claim (its
+//                    two arms), one column per cell (size, regime, horizon), each cell its endpoints' verdicts as
+//                    symbols (CONFIRM_SYMBOLS; a legend line after the table), and whether every finished cell's MDE
+//                    is at most 0.03 (the power file beside it)
 // A list option (show, order, ci, columns) may repeat; its values are joined. Common options: digits (3), sign
 // (yes|no: + on positive numbers), sci (yes|no: numbers below 10^-digits in exponent notation), sig (yes|no: digits
 // counts significant figures), order (row keys first, in that order),
@@ -83,7 +87,7 @@ const OPTIONS = new Set([
 ]);
 // list options that may repeat (a long list over several lines): their values are joined
 const LISTS = new Set(['show', 'order', 'ci', 'columns']);
-const VIEWS = new Set(['pivot', 'rows', 'claims', 'summary']);
+const VIEWS = new Set(['pivot', 'rows', 'claims', 'summary', 'confirm']);
 
 /** Parse a marker's text (everything after `table:`). */
 export function parseSpec(text: string): Spec {
@@ -428,12 +432,73 @@ function summary(spec: Spec, read: Reader): string {
   );
 }
 
+// ---- the sensitivity campaign ----
+
+/** A confirm cell's symbol per verdict (the verdicts of analysis/sensitivity.ts; `not testable` by its prefix). */
+export const CONFIRM_SYMBOLS: [string, string][] = [
+  ['helps', '+'],
+  ['hurts', '-'],
+  ['no effect larger than MDE', '='],
+  ['inconclusive', '?'],
+  ['uninformative', 'u'],
+  ['pending', '…'],
+  ['not testable', 'x'],
+];
+const ENDPOINT_SHORT: Record<string, string> = { in_distribution: 'acc', chain_ood: 'ood', trace_error: 'err' };
+const endpointRank = (e: Cell) => Object.keys(ENDPOINT_SHORT).indexOf(String(e));
+const symbolOf = (verdict: Cell) =>
+  CONFIRM_SYMBOLS.find(([v]) => String(verdict) === v || String(verdict).startsWith(`${v} (`))?.[1] ?? '?';
+
+function confirm(spec: Spec, read: Reader): string {
+  const rows = rowsOf(spec, read);
+  if (rows.length === 0) throw new ConfigError(`table ${spec.files.join('+')}: no row passes the filters`);
+  const cellOf = (r: Row) => `${r.size} ${r.regime}, ${r.horizon}`;
+  const cells = ordered(rows.map(cellOf), spec.opts.order),
+    claimsIn = [...new Set(rows.map((r) => String(r.claim)))];
+  const power = (r: ClaimRow) => {
+    const file = path.join(path.dirname(r.file), 'power.csv');
+    const keys = ['size', 'regime', 'horizon', 'endpoint', 'claim'] as const;
+    return read(file).find((p) => keys.every((k) => String(p[k]) === String(r[k])));
+  };
+  const body = claimsIn.map((claim) => {
+    const mine = rows.filter((r) => r.claim === claim),
+      first = mine[0];
+    const finished = mine.filter((r) => r.verdict !== 'pending' && !String(r.verdict).startsWith('not testable'));
+    const mdes = finished.map((r) => power(r)?.detects_0_03);
+    return [
+      `${labelOf(spec, String(first.a))} - ${labelOf(spec, String(first.b))}`,
+      ...cells.map((c) =>
+        mine
+          .filter((r) => cellOf(r) === c)
+          .sort((x, y) => endpointRank(x.endpoint) - endpointRank(y.endpoint))
+          .map((r) => `${ENDPOINT_SHORT[String(r.endpoint)] ?? r.endpoint} ${symbolOf(r.verdict)}`)
+          .join(' '),
+      ),
+      finished.length === 0
+        ? ''
+        : mdes.every((d) => d === 'yes')
+          ? 'yes'
+          : mdes.some((d) => d === 'yes')
+            ? 'partly'
+            : 'no',
+    ];
+  });
+  const legend = CONFIRM_SYMBOLS.map(([v, sym]) => `${sym} ${v}`).join(', ');
+  return (
+    markdown(['claim', ...cells.map((c) => labelOf(spec, c)), 'could detect +0.03'], body) +
+    `\n${Object.entries(ENDPOINT_SHORT)
+      .map(([k, v]) => `${v}: ${k}`)
+      .join(', ')}; ${legend}.\n`
+  );
+}
+
 // ---- documents ----
 
 /** The Markdown table of one marker. */
 export function renderTable(spec: Spec, read: Reader): string {
   if (spec.view === 'claims') return claims(spec, read);
   if (spec.view === 'summary') return summary(spec, read);
+  if (spec.view === 'confirm') return confirm(spec, read);
   const rows = rowsOf(spec, read);
   if (rows.length === 0) throw new ConfigError(`table ${spec.files.join('+')}: no row passes the filters`);
   return spec.view === 'rows' ? plainRows(spec, rows) : pivot(spec, rows);

@@ -203,6 +203,45 @@ describe('the report table renderer', () => {
     );
   });
 
+  it("draws the campaign's claims as one row per claim, one column per cell, a symbol per endpoint", () => {
+    const head = 'size,regime,horizon,endpoint,claim,a,b,expected_sign,seeds,delta,ci_low,ci_high,p,p_holm,mde,';
+    write(
+      'confirm/claims.csv',
+      [
+        `${head}positive_control,verdict`,
+        'S,baseline,60,trace_error,rlcer_minus_rlvr,rlcer,rlvr,-1,20,-0.05,-0.08,-0.02,0.001,0.003,0.02,beats,helps',
+        'S,baseline,60,in_distribution,rlcer_minus_rlvr,rlcer,rlvr,1,20,0.001,-0.01,0.01,0.8,1,0.015,beats,' +
+          'no effect larger than MDE',
+        'S,baseline,60,chain_ood,rlcer_minus_rlvr,rlcer,rlvr,1,20,-0.03,-0.05,-0.01,0.01,0.02,0.04,beats,hurts',
+        'S,sparse,60,trace_error,rlcer_minus_rlvr,rlcer,rlvr,-1,0,,,,,,,beats,not testable (why)',
+        'S,sparse,60,in_distribution,rlcer_minus_rlvr,rlcer,rlvr,1,20,0.01,-0.03,0.05,0.5,1,0.05,no,uninformative',
+        'S,baseline,60,in_distribution,process_oracle_minus_rlvr,process_oracle,rlvr,1,12,,,,,,,,pending',
+      ].join('\n') + '\n',
+    );
+    write(
+      'confirm/power.csv',
+      [
+        'size,regime,horizon,endpoint,claim,seeds,delta,sd,half_width,mde,power_at_0_03,detects_0_03,note',
+        'S,baseline,60,trace_error,rlcer_minus_rlvr,20,-0.05,0.03,0.01,0.02,0.99,yes,',
+        'S,baseline,60,in_distribution,rlcer_minus_rlvr,20,0.001,0.02,0.01,0.015,0.99,yes,',
+        'S,baseline,60,chain_ood,rlcer_minus_rlvr,20,-0.03,0.05,0.02,0.04,0.6,no,',
+        'S,sparse,60,in_distribution,rlcer_minus_rlvr,20,0.01,0.06,0.04,0.05,0.3,no,',
+      ].join('\n') + '\n',
+    );
+    const out = render('confirm/claims.csv view=confirm label:rlvr=RLVR label:process_oracle=PC');
+    has(out, '| claim | S baseline, 60 | S sparse, 60 | could detect +0.03 |\n|---|---|---|---|\n');
+    // endpoints in a fixed order (acc, ood, err), whatever the CSV's; MDEs above 0.03 in some finished cells: partly
+    has(out, '| RLCER - RLVR | acc = ood - err + | acc u err x | partly |\n');
+    has(out, '| PC - RLVR | acc … |  |  |\n'); // nothing finished: no power reading
+    has(out, 'acc: in_distribution, ood: chain_ood, err: trace_error; + helps, - hurts, = no effect larger than MDE');
+    write('confirm2/claims.csv', fs.readFileSync(path.join(root, 'confirm/claims.csv'), 'utf8'));
+    write(
+      'confirm2/power.csv',
+      fs.readFileSync(path.join(root, 'confirm/power.csv'), 'utf8').replace(/,no,/g, ',yes,'),
+    );
+    has(render('confirm2/claims.csv view=confirm label:rlvr=RLVR'), '| acc u err x | yes |\n');
+  });
+
   it('a marker may span lines; its text is kept as written', () => {
     const marker = 't.csv profile=full\n  size=M show=average';
     has(
