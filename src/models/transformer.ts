@@ -188,6 +188,22 @@ export function createTransformer(config: ModelConfig): Policy {
   ];
 
   /**
+   * The decode graph's inputs before its temperature (decode-graph.ts, decodeInputs): the tokens, the ALiBi slopes or
+   * the positions, the state's key mask, the weights and each layer's caches.
+   */
+  const decodeGraphInputs = (st: KV, tokens: tf.Tensor, slopesOrPositions: tf.Tensor) => [
+    tokens,
+    slopesOrPositions,
+    st.keyMask,
+    P('tok_emb'),
+    ...(alibi ? [] : [P('pos_emb')]),
+    ...st.layers.flatMap((c, l) => [...layerGraphWeights(st.wqkv[l], l), c.k, c.v]),
+    G('lnf_g'),
+    G('lnf_b'),
+    P('head'),
+  ];
+
+  /**
    * The decode state: the key mask [B, 1, 1, T] and each layer's keys and values [B, H, capacity, dh], whose first T
    * columns are written (the decode graph's caches have room past them, zeros; the eager step's are exact).
    */
@@ -329,18 +345,7 @@ export function createTransformer(config: ModelConfig): Policy {
         tf.tensor1d(c.done),
         tf.scalar(c.eosOn ? 1 : 0),
       ];
-      const [tokT, doneT, km] = graph.run([
-        inputs[0],
-        inputs[1],
-        st.keyMask,
-        P('tok_emb'),
-        ...(alibi ? [] : [P('pos_emb')]),
-        ...st.layers.flatMap((cache, l) => [...layerGraphWeights(st.wqkv[l], l), cache.k, cache.v]),
-        G('lnf_g'),
-        G('lnf_b'),
-        P('head'),
-        ...inputs.slice(2),
-      ]);
+      const [tokT, doneT, km] = graph.run([...decodeGraphInputs(st, inputs[0], inputs[1]), ...inputs.slice(2)]);
       tf.dispose(inputs.filter((t) => t !== slopes));
       st.keyMask.dispose();
       st.keyMask = km;
@@ -356,20 +361,7 @@ export function createTransformer(config: ModelConfig): Policy {
       const T = st.keyMask.shape[3] as number;
       if (graph) {
         st.reserve(T + 1);
-        const [logits, probs, km] = graph.run(
-          [
-            tokens,
-            ...(alibi ? [slopes] : [positions]),
-            st.keyMask,
-            P('tok_emb'),
-            ...(alibi ? [] : [P('pos_emb')]),
-            ...st.layers.flatMap((c, l) => [...layerGraphWeights(st.wqkv[l], l), c.k, c.v]),
-            G('lnf_g'),
-            G('lnf_b'),
-            P('head'),
-          ],
-          temperature,
-        );
+        const [logits, probs, km] = graph.run(decodeGraphInputs(st, tokens, alibi ? slopes : positions), temperature);
         st.keyMask.dispose();
         st.keyMask = km;
         return stepOutput(logits as tf.Tensor2D, temperature, probs as tf.Tensor2D);
