@@ -19,7 +19,13 @@ export const PILOT_METRICS: [string, string][] = [
 ];
 
 const POSITIVE_CONTROL_COLOR = '#2ca02c';
-const colorOf = (m: string) => METHOD_COLORS[m] ?? (m === 'process_oracle' ? POSITIVE_CONTROL_COLOR : '#333333');
+/** The campaign's arms without a Table 2 colour of their own: the positive controls in greens, the RLCER variant in purple. */
+const ARM_COLORS: Record<string, string> = {
+  process_oracle: POSITIVE_CONTROL_COLOR,
+  process_oracle_dense: '#98df8a',
+  rlcer_discriminative: '#9467bd',
+};
+const colorOf = (m: string) => METHOD_COLORS[m] ?? ARM_COLORS[m] ?? '#333333';
 const labelOf = (m: string) => METHODS[m]?.label ?? m;
 
 /**
@@ -205,13 +211,25 @@ export function confirmEndpointFigure(endpoint: string, file = 'results/sensitiv
   if (!fs.existsSync(file)) return null;
   const rows = readCsv(file).filter((r) => r.endpoint === endpoint && r.method !== 'sft' && r.mean !== '');
   if (rows.length === 0) return null;
-  const cellOf = (r: Row) => `${r.size} ${r.regime}, ${r.horizon} steps`;
-  const cells = [...new Set(rows.map(cellOf))].sort();
+  const cellOf = (r: Row) => `${r.size} ${r.regime}<br>${r.horizon} steps`;
+  // panels by size, regime (baseline first) and horizon (shorter first)
+  const rank = (r: Row) => [String(r.size), r.regime === 'baseline' ? 0 : 1, Number(r.horizon)] as const;
+  const cells = [
+    ...new Set(
+      [...rows]
+        .sort((a, b) => {
+          const [x, y] = [rank(a), rank(b)];
+          return x[0].localeCompare(y[0]) || x[1] - y[1] || x[2] - y[2];
+        })
+        .map(cellOf),
+    ),
+  ];
   const arms = [...new Set(rows.map((r) => String(r.method)))];
   const width = 1 / cells.length,
     gap = 0.04;
   const data: Record<string, unknown>[] = [];
   const shapes: Record<string, unknown>[] = [];
+  const legended = new Set<string>(); // an arm's legend entry on the first panel that has it
   const layout: Record<string, unknown> = {};
   cells.forEach((cell, i) => {
     const ax = i === 0 ? '' : String(i + 1),
@@ -221,7 +239,14 @@ export function confirmEndpointFigure(endpoint: string, file = 'results/sensitiv
       title: { text: cell },
       anchor: `y${ax}`,
     };
-    layout[`yaxis${ax}`] = { anchor: `x${ax}`, automargin: true, showticklabels: i === 0, categoryarray: arms };
+    layout[`yaxis${ax}`] = {
+      anchor: `x${ax}`,
+      automargin: true,
+      showticklabels: i === 0,
+      categoryorder: 'array',
+      categoryarray: arms,
+      range: [-0.5, arms.length - 0.5], // every arm's row in every panel, where it has a value or not
+    };
     for (const [method, color] of [
       ['rlvr', '#7f7f7f'],
       ['process_oracle', POSITIVE_CONTROL_COLOR],
@@ -253,7 +278,7 @@ export function confirmEndpointFigure(endpoint: string, file = 'results/sensitiv
         mode: 'markers',
         name: labelOf(method),
         legendgroup: method,
-        showlegend: i === 0,
+        showlegend: !legended.has(method),
         x: [m],
         y: [method],
         xaxis: `x${ax}`,
@@ -262,15 +287,21 @@ export function confirmEndpointFigure(endpoint: string, file = 'results/sensitiv
         error_x: { type: 'data', symmetric: false, array: [hi - m], arrayminus: [m - lo], color: colorOf(method) },
         hovertemplate: `${labelOf(method)}<br>${cell}<br>mean %{x:.3f} (${r.seeds} seeds)<extra></extra>`,
       });
+      legended.add(method);
     }
   });
   const title = CONFIRM_ENDPOINTS.find(([e]) => e === endpoint)?.[1] ?? endpoint;
   return {
     name: `sensitivity_confirm_${endpoint}`,
     table: file,
-    height: 260 + 26 * arms.length,
+    height: 360 + 26 * arms.length,
     data,
-    layout: { ...layout, shapes, title: { text: `Sensitivity campaign: ${title}, per arm (95% intervals)` } },
+    layout: {
+      ...layout,
+      shapes,
+      title: { text: `Sensitivity campaign: ${title}, per arm (95% intervals)` },
+      legend: { orientation: 'h', y: -0.3 },
+    },
     caption:
       `Each arm's ${title} after its runs so far: the mean over seeds with its 95% t-interval, one panel per ` +
       'regime and horizon. Reference bands across each panel: RLVR (grey) and the positive control process_oracle ' +
@@ -278,10 +309,16 @@ export function confirmEndpointFigure(endpoint: string, file = 'results/sensitiv
   };
 }
 
-/** The sensitivity figures make figures draws: the pilot's (fixed once it is done). */
+/**
+ * The sensitivity figures make figures draws: the pilot's (fixed once it is done), and the campaign's claims and
+ * primary endpoints as far as it has run (bin/commit-campaign redraws them with each batch of records).
+ */
 export function sensitivityFigures(dir = 'results'): Figure[] {
+  const confirm = path.join(dir, 'sensitivity', 'confirm');
   return [
     pilotCurvesFigure(path.join(dir, 'runs', 'sensitivity', 'pilot')),
     pilotDifferenceFigure(path.join(dir, 'sensitivity', 'pilot.csv')),
+    confirmClaimsFigure(path.join(confirm, 'claims.csv')),
+    ...CONFIRM_ENDPOINTS.map(([e]) => confirmEndpointFigure(e, path.join(confirm, 'table.csv'))),
   ].filter((f): f is Figure => f !== null);
 }
