@@ -52,8 +52,8 @@ export const SETTINGS: SettingGroup[] = [
         default: '4 (the newest)',
         does:
           'the kernel generation: 1 reruns the records made before 2026-12-05 bit for bit, 2 those of 2026-12-05 and ' +
-          '-06 and the sensitivity campaign, 3 those of 2026-12-06 and -07 before generation 4 (the transformer ' +
-          'samples in chunks of decode steps); a run resumes only under its own',
+          '-06 and the sensitivity campaign, 3 those of 2026-12-06 and -07 before generation 4 (sampling in chunks ' +
+          'of decode steps); a run resumes only under its own',
         readers: [ENGINE],
       },
       {

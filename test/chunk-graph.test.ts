@@ -1,11 +1,20 @@
-// Kernel generation 4: the transformer's decode steps with sampling inside one graph (src/models/decode-graph.ts,
-// chunkGraphBytes; policy.ts, sample) against the per-step decode graph of generation 3 followed by the same draw
+// Kernel generation 4: the decode steps with sampling inside one graph, the transformer's and the GRU's
+// (src/models/decode-graph.ts, chunkGraphBytes, gruChunkGraphBytes; policy.ts, sample) against the per-step decode
+// graph of generation 3 followed by the same draw
 // written out here in float32 (the cumulative probabilities summed left to right, u = uniform x their total, the
 // count at or below u, at most V - 1): the same tokens, done flags, key mask and caches, bit for bit, with rows that
-// start done, rows that stop at EOS, steps past the context, both position schemes and a temperature other than 1.
+// start done, rows that stop at EOS, steps past the context, both position schemes, the GRU with and without its
+// recall read, and temperatures other than 1.
 import { strict as assert } from 'node:assert';
 import { initBackend, tf } from '../src/models/backend.js';
-import { chunkInputs, chunkOutputs, decodeInputs } from '../src/models/decode-graph.js';
+import {
+  chunkInputs,
+  chunkOutputs,
+  decodeInputs,
+  gruChunkInputs,
+  gruChunkOutputs,
+  gruInputs,
+} from '../src/models/decode-graph.js';
 import { createPolicy } from '../src/models/index.js';
 import {
   DECODE_CHUNK,
@@ -38,12 +47,24 @@ function drawRow(probs: Float32Array, offset: number, uniform: number): number {
   return Math.min(below, V - 1);
 }
 
-/** The key mask and each layer's written cache columns of a transformer decode state. */
+/**
+ * A decode state's tensors: the transformer's key mask and each layer's written cache columns; the GRU's states and
+ * its read cache's key mask and written columns.
+ */
 function stateOf(state: unknown): Float32Array[] {
+  const data = (t: tf.Tensor) => t.dataSync() as Float32Array;
+  const gru = state as { h?: tf.Tensor2D[]; kv: { k: tf.Tensor3D; v: tf.Tensor3D; keyMask: tf.Tensor3D } | null };
+  if (gru.h) {
+    const kv = gru.kv;
+    if (!kv) return gru.h.map(data);
+    const T = kv.keyMask.shape[2];
+    const cut = (t: tf.Tensor3D) => tf.tidy(() => data(t.slice([0, 0, 0], [-1, T, -1])));
+    return [...gru.h.map(data), data(kv.keyMask), cut(kv.k), cut(kv.v)];
+  }
   const st = state as { keyMask: tf.Tensor4D; layers: { k: tf.Tensor4D; v: tf.Tensor4D }[] };
   const T = st.keyMask.shape[3];
-  const cut = (t: tf.Tensor4D) => tf.tidy(() => t.slice([0, 0, 0, 0], [-1, -1, T, -1]).dataSync() as Float32Array);
-  return [st.keyMask.dataSync() as Float32Array, ...st.layers.flatMap((c) => [cut(c.k), cut(c.v)])];
+  const cut = (t: tf.Tensor4D) => tf.tidy(() => data(t.slice([0, 0, 0, 0], [-1, -1, T, -1])));
+  return [data(st.keyMask), ...st.layers.flatMap((c) => [cut(c.k), cut(c.v)])];
 }
 
 /** A policy whose every weight is moved off its initial value (a dropped bias would pass otherwise). */
@@ -63,12 +84,17 @@ describe('sampling in chunks of decode steps (kernels 4, native backend)', () =>
   it("takes the decode graph's inputs, then the draws and the rows' state", () => {
     const s = { layers: 2, heads: 4, dModel: 64, alibi: false, eps: 1e-5 };
     assert.deepEqual(chunkInputs(s), [...decodeInputs(s), 'uniforms', 'done', 'eos_on']);
+    const g = { layers: 1, dModel: 96, vocab: V, attend: true, eps: 1e-5 };
+    assert.deepEqual(gruChunkInputs(g), [...gruInputs(g), 'uniforms', 'done', 'eos_on']);
+    assert.deepEqual(gruChunkOutputs(g), ['tokens_out', 'done_out', 'l0_h_out', 'key_mask_out']);
     assert.deepEqual(chunkOutputs(), ['tokens_out', 'done_out', 'key_mask_out']);
   });
 
   const variants: [string, ModelConfig][] = [
-    ['ALiBi', modelConfig('transformer', 'S', 3)],
-    ['learned positions', { ...modelConfig('transformer', 'S', 3), positions: 'learned' }],
+    ['transformer, ALiBi', modelConfig('transformer', 'S', 3)],
+    ['transformer, learned positions', { ...modelConfig('transformer', 'S', 3), positions: 'learned' }],
+    ['GRU with the recall read', modelConfig('gru', 'S', 3)],
+    ['GRU without it', { ...modelConfig('gru', 'S', 3), recallAttention: false }],
   ];
   for (const [what, config] of variants) {
     it(`draws what the per-step graph and a float32 inverse CDF draw (${what}), bit for bit`, function () {
@@ -188,45 +214,46 @@ describe('sampling in chunks of decode steps (kernels 4, native backend)', () =>
     for (const w of Object.values(policy.weights)) w.dispose();
   });
 
-  it('samples reproducibly, stops rows at EOS or maxNew, and draws as generation 3 until a row finishes', function () {
-    skipOffNative(this);
-    const policy = movedPolicy(modelConfig('transformer', 'S', 5));
-    const prompts = Array.from({ length: 24 }, (_, b) => [1 + (b % 9), 2 + (b % 4), 3]);
-    const maxNew = 2 * DECODE_CHUNK + 5;
-    const opts = { maxNew, temperature: 1, topP: 1 };
-    const v3 = withEnv({ WORKBENCH_KERNELS: '3' }, () => sample(policy, prompts, opts, makeRng(2)));
-    const v3again = withEnv({ WORKBENCH_KERNELS: '3' }, () => sample(policy, prompts, opts, makeRng(2)));
-    assert.deepEqual(v3, v3again);
-    const before = tf.memory().numTensors;
-    const v4 = withEnv({ WORKBENCH_KERNELS: '4' }, () => sample(policy, prompts, opts, makeRng(2)));
-    assert.equal(tf.memory().numTensors, before, 'sampling in chunks leaks no tensor');
-    assert.deepEqual(
-      withEnv({ WORKBENCH_KERNELS: '4' }, () => sample(policy, prompts, opts, makeRng(2))),
-      v4,
-    );
-    // the draws take the generator's numbers in generation 3's order (step by step, row by row) until a row has
-    // finished (generation 3 stops drawing for it, generation 4 draws to the chunk's end): the same tokens up to then
-    const firstEos = Math.min(...v3.map((o) => (o.includes(EOS) ? o.indexOf(EOS) : o.length)));
-    assert.ok(firstEos >= 3 && firstEos < maxNew - 1, `a row finishes early here (${firstEos})`);
-    assert.deepEqual(
-      v4.map((o) => o.slice(0, firstEos + 1)),
-      v3.map((o) => o.slice(0, firstEos + 1)),
-    );
-    assert.notDeepEqual(v4, v3, 'and otherwise after it');
-    for (const o of v4) {
-      assert.ok(o.length >= 1 && o.length <= maxNew);
-      assert.ok(o.every((t) => t >= 0 && t < V && t !== PAD) || o.at(-1) === EOS);
-      assert.ok(o.length === maxNew || o.at(-1) === EOS, 'a row ends at EOS or at maxNew');
-      assert.ok(
-        o.slice(0, -1).every((t) => t !== EOS),
-        'nothing after EOS',
+  for (const arch of ['transformer', 'gru'] as const)
+    it(`samples reproducibly, stops rows at EOS or maxNew, and draws as generation 3 until a row finishes (${arch})`, function () {
+      skipOffNative(this);
+      const policy = movedPolicy(modelConfig(arch, 'S', 5));
+      const prompts = Array.from({ length: 24 }, (_, b) => [1 + (b % 9), 2 + (b % 4), 3]);
+      const maxNew = 2 * DECODE_CHUNK + 5;
+      const opts = { maxNew, temperature: 1, topP: 1 };
+      const v3 = withEnv({ WORKBENCH_KERNELS: '3' }, () => sample(policy, prompts, opts, makeRng(2)));
+      const v3again = withEnv({ WORKBENCH_KERNELS: '3' }, () => sample(policy, prompts, opts, makeRng(2)));
+      assert.deepEqual(v3, v3again);
+      const before = tf.memory().numTensors;
+      const v4 = withEnv({ WORKBENCH_KERNELS: '4' }, () => sample(policy, prompts, opts, makeRng(2)));
+      assert.equal(tf.memory().numTensors, before, 'sampling in chunks leaks no tensor');
+      assert.deepEqual(
+        withEnv({ WORKBENCH_KERNELS: '4' }, () => sample(policy, prompts, opts, makeRng(2))),
+        v4,
       );
-    }
-    assert.ok(v4.some((o) => o.at(-1) === EOS) && v4.some((o) => o.length === maxNew), 'both endings occur here');
-    const fixed = withEnv({ WORKBENCH_KERNELS: '4' }, () =>
-      sample(policy, prompts, { ...opts, ignoreEos: true }, makeRng(3)),
-    );
-    assert.ok(fixed.every((o) => o.length === maxNew));
-    for (const w of Object.values(policy.weights)) w.dispose();
-  });
+      // the draws take the generator's numbers in generation 3's order (step by step, row by row) until a row has
+      // finished (generation 3 stops drawing for it, generation 4 draws to the chunk's end): the same tokens up to then
+      const firstEos = Math.min(...v3.map((o) => (o.includes(EOS) ? o.indexOf(EOS) : o.length)));
+      assert.ok(firstEos >= 3 && firstEos < maxNew - 1, `a row finishes early here (${firstEos})`);
+      assert.deepEqual(
+        v4.map((o) => o.slice(0, firstEos + 1)),
+        v3.map((o) => o.slice(0, firstEos + 1)),
+      );
+      assert.notDeepEqual(v4, v3, 'and otherwise after it');
+      for (const o of v4) {
+        assert.ok(o.length >= 1 && o.length <= maxNew);
+        assert.ok(o.every((t) => Number.isInteger(t) && t >= 0 && t < V));
+        assert.ok(o.length === maxNew || o.at(-1) === EOS, 'a row ends at EOS or at maxNew');
+        assert.ok(
+          o.slice(0, -1).every((t) => t !== EOS),
+          'nothing after EOS',
+        );
+      }
+      assert.ok(v4.some((o) => o.at(-1) === EOS) && v4.some((o) => o.length === maxNew), 'both endings occur here');
+      const fixed = withEnv({ WORKBENCH_KERNELS: '4' }, () =>
+        sample(policy, prompts, { ...opts, ignoreEos: true }, makeRng(3)),
+      );
+      assert.ok(fixed.every((o) => o.length === maxNew));
+      for (const w of Object.values(policy.weights)) w.dispose();
+    });
 });

@@ -352,75 +352,97 @@ export const chunkOutputs = () => ['tokens_out', 'done_out', 'key_mask_out'];
  */
 export function chunkGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
   const b = graphBuilder(pb),
-    { op, mul, type } = b;
-  const I = { T: type(DT_INT32) },
-    F = 'decode_chunk';
+    { op, type } = b;
+  const I = { T: type(DT_INT32) };
   b.inputs(chunkInputs(s));
+  const lastPosition = s.alibi ? '' : op('Sub', [b.dim('pos_emb', 0), b.constant(DT_INT32, [1], [])], I);
+  const layers = Array.from({ length: s.layers }, (_, l) => l);
+  const state = [
+    { name: 'key_mask', init: 'key_mask' },
+    ...layers.flatMap((l) => [`l${l}_k`, `l${l}_v`].map((name) => ({ name, init: name }))),
+  ];
+  const exits = samplingLoop(b, state, (v, j, tokens, input) => {
+    const positions = s.alibi
+      ? null
+      : op('Minimum', [op('Add', [input('positions', DT_INT32), j], I), input(lastPosition, DT_INT32)], I);
+    const caches = layers.map((l) => ({ k: v[`l${l}_k`], v: v[`l${l}_v`] }));
+    const step = decodeStep(b, s, tokens, positions, v.key_mask, caches, input);
+    const next: Record<string, string> = { key_mask: step.keyMask };
+    layers.forEach((l) => {
+      next[`l${l}_k`] = caches[l].k;
+      next[`l${l}_v`] = caches[l].v;
+    });
+    return { logits: step.logits, next };
+  });
+  b.output('key_mask_out', exits.key_mask);
+  return b.savedModel(chunkInputs(s), chunkOutputs());
+}
+
+/**
+ * The chunk graphs' loop (TensorFlow's loop primitives: Enter, Merge, Switch, NextIteration, Exit; one iteration at a
+ * time): as many iterations as `uniforms` [k, B] has rows; each feeds the tokens (the `tokens` input, then the last
+ * draw) to `step`, which returns the logits and the model's next `state` (float32 tensors, from their inputs), then
+ * draws from softmax(logits / temperature) by inverse CDF at row j of `uniforms`: the number of cumulative
+ * probabilities at or below u times their total, at most V - 1; a row whose `done` is 1 draws PAD (0), a row that
+ * draws EOS (1) is done from the next iteration on where `eos_on` is 1. Writes `tokens_out` [k, B] and `done_out`;
+ * returns the state's values after the loop. Inside the loop every input is read through `input` (entered into the
+ * loop's frame once) and every constant depends on the iteration (the builder's frame pivot).
+ */
+function samplingLoop(
+  b: GraphBuilder,
+  state: { name: string; init: string }[],
+  step: (
+    v: Record<string, string>,
+    j: string,
+    tokens: string,
+    input: (name: string, dtype?: number) => string,
+  ) => { logits: string; next: Record<string, string> },
+): Record<string, string> {
+  const { op, mul, type } = b;
+  const I = { T: type(DT_INT32) },
+    F = 'decode_chunk',
+    DT_BOOL = 10;
   const cast = (x: string, from: number, to: number) =>
     op('Cast', [x], { SrcT: type(from), DstT: type(to), Truncate: b.bool(false) });
-  const reduceAll = (kind: string, x: string, axis: number) =>
-    op(kind, [x, b.ints([axis])], { ...b.T, Tidx: type(DT_INT32), keep_dims: b.bool(false) });
-  const DT_BOOL = 10;
-  const steps = b.dim('uniforms', 0),
-    lastPosition = s.alibi ? '' : op('Sub', [b.dim('pos_emb', 0), b.constant(DT_INT32, [1], [])], I);
+  const frame = (x: string, dtype: number, constant: boolean) =>
+    op('Enter', [x], {
+      T: type(dtype),
+      frame_name: b.string(F),
+      is_constant: b.bool(constant),
+      parallel_iterations: b.int(1),
+    });
   const emptyDraws = op(
     'Fill',
     [op('Pack', [b.constant(DT_INT32, [0], []), b.dim('done', 0)], { ...I, N: b.int(2), axis: b.int(0) }), b.scalar(0)],
     { ...b.T, index_type: type(DT_INT32) },
   );
   // the loop's variables: entered, merged with their next iteration's values, switched on the condition
-  const dtypeOfVar: Record<string, number> = {};
-  const loopVar = (name: string, init: string, dtype: number) => {
-    dtypeOfVar[name] = dtype;
-    const enter = op('Enter', [init], {
-      T: type(dtype),
-      frame_name: b.string(F),
-      is_constant: b.bool(false),
-      parallel_iterations: b.int(1),
-    });
-    return op('Merge', [enter, `${name}_next`], { T: type(dtype), N: b.int(2) }, `${name}_merge`);
-  };
-  const layers = Array.from({ length: s.layers }, (_, l) => l);
-  const vars: Record<string, string> = {
-    j: loopVar('j', b.constant(DT_INT32, [0], []), DT_INT32),
-    tokens: loopVar('tokens', 'tokens', DT_INT32),
-    key_mask: loopVar('key_mask', 'key_mask', DT_FLOAT),
-    done: loopVar('done', 'done', DT_FLOAT),
-    draws: loopVar('draws', emptyDraws, DT_FLOAT),
-  };
-  for (const l of layers) {
-    vars[`l${l}_k`] = loopVar(`l${l}_k`, `l${l}_k`, DT_FLOAT);
-    vars[`l${l}_v`] = loopVar(`l${l}_v`, `l${l}_v`, DT_FLOAT);
-  }
+  const vars = [
+    { name: 'j', init: b.constant(DT_INT32, [0], []), dtype: DT_INT32 },
+    { name: 'tokens', init: 'tokens', dtype: DT_INT32 },
+    { name: 'done', init: 'done', dtype: DT_FLOAT },
+    { name: 'draws', init: emptyDraws, dtype: DT_FLOAT },
+    ...state.map((x) => ({ ...x, dtype: DT_FLOAT })),
+  ];
+  const merged = vars.map(({ name, init, dtype }) =>
+    op('Merge', [frame(init, dtype, false), `${name}_next`], { T: type(dtype), N: b.int(2) }, `${name}_merge`),
+  );
   const invariant = new Map<string, string>();
-  const input = (name: string, dtype = name === 'positions' ? DT_INT32 : DT_FLOAT) => {
-    if (!invariant.has(name))
-      invariant.set(
-        name,
-        op('Enter', [name], {
-          T: type(dtype),
-          frame_name: b.string(F),
-          is_constant: b.bool(true),
-          parallel_iterations: b.int(1),
-        }),
-      );
+  const input = (name: string, dtype = DT_FLOAT) => {
+    if (!invariant.has(name)) invariant.set(name, frame(name, dtype, true));
     return invariant.get(name)!;
   };
-  const enteredSteps = input(steps, DT_INT32);
-  const cond = op('LoopCond', [op('Less', [vars.j, enteredSteps], I)], {});
+  const cond = op('LoopCond', [op('Less', [merged[0], input(b.dim('uniforms', 0), DT_INT32)], I)], {});
   const body: Record<string, string> = {},
     exits: Record<string, string> = {};
-  for (const [name, merged] of Object.entries(vars)) {
-    const sw = op('Switch', [merged, cond], { T: type(dtypeOfVar[name]) });
-    exits[name] = op('Exit', [`${sw}:0`], { T: type(dtypeOfVar[name]) });
-    body[name] = op('Identity', [`${sw}:1`], { T: type(dtypeOfVar[name]) });
-  }
+  vars.forEach(({ name, dtype }, i) => {
+    const sw = op('Switch', [merged[i], cond], { T: type(dtype) });
+    exits[name] = op('Exit', [`${sw}:0`], { T: type(dtype) });
+    body[name] = op('Identity', [`${sw}:1`], { T: type(dtype) });
+  });
   b.frame.pivot = body.j;
-  const lastPos = s.alibi ? '' : input(lastPosition, DT_INT32);
-  const positions = s.alibi ? null : op('Minimum', [op('Add', [input('positions'), body.j], I), lastPos], I);
-  const caches = layers.map((l) => ({ k: body[`l${l}_k`], v: body[`l${l}_v`] }));
-  const step = decodeStep(b, s, body.tokens, positions, body.key_mask, caches, input);
-  const probs = b.softmax(op('RealDiv', [step.logits, input('temperature')]));
+  const { logits, next } = step(body, body.j, body.tokens, input);
+  const probs = b.softmax(op('RealDiv', [logits, input('temperature')]));
   const cdf = op('Cumsum', [probs, b.constant(DT_INT32, [1], [])], {
     ...b.T,
     Tidx: type(DT_INT32),
@@ -436,30 +458,25 @@ export function chunkGraphBytes(s: DecodeGraphSpec, pb: Proto): Uint8Array {
   const u = mul(b.reshape(row, [-1, 1]), b.reduce('Max', cdf, 1));
   const below = cast(op('LessEqual', [cdf, u]), DT_BOOL, DT_FLOAT);
   const last = cast(op('Sub', [b.dim(probs, 1), b.constant(DT_INT32, [1], [])], I), DT_INT32, DT_FLOAT);
-  const token = mul(op('Minimum', [reduceAll('Sum', below, 1), last]), b.sub(b.scalar(1), body.done));
+  const count = op('Sum', [below, b.ints([1])], { ...b.T, Tidx: type(DT_INT32), keep_dims: b.bool(false) });
+  const token = mul(op('Minimum', [count, last]), b.sub(b.scalar(1), body.done));
   const isEos = cast(
     op('Equal', [token, b.scalar(1)], { ...b.T, incompatible_shape_error: b.bool(true) }),
     DT_BOOL,
     DT_FLOAT,
   );
-  const next: Record<string, string> = {
+  const nextAll: Record<string, string> = {
+    ...next,
     j: op('Add', [body.j, b.constant(DT_INT32, [1], [])], I),
     tokens: cast(token, DT_FLOAT, DT_INT32),
-    key_mask: step.keyMask,
     done: op('Maximum', [body.done, mul(isEos, input('eos_on'))]),
     draws: b.concat([body.draws, b.reshape(token, [1, -1])], 0),
   };
-  layers.forEach((l) => {
-    next[`l${l}_k`] = caches[l].k;
-    next[`l${l}_v`] = caches[l].v;
-  });
   b.frame.pivot = '';
-  for (const name of Object.keys(vars))
-    op('NextIteration', [next[name]], { T: type(dtypeOfVar[name]) }, `${name}_next`);
+  for (const { name, dtype } of vars) op('NextIteration', [nextAll[name]], { T: type(dtype) }, `${name}_next`);
   b.output('tokens_out', exits.draws);
   b.output('done_out', exits.done);
-  b.output('key_mask_out', exits.key_mask);
-  return b.savedModel(chunkInputs(s), chunkOutputs());
+  return exits;
 }
 
 /** Input names of the transformer's prefill graph (kernels 2), in the order `run` takes them. */
@@ -641,45 +658,105 @@ export const roomFor = (capacity: number, width: number) =>
 
 /** The SavedModel bytes of the GRU's decode step (gru.ts, `step`). */
 export function gruGraphBytes(s: GruGraphSpec, pb: Proto): Uint8Array {
-  const b = graphBuilder(pb),
-    { op, add, sub, mul, matMul, reshape, concat, type, int } = b,
-    d = s.dModel;
+  const b = graphBuilder(pb);
   b.inputs(gruInputs(s));
+  const hs = Array.from({ length: s.layers }, (_, l) => `l${l}_h`);
+  const step = gruStep(b, s, 'tokens', hs, s.attend ? { k: 'k', v: 'v', keyMask: 'key_mask' } : null);
+  step.hs.forEach((h, l) => b.output(`l${l}_h_out`, h));
+  if (step.keyMask) b.output('key_mask_out', step.keyMask);
+  b.logitsAndProbs(step.logits);
+  return b.savedModel(gruInputs(s), gruOutputs(s));
+}
+
+/**
+ * One decode step of the GRU (gru.ts, `step`), op for op: the tokens fed, each layer's state from `hs`, the read
+ * cache (`kv`, where the model attends) written in place at a new column of its key mask; returns the logits, the new
+ * states and the grown key mask. Inputs are read through `input` (a loop's frame; the names themselves elsewhere).
+ */
+function gruStep(
+  b: GraphBuilder,
+  s: GruGraphSpec,
+  tokens: string,
+  hs: string[],
+  kv: { k: string; v: string; keyMask: string } | null,
+  input: (name: string) => string = (name) => name,
+): { logits: string; hs: string[]; keyMask: string | null } {
+  const { op, add, sub, mul, matMul, reshape, concat, type, int } = b,
+    d = s.dModel;
   const eps = b.scalar(s.eps),
     one = b.scalar(1);
   // the one-hot embedding: tfjs's oneHot (0/1) cast to float32, times the table
-  const oneHot = op('OneHot', ['tokens', b.constant(DT_INT32, [s.vocab], []), b.scalar(1), b.scalar(0)], {
+  const oneHot = op('OneHot', [tokens, b.constant(DT_INT32, [s.vocab], []), b.scalar(1), b.scalar(0)], {
     T: type(DT_FLOAT),
     TI: type(DT_INT32),
     axis: int(-1),
   });
-  let x = matMul(oneHot, 'tok_emb');
+  let x = matMul(oneHot, input('tok_emb'));
   const ones = b.filled(x, [-1, 1], 1),
     zeros = b.filled(x, [-1, 1], 0);
+  const out: string[] = [];
   for (let l = 0; l < s.layers; l++) {
-    const p = (w: string) => `l${l}_${w}`,
-      h = p('h');
+    const p = (w: string) => input(`l${l}_${w}`),
+      h = hs[l];
     const xs = b.split3(add(matMul(x, p('wx')), p('b')), d, 1),
-      hs = b.split3(matMul(h, p('wh')), d, 1);
-    const z = op('Sigmoid', [add(`${xs}:0`, `${hs}:0`)]),
-      r = op('Sigmoid', [add(`${xs}:1`, `${hs}:1`)]);
-    const nn = op('Tanh', [add(`${xs}:2`, mul(r, `${hs}:2`))]);
+      hh = b.split3(matMul(h, p('wh')), d, 1);
+    const z = op('Sigmoid', [add(`${xs}:0`, `${hh}:0`)]),
+      r = op('Sigmoid', [add(`${xs}:1`, `${hh}:1`)]);
+    const nn = op('Tanh', [add(`${xs}:2`, mul(r, `${hh}:2`))]);
     const next = add(mul(sub(one, z), nn), mul(z, h));
     x = add(mul(next, ones), mul(h, zeros));
-    b.output(p('h_out'), x);
+    out.push(x);
   }
-  if (s.attend) {
+  let keyMask: string | null = null;
+  if (kv) {
     // the read cache written in place, as the transformer's (decodeGraphBytes)
-    const proj = (w: string) => reshape(matMul(x, w), [-1, 1, d]);
-    const km = concat(['key_mask', b.filled('key_mask', [-1, 1, 1], 0)], 2);
-    b.output('key_mask_out', km);
-    const cols = cacheColumns(b, 'k', b.dim(km, 2), d, 1),
-      k = cols.write('k', proj('att_k'));
-    const y = cols.read(proj('att_q'), k, cols.write('v', proj('att_v')), b.scalar(1 / Math.sqrt(d)), km);
-    x = add(x, matMul(reshape(y, [-1, d]), 'att_o'));
+    const proj = (w: string) => reshape(matMul(x, input(w)), [-1, 1, d]);
+    keyMask = concat([kv.keyMask, b.filled(kv.keyMask, [-1, 1, 1], 0)], 2);
+    const cols = cacheColumns(b, kv.k, b.dim(keyMask, 2), d, 1),
+      k = cols.write(kv.k, proj('att_k'));
+    const v = cols.write(kv.v, proj('att_v'));
+    kv.k = k;
+    kv.v = v;
+    const y = cols.read(proj('att_q'), k, v, b.scalar(1 / Math.sqrt(d)), keyMask);
+    x = add(x, matMul(reshape(y, [-1, d]), input('att_o')));
   }
-  b.logitsAndProbs(matMul(b.layerNorm(x, 'lnf_g', 'lnf_b', eps), 'head'));
-  return b.savedModel(gruInputs(s), gruOutputs(s));
+  const logits = matMul(b.layerNorm(x, input('lnf_g'), input('lnf_b'), eps), input('head'));
+  return { logits, hs: out, keyMask };
+}
+
+/** Input names of the GRU's chunk graph (kernels 4): its decode graph's, then the draws and the rows' state. */
+export const gruChunkInputs = (s: GruGraphSpec): string[] => [...gruInputs(s), 'uniforms', 'done', 'eos_on'];
+/** Output names of the GRU's chunk graph: the drawn tokens, the done flags, each layer's state, the read cache's mask. */
+export const gruChunkOutputs = (s: GruGraphSpec) => [
+  'tokens_out',
+  'done_out',
+  ...Array.from({ length: s.layers }, (_, l) => `l${l}_h_out`),
+  ...(s.attend ? ['key_mask_out'] : []),
+];
+
+/** The SavedModel bytes of the GRU's decode steps with sampling, a chunk per call (kernel generation 4; samplingLoop). */
+export function gruChunkGraphBytes(s: GruGraphSpec, pb: Proto): Uint8Array {
+  const b = graphBuilder(pb);
+  b.inputs(gruChunkInputs(s));
+  const layers = Array.from({ length: s.layers }, (_, l) => `l${l}_h`);
+  const state = [...layers, ...(s.attend ? ['k', 'v', 'key_mask'] : [])].map((name) => ({ name, init: name }));
+  const exits = samplingLoop(b, state, (v, _j, tokens, input) => {
+    const kv = s.attend ? { k: v.k, v: v.v, keyMask: v.key_mask } : null;
+    const step = gruStep(
+      b,
+      s,
+      tokens,
+      layers.map((h) => v[h]),
+      kv,
+      input,
+    );
+    const next: Record<string, string> = Object.fromEntries(layers.map((h, l) => [h, step.hs[l]]));
+    if (kv && step.keyMask) Object.assign(next, { k: kv.k, v: kv.v, key_mask: step.keyMask });
+    return { logits: step.logits, next };
+  });
+  layers.forEach((h, l) => b.output(`l${l}_h_out`, exits[h]));
+  if (s.attend) b.output('key_mask_out', exits.key_mask);
+  return b.savedModel(gruChunkInputs(s), gruChunkOutputs(s));
 }
 
 /**
@@ -766,3 +843,7 @@ export const lastGraph = (s: DecodeGraphSpec): DecodeGraph | null =>
 /** The GRU's decode graph for `s` (see loadGraph). */
 export const gruDecodeGraph = (s: GruGraphSpec): DecodeGraph | null =>
   loadGraph(`gru ${JSON.stringify(s)}`, (pb) => gruGraphBytes(s, pb), gruInputs(s), gruOutputs(s));
+
+/** The GRU's graph of decode steps with sampling (kernel generation 4; see loadGraph). */
+export const gruChunkGraph = (s: GruGraphSpec): DecodeGraph | null =>
+  loadGraph(`gru chunk ${JSON.stringify(s)}`, (pb) => gruChunkGraphBytes(s, pb), gruChunkInputs(s), gruChunkOutputs(s));

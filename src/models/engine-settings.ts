@@ -29,8 +29,8 @@ export type BackendName = (typeof BACKENDS)[number];
  * the transformer's prefill (decode-graph.ts, prefillGraphBytes) and its full forward and backward passes
  * (train-graph.ts) as graphs; 3: generation 2, and on the native backend the transformer's last-position pass (a
  * classifier's reading, the verifier's: decode-graph.ts, lastGraphBytes) and the GRU's recurrence, forward and
- * backward (gru-graph.ts), as graphs; 4: generation 3, and on the native backend the transformer's sampling in chunks of
- * decode steps with the draws inside the graph (decode-graph.ts, chunkGraphBytes; policy.ts, sample).
+ * backward (gru-graph.ts), as graphs; 4: generation 3, and on the native backend sampling in chunks of decode steps with
+ * the draws inside the graph, both families (decode-graph.ts, samplingLoop; policy.ts, sample).
  */
 export const KERNEL_VERSIONS = [1, 2, 3, 4] as const;
 export type KernelVersion = (typeof KERNEL_VERSIONS)[number];

@@ -6,7 +6,7 @@
 import { kernelVersion, tf } from './backend.js';
 import { causalMask, customOp, embedLinear, NEG, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
 import { stepOutput, type Batch, type DecodeState, type ModelConfig, type Policy } from './policy.js';
-import { gruDecodeGraph, roomFor } from './decode-graph.js';
+import { gruChunkGraph, gruDecodeGraph, roomFor } from './decode-graph.js';
 import { gruTrainGraphs, unrolledSteps } from './gru-graph.js';
 
 /** The attention read's decoding cache: keys and values of past outputs [B, T, d], and the padding mask [B, 1, T]. */
@@ -139,6 +139,29 @@ export function createGru(config: ModelConfig): Policy {
     };
   }
 
+  /** The decode graphs' spec: the model's sizes, and whether its state has the recall read's cache. */
+  const graphSpec = (attend: boolean) => ({ layers: L, dModel: d, vocab: Vv, attend, eps: 1e-5 });
+  /** The decode graph's inputs before its temperature (decode-graph.ts, gruInputs): tokens, weights and state. */
+  const decodeGraphInputs = (st: Hidden, tokens: tf.Tensor) => {
+    const c = st.kv;
+    return [
+      tokens,
+      P('tok_emb'),
+      ...st.h.flatMap((h, l) => [P(`l${l}.wx`), G(`l${l}.b`), P(`l${l}.wh`), h]),
+      ...(c ? [P('att_q'), P('att_k'), P('att_v'), P('att_o'), c.k, c.v, c.keyMask] : []),
+      G('lnf_g'),
+      G('lnf_b'),
+      P('head'),
+    ];
+  };
+  /** The state a decode graph returns (each layer's new state, the grown key mask; the caches written in place). */
+  const takeState = (st: Hidden, rest: tf.Tensor[]) => {
+    const c = st.kv;
+    tf.dispose([...st.h, ...(c ? [c.keyMask] : [])]);
+    st.h = rest.slice(0, L) as tf.Tensor2D[];
+    if (c) st.kv = { k: c.k, v: c.v, keyMask: rest[L] as tf.Tensor3D };
+  };
+
   class Hidden implements DecodeState {
     constructor(
       public h: tf.Tensor2D[],
@@ -208,30 +231,40 @@ export function createGru(config: ModelConfig): Policy {
       });
       return { state, logits };
     },
+    chunked() {
+      return kernelVersion() >= 4 && gruChunkGraph(graphSpec(attend)) !== null;
+    },
+    decodeChunk(s, c) {
+      const st = s as Hidden,
+        B = c.tokens.length,
+        k = c.uniforms.length / B;
+      const graph = gruChunkGraph(graphSpec(st.kv !== null));
+      if (!graph) throw new Error("decodeChunk needs the native backend's graphs (see chunked)");
+      if (st.kv) st.reserve((st.kv.keyMask.shape[2] as number) + k);
+      const inputs = [
+        tf.tensor1d(c.tokens, 'int32'),
+        tf.scalar(c.temperature),
+        tf.tensor2d(c.uniforms, [k, B]),
+        tf.tensor1d(c.done),
+        tf.scalar(c.eosOn ? 1 : 0),
+      ];
+      const [tokT, doneT, ...rest] = graph.run([...decodeGraphInputs(st, inputs[0]), ...inputs.slice(1)]);
+      tf.dispose(inputs);
+      takeState(st, rest);
+      const out = { tokens: tokT.dataSync() as Float32Array, done: doneT.dataSync() as Float32Array };
+      tf.dispose([tokT, doneT]);
+      return out;
+    },
     step(s, tokens, _positions, temperature) {
       const st = s as Hidden,
         B = tokens.shape[0];
       // the native backend runs the step as one graph (decode-graph.ts), the same ops as below
-      const graph = gruDecodeGraph({ layers: L, dModel: d, vocab: Vv, attend: st.kv !== null, eps: 1e-5 });
+      const graph = gruDecodeGraph(graphSpec(st.kv !== null));
       const T = st.kv?.keyMask.shape[2] as number;
       if (graph) {
         if (st.kv) st.reserve(T + 1);
-        const c = st.kv;
-        const [logits, probs, ...rest] = graph.run(
-          [
-            tokens,
-            P('tok_emb'),
-            ...st.h.flatMap((h, l) => [P(`l${l}.wx`), G(`l${l}.b`), P(`l${l}.wh`), h]),
-            ...(c ? [P('att_q'), P('att_k'), P('att_v'), P('att_o'), c.k, c.v, c.keyMask] : []),
-            G('lnf_g'),
-            G('lnf_b'),
-            P('head'),
-          ],
-          temperature,
-        );
-        tf.dispose([...st.h, ...(c ? [c.keyMask] : [])]);
-        st.h = rest.slice(0, L) as tf.Tensor2D[];
-        if (c) st.kv = { k: c.k, v: c.v, keyMask: rest[L] as tf.Tensor3D };
+        const [logits, probs, ...rest] = graph.run(decodeGraphInputs(st, tokens), temperature);
+        takeState(st, rest);
         return stepOutput(logits as tf.Tensor2D, temperature, probs as tf.Tensor2D);
       }
       if (st.kv) st.trim(T);
