@@ -28,7 +28,7 @@ import {
 } from '../src/models/policy.js';
 import { makeRng } from '../src/util/random.js';
 import { EOS, PAD, V } from '../src/world/vocab.js';
-import { withEnv } from './graph-helpers.js';
+import { DECODE_VARIANTS, withEnv } from './graph-helpers.js';
 
 const skipOffNative = (ctx: Mocha.Context) => {
   if (tf.getBackend() === 'tensorflow') return;
@@ -90,13 +90,7 @@ describe('sampling in chunks of decode steps (kernels 4, native backend)', () =>
     assert.deepEqual(chunkOutputs(), ['tokens_out', 'done_out', 'key_mask_out']);
   });
 
-  const variants: [string, ModelConfig][] = [
-    ['transformer, ALiBi', modelConfig('transformer', 'S', 3)],
-    ['transformer, learned positions', { ...modelConfig('transformer', 'S', 3), positions: 'learned' }],
-    ['GRU with the recall read', modelConfig('gru', 'S', 3)],
-    ['GRU without it', { ...modelConfig('gru', 'S', 3), recallAttention: false }],
-  ];
-  for (const [what, config] of variants) {
+  for (const [what, config] of DECODE_VARIANTS) {
     it(`draws what the per-step graph and a float32 inverse CDF draw (${what}), bit for bit`, function () {
       skipOffNative(this);
       const policy = movedPolicy(config);

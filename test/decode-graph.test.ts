@@ -21,9 +21,10 @@ import {
   roomFor,
 } from '../src/models/decode-graph.js';
 import { createPolicy } from '../src/models/index.js';
-import { disposeBatch, makeBatch, modelConfig, type ModelConfig, type Policy, sample } from '../src/models/policy.js';
+import { disposeBatch, makeBatch, modelConfig, type Policy, sample } from '../src/models/policy.js';
 import { makeRng } from '../src/util/random.js';
 import { V } from '../src/world/vocab.js';
+import { DECODE_VARIANTS } from './graph-helpers.js';
 
 /**
  * A decode state's tensors by name (the transformer's key mask and caches; the GRU's states and read cache); the
@@ -144,13 +145,7 @@ describe('the decode step as one graph (native backend)', () => {
     ]);
   });
 
-  const variants: [string, ModelConfig][] = [
-    ['transformer, ALiBi', modelConfig('transformer', 'S', 3)],
-    ['transformer, learned positions', { ...modelConfig('transformer', 'S', 3), positions: 'learned' }],
-    ['GRU with the recall read', modelConfig('gru', 'S', 3)],
-    ['GRU without it', { ...modelConfig('gru', 'S', 3), recallAttention: false }],
-  ];
-  for (const [what, config] of variants) {
+  for (const [what, config] of DECODE_VARIANTS) {
     it(`gives the eager step's logits and state bit for bit (${what}; rows leaving the batch)`, function () {
       skipOffNative(this);
       const policy: Policy = createPolicy(config);

@@ -2,7 +2,7 @@
 // and its gradients, and a relative difference.
 import { strict as assert } from 'node:assert';
 import { tf } from '../src/models/backend.js';
-import type { Policy } from '../src/models/policy.js';
+import { modelConfig, type ModelConfig, type Policy } from '../src/models/policy.js';
 import { tokenLogProbs, type SequenceBatch } from '../src/models/logprobs.js';
 
 /** Run f with the given environment settings, restoring them after. */
@@ -55,3 +55,11 @@ export function assertWithinRounding(eager: ReturnType<typeof lossAndGrads>, gra
     assert.ok(relDiff(g, graph.grads[k]) < 1e-5, `${k}: gradient differs by ${relDiff(g, graph.grads[k])}`);
   }
 }
+
+/** The decode paths' model variants: both transformer position schemes, the GRU with and without its recall read. */
+export const DECODE_VARIANTS: [string, ModelConfig][] = [
+  ['transformer, ALiBi', modelConfig('transformer', 'S', 3)],
+  ['transformer, learned positions', { ...modelConfig('transformer', 'S', 3), positions: 'learned' }],
+  ['GRU with the recall read', modelConfig('gru', 'S', 3)],
+  ['GRU without it', { ...modelConfig('gru', 'S', 3), recallAttention: false }],
+];
