@@ -354,13 +354,14 @@ sparse-regime-wide:
 sensitivity-amend:
 	$(TSX) analysis/sensitivity.ts amend
 # the confirmatory campaign as pre-registered: S (both regimes), then M; resumable, records archived as they finish
-# (the two S regimes side by side, one run each at a time; then M two at a time), then the analysis -> results/sensitivity/confirm
+# (two sweeps side by side, one run each at a time: S-baseline then M on one core, the longer S-sparse on the other),
+# then the analysis -> results/sensitivity/confirm
 # (amendment 1: the sparse sweep is sensitivity-S-sparse-amended.json, with the cold start as a reference; kernels pinned to 2)
 reproduce-sensitivity:
-	WORKBENCH_KERNELS=2 $(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-S-baseline.json $(EXECUTOR_FLAGS) --jobs 1 --wait yes & \
+	(WORKBENCH_KERNELS=2 $(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-S-baseline.json $(EXECUTOR_FLAGS) --jobs 1 --wait yes && \
+	  WORKBENCH_KERNELS=2 $(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-M-baseline.json $(EXECUTOR_FLAGS) --jobs 1 --wait yes) & \
 	  WORKBENCH_KERNELS=2 $(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-S-sparse-amended.json $(EXECUTOR_FLAGS) --jobs 1 --wait yes; \
 	  wait $$!
-	WORKBENCH_KERNELS=2 $(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-M-baseline.json $(EXECUTOR_FLAGS) --wait yes
 	$(TSX) analysis/sensitivity.ts confirm
 # the sparse regime's cold start (results/sensitivity/amendment-1.md): transformer-S, the committed cold start's SFT
 # budget (4,500 steps, batch 64) on a mixture whose difficulties reach every column the sparse candidates need
