@@ -202,6 +202,16 @@ describe('sampling in chunks of decode steps (kernels 4, native backend)', () =>
         );
       }
       assert.ok(zeros > k * B * (V / 2), 'most probabilities are 0 here');
+      // a uniform of 1 (beyond what uniform23 draws) still gives a token below V: the draw is clamped at V - 1
+      const ones = policy.decodeChunk!(ref.state, {
+        tokens,
+        positions: positions.map((p) => p + k),
+        temperature,
+        uniforms: new Float32Array(k * B).fill(1),
+        done,
+        eosOn: false,
+      });
+      assert.ok(ones.tokens.every((t) => t >= 0 && t < V));
       state.dispose();
       ref.state.dispose();
     });
