@@ -5,7 +5,15 @@
 // the model look an operand digit up instead of holding every digit in its state.
 import { kernelVersion, tf } from './backend.js';
 import { causalMask, customOp, embedLinear, NEG, weightRegistry, layerNorm, linear, oneHotF } from './layers.js';
-import { stepOutput, type Batch, type DecodeState, type ModelConfig, type Policy } from './policy.js';
+import {
+  chunkSteps,
+  runChunk,
+  stepOutput,
+  type Batch,
+  type DecodeState,
+  type ModelConfig,
+  type Policy,
+} from './policy.js';
 import { gruChunkGraph, gruDecodeGraph, roomFor } from './decode-graph.js';
 import { gruTrainGraphs, unrolledSteps } from './gru-graph.js';
 
@@ -235,24 +243,17 @@ export function createGru(config: ModelConfig): Policy {
       return kernelVersion() >= 4 && gruChunkGraph(graphSpec(attend)) !== null;
     },
     decodeChunk(s, c) {
-      const st = s as Hidden,
-        B = c.tokens.length,
-        k = c.uniforms.length / B;
+      const st = s as Hidden;
       const graph = gruChunkGraph(graphSpec(st.kv !== null));
       if (!graph) throw new Error("decodeChunk needs the native backend's graphs (see chunked)");
-      if (st.kv) st.reserve((st.kv.keyMask.shape[2] as number) + k);
-      const inputs = [
-        tf.tensor1d(c.tokens, 'int32'),
-        tf.scalar(c.temperature),
-        tf.tensor2d(c.uniforms, [k, B]),
-        tf.tensor1d(c.done),
-        tf.scalar(c.eosOn ? 1 : 0),
-      ];
-      const [tokT, doneT, ...rest] = graph.run([...decodeGraphInputs(st, inputs[0]), ...inputs.slice(1)]);
-      tf.dispose(inputs);
-      takeState(st, rest);
-      const out = { tokens: tokT.dataSync() as Float32Array, done: doneT.dataSync() as Float32Array };
-      tf.dispose([tokT, doneT]);
+      if (st.kv) st.reserve((st.kv.keyMask.shape[2] as number) + chunkSteps(c));
+      const tokens = tf.tensor1d(c.tokens, 'int32');
+      const out = runChunk(
+        c,
+        (draw) => graph.run([...decodeGraphInputs(st, tokens), ...draw]),
+        (rest) => takeState(st, rest),
+      );
+      tokens.dispose();
       return out;
     },
     step(s, tokens, _positions, temperature) {

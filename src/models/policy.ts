@@ -148,6 +148,34 @@ export interface DecodeChunk {
   eosOn: boolean;
 }
 
+/** Steps in one chunk (Policy.decodeChunk): its uniforms per row. */
+export const chunkSteps = (c: DecodeChunk) => c.uniforms.length / c.tokens.length;
+
+/**
+ * A chunk graph's run (decode-graph.ts, samplingLoop): `run` gets the draw's inputs after the model's (temperature,
+ * uniforms [k, B], done, eos_on), created and disposed here, and returns the drawn tokens and done flags first, then
+ * the model's state, which `state` takes; returns the tokens and flags read back.
+ */
+export function runChunk(
+  c: DecodeChunk,
+  run: (draw: tf.Tensor[]) => tf.Tensor[],
+  state: (rest: tf.Tensor[]) => void,
+): { tokens: Float32Array; done: Float32Array } {
+  const B = c.tokens.length;
+  const draw = [
+    tf.scalar(c.temperature),
+    tf.tensor2d(c.uniforms, [chunkSteps(c), B]),
+    tf.tensor1d(c.done),
+    tf.scalar(c.eosOn ? 1 : 0),
+  ];
+  const [tokT, doneT, ...rest] = run(draw);
+  tf.dispose(draw);
+  state(rest);
+  const out = { tokens: tokT.dataSync() as Float32Array, done: doneT.dataSync() as Float32Array };
+  tf.dispose([tokT, doneT]);
+  return out;
+}
+
 /** Sampling's next-token probabilities, softmax(logits / temperature) [B, V]. */
 export const nextProbs = (logits: tf.Tensor2D, temperature: number) =>
   tf.tidy(() => tf.softmax(logits.div(temperature))) as tf.Tensor2D;
@@ -273,14 +301,14 @@ function sampleInChunks(
     out: number[][] = prompts.map(() => []),
     done = new Array(B).fill(false);
   let rows = Array.from({ length: B }, (_, b) => b);
+  const take = (b: number, t: number) => {
+    out[b].push(t);
+    if (t === EOS && !opts.ignoreEos) done[b] = true;
+  };
   try {
     const probs = firstProbs.dataSync() as Float32Array;
     firstProbs.dispose();
-    rows.forEach((b) => {
-      const t = rng.categorical(probs, b * V, V);
-      out[b].push(t);
-      if (t === EOS && !opts.ignoreEos) done[b] = true;
-    });
+    rows.forEach((b) => take(b, rng.categorical(probs, b * V, V)));
     for (let s = 1; s < maxNew && !done.every(Boolean); ) {
       const live = rows.map((b, r) => (done[b] ? -1 : r)).filter((r) => r >= 0);
       if (live.length <= 0.75 * rows.length) {
@@ -302,10 +330,7 @@ function sampleInChunks(
       });
       for (let j = 0; j < Math.min(k, maxNew - s); j++)
         rows.forEach((b, i) => {
-          if (done[b]) return;
-          const t = r.tokens[j * n + i];
-          out[b].push(t);
-          if (t === EOS && !opts.ignoreEos) done[b] = true;
+          if (!done[b]) take(b, r.tokens[j * n + i]);
         });
       s += k;
     }

@@ -14,7 +14,15 @@ import {
   linear,
   oneHotF,
 } from './layers.js';
-import { stepOutput, type Batch, type DecodeState, type ModelConfig, type Policy } from './policy.js';
+import {
+  chunkSteps,
+  runChunk,
+  stepOutput,
+  type Batch,
+  type DecodeState,
+  type ModelConfig,
+  type Policy,
+} from './policy.js';
 import { chunkGraph, decodeGraph, lastGraph, prefillGraph, roomFor } from './decode-graph.js';
 import { trainGraphs, trainWeights } from './train-graph.js';
 
@@ -331,26 +339,21 @@ export function createTransformer(config: ModelConfig): Policy {
       return kernelVersion() >= 4 && chunkGraph({ layers: L, heads: H, dModel: d, alibi, eps: LN_EPS }) !== null;
     },
     decodeChunk(s, c) {
-      const st = s as KV,
-        B = c.tokens.length,
-        k = c.uniforms.length / B;
+      const st = s as KV;
       const graph = chunkGraph({ layers: L, heads: H, dModel: d, alibi, eps: LN_EPS });
       if (!graph) throw new Error("decodeChunk needs the native backend's graphs (see chunked)");
-      st.reserve((st.keyMask.shape[3] as number) + k);
-      const inputs = [
-        tf.tensor1d(c.tokens, 'int32'),
-        alibi ? slopes : tf.tensor1d(c.positions, 'int32'),
-        tf.scalar(c.temperature),
-        tf.tensor2d(c.uniforms, [k, B]),
-        tf.tensor1d(c.done),
-        tf.scalar(c.eosOn ? 1 : 0),
-      ];
-      const [tokT, doneT, km] = graph.run([...decodeGraphInputs(st, inputs[0], inputs[1]), ...inputs.slice(2)]);
-      tf.dispose(inputs.filter((t) => t !== slopes));
-      st.keyMask.dispose();
-      st.keyMask = km;
-      const out = { tokens: tokT.dataSync() as Float32Array, done: doneT.dataSync() as Float32Array };
-      tf.dispose([tokT, doneT]);
+      st.reserve((st.keyMask.shape[3] as number) + chunkSteps(c));
+      const tokens = tf.tensor1d(c.tokens, 'int32'),
+        positions = alibi ? slopes : tf.tensor1d(c.positions, 'int32');
+      const out = runChunk(
+        c,
+        (draw) => graph.run([...decodeGraphInputs(st, tokens, positions), ...draw]),
+        ([km]) => {
+          st.keyMask.dispose();
+          st.keyMask = km;
+        },
+      );
+      tf.dispose(positions === slopes ? [tokens] : [tokens, positions]);
       return out;
     },
     step(s, tokens, positions, temperature) {
