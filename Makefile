@@ -20,7 +20,7 @@ EXECUTOR_FLAGS = --executor $(EXECUTOR) $(if $(SBATCH_ARGS),--sbatch-args "$(SBA
 .PHONY: verify-results reproduce-long corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon rubicon-preregister table2-report
 
 .PHONY: coldstart-q coldstart-q-report
-.PHONY: reproduce-table2 scalar-rm help setup test typecheck format lint theory figures notebooks lab docs clean-runs data coldstart bench-steps rate-calibration quick-reference verify-quick mutation coldstart-save-partial coldstart-report rlvr world-criteria bench verifier serve-rewards serve-llm bench-rewards test-slurm regime-map
+.PHONY: reproduce-table2 scalar-rm help setup test typecheck format lint theory figures notebooks lab docs clean-runs data coldstart bench-steps bench-quick rate-calibration quick-reference verify-quick mutation coldstart-save-partial coldstart-report rlvr world-criteria bench verifier serve-rewards serve-llm bench-rewards test-slurm regime-map
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
 RLVR_SEEDS ?= 0 1
 
@@ -52,6 +52,7 @@ help:
 	@echo "make bench      every tfjs backend vs the PyTorch reference (update step, sampling, ratios), then the reward service's load test"
 	@echo "make rate-calibration  the pre-registered rubricator and EvoLM generator rates (30 steps each) -> rate_calibration.csv, generator_rate_calibration.csv"
 	@echo "make bench-steps  one step of every campaign method (SFT, RLVR, RLCER, fixed teacher, EvoLM, positive controls, CO-RL) and its ratio to RLVR -> results/bench/steps.csv"
+	@echo "make bench-quick  the quick profile afresh, timed: its wall and CPU seconds split into step parts, the rest of each run, start-up and the report -> results/bench/quick.csv"
 	@echo "make serve-rewards  the reward service for OpenRLHF/verl/TRL on 127.0.0.1:5057 (SERVE_ARGS='--reward rlcer'; docs/reward-service.md)"
 	@echo "make serve-llm  an OpenAI-compatible chat endpoint on 127.0.0.1:8089 over local llama.cpp (LLM_ARGS='--model f.gguf'; default: a random-weight tiny model)"
 	@echo "make bench-rewards  bounded loopback load test of the reward service: throughput, latency percentiles"
@@ -316,6 +317,9 @@ rate-calibration:
 # the real steps (SFT, RLVR, RLCER) on every backend present, one process at a time
 bench-steps:
 	$(TSX) src/cli/bench-steps.ts
+
+bench-quick:
+	$(TSX) src/cli/bench-quick.ts
 
 bench:
 	python=$$(bash bin/setup-torch | tail -1); TORCH_PYTHON=$$python $(TSX) src/cli/bench.ts $(BENCH_ARGS)
