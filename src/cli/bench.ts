@@ -92,8 +92,11 @@ async function worker(size: Size, B: number, reps: number): Promise<void> {
 }
 
 /** Run one worker process; its last stdout line is its JSON. A failure ends the bench with a one-line error. */
-function spawnWorker(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv): Figures {
-  const r = spawnSync(cmd, args, { env, encoding: 'utf8', maxBuffer: 64 << 20 });
+function spawnWorker(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv, fixed = false): Figures {
+  // --layout fixed: the worker without address-space randomization (setarch -R), the same layout in every run
+  const r = fixed
+    ? spawnSync('setarch', ['-R', cmd, ...args], { env, encoding: 'utf8', maxBuffer: 64 << 20 })
+    : spawnSync(cmd, args, { env, encoding: 'utf8', maxBuffer: 64 << 20 });
   const err = (r.stderr ?? '').trim().split('\n');
   const errLine = err.find((l) => /^(config )?error: /.test(l)) ?? err.at(-1);
   let why = r.error?.message ?? (r.status !== 0 ? `exit ${r.status ?? r.signal}: ${errLine}` : '');
@@ -116,7 +119,14 @@ runMain(async () => {
     runs: { help: 'runs per contender, alternating', default: '5' },
     reps: { help: 'timed repetitions inside each run, after a warm-up; each figure is their median', default: '3' },
     worker: { help: 'internal: one run of the backend TFJS_BACKEND names, one JSON line', boolean: true },
+    layout: {
+      help: 'random (every worker as the system starts it) or fixed (every worker, PyTorch too, under setarch -R)',
+      default: 'random',
+    },
   });
+  if (a.layout !== 'random' && a.layout !== 'fixed')
+    throw new ConfigError(`--layout must be random or fixed (got "${a.layout}")`);
+  const fixed = a.layout === 'fixed';
   const size = a.size as Size,
     B = Number(a.batch);
   const runs = Number(a.runs),
@@ -160,12 +170,18 @@ runMain(async () => {
     for (const c of contenders) {
       const f =
         c === 'torch'
-          ? spawnWorker(c, python, ['bench/torch_ref.py', JSON.stringify(torchCfg)], { ...env0, ...torchEnv })
-          : spawnWorker(c, process.execPath, [...process.execArgv, process.argv[1], '--worker', ...common], {
-              ...env0,
-              ...tfEnv,
-              TFJS_BACKEND: c,
-            });
+          ? spawnWorker(c, python, ['bench/torch_ref.py', JSON.stringify(torchCfg)], { ...env0, ...torchEnv }, fixed)
+          : spawnWorker(
+              c,
+              process.execPath,
+              [...process.execArgv, process.argv[1], '--worker', ...common],
+              {
+                ...env0,
+                ...tfEnv,
+                TFJS_BACKEND: c,
+              },
+              fixed,
+            );
       res[c].push(f);
       const rlvr = f.rlvr_step_ms ? `, rlvr step ${f.rlvr_step_ms.toFixed(0)} ms` : '';
       console.error(
@@ -198,7 +214,8 @@ runMain(async () => {
     ['batch', `${B} sequences x (${Tp} prompt + ${Tc} completion) tokens`],
     [
       'runs',
-      `${runs} per contender, alternating ${contenders.join(', ')}, each a fresh process with one thread, ` +
+      `${runs} per contender, alternating ${contenders.join(', ')}, each a fresh process with one thread` +
+        `${fixed ? ' and a fixed address layout (setarch -R)' : ''}, ` +
         `${reps} timed repetition(s) after a warm-up; figures are medians over runs (min-max), ratios of medians`,
     ],
     ['update_ms_tfjs', stat(pick(p, 'update_ms'))],
