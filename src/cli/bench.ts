@@ -2,8 +2,9 @@
 // reference (bench/torch_ref.py; TORCH_PYTHON, which `make bench` takes from bin/setup-torch), at the same model
 // size and batch: PPO update step time, cached sampling throughput, their ratios, one full RLVR step, peak memory.
 // Each run of each contender is a fresh child process with one thread (a backend is chosen once per process):
-// this file again with `--worker` and TFJS_BACKEND set, or python. Runs alternate between the contenders (round
-// robin, --runs rounds), so slow phases of a shared machine hit all of them; figures are medians, with min-max.
+// this file again with `--worker` and TFJS_BACKEND set, or python. The primary backend's runs alternate with
+// PyTorch's (round robin, --runs rounds), so slow phases of a shared machine hit both; the other backends' runs follow
+// in their own rounds. Figures are medians, with min-max.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -165,31 +166,35 @@ runMain(async () => {
   const res: Record<string, Figures[]> = Object.fromEntries(contenders.map((c) => [c, []]));
   const load0 = os.loadavg(),
     t0 = performance.now();
-  console.error(`bench: ${runs} runs of ${contenders.join(', ')}, alternating, each a fresh process with one thread`);
-  for (let r = 1; r <= runs; r++) {
-    for (const c of contenders) {
-      const f =
-        c === 'torch'
-          ? spawnWorker(c, python, ['bench/torch_ref.py', JSON.stringify(torchCfg)], { ...env0, ...torchEnv }, fixed)
-          : spawnWorker(
-              c,
-              process.execPath,
-              [...process.execArgv, process.argv[1], '--worker', ...common],
-              {
-                ...env0,
-                ...tfEnv,
-                TFJS_BACKEND: c,
-              },
-              fixed,
-            );
-      res[c].push(f);
-      const rlvr = f.rlvr_step_ms ? `, rlvr step ${f.rlvr_step_ms.toFixed(0)} ms` : '';
-      console.error(
-        `bench: run ${r}/${runs} ${c.padEnd(10)} update ${f.update_ms.toFixed(0)} ms, ` +
-          `sampling ${f.sampling_tokens_per_s.toFixed(0)} tok/s${rlvr}`,
-      );
-    }
-  }
+  // the primary backend and PyTorch alternate (round robin, so a slow phase of the machine hits both); the other
+  // backends (wasm) run after them in their own rounds: with wasm workers in the rounds, 7 of 30 native runs
+  // sampled 20-30% slower through all their repetitions, none of 30 without (docs/engine.md)
+  const passes = [[backends[0], 'torch'], ...(backends.length > 1 ? [backends.slice(1)] : [])];
+  const run1 = (c: string) =>
+    c === 'torch'
+      ? spawnWorker(c, python, ['bench/torch_ref.py', JSON.stringify(torchCfg)], { ...env0, ...torchEnv }, fixed)
+      : spawnWorker(
+          c,
+          process.execPath,
+          [...process.execArgv, process.argv[1], '--worker', ...common],
+          { ...env0, ...tfEnv, TFJS_BACKEND: c },
+          fixed,
+        );
+  console.error(
+    `bench: ${runs} runs of ${passes.map((p) => p.join(', ')).join(', then ')}, alternating, ` +
+      'each a fresh process with one thread',
+  );
+  for (const pass of passes)
+    for (let r = 1; r <= runs; r++)
+      for (const c of pass) {
+        const f = run1(c);
+        res[c].push(f);
+        const rlvr = f.rlvr_step_ms ? `, rlvr step ${f.rlvr_step_ms.toFixed(0)} ms` : '';
+        console.error(
+          `bench: run ${r}/${runs} ${c.padEnd(10)} update ${f.update_ms.toFixed(0)} ms, ` +
+            `sampling ${f.sampling_tokens_per_s.toFixed(0)} tok/s${rlvr}`,
+        );
+      }
 
   const pick = (c: string, k: 'update_ms' | 'sampling_tokens_per_s' | 'rlvr_step_ms' | 'peak_rss_mb') =>
     res[c].map((f) => f[k] ?? NaN);
@@ -214,7 +219,8 @@ runMain(async () => {
     ['batch', `${B} sequences x (${Tp} prompt + ${Tc} completion) tokens`],
     [
       'runs',
-      `${runs} per contender, alternating ${contenders.join(', ')}, each a fresh process with one thread` +
+      `${runs} per contender, alternating ${passes.map((p) => p.join(', ')).join(', then ')}, ` +
+        'each a fresh process with one thread' +
         `${fixed ? ' and a fixed address layout (setarch -R)' : ''}, ` +
         `${reps} timed repetition(s) after a warm-up; figures are medians over runs (min-max), ratios of medians`,
     ],
