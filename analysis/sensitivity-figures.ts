@@ -163,7 +163,7 @@ export function pilotDifferenceFigure(file = 'results/sensitivity/pilot.csv'): F
     },
     caption:
       "The pilot's paired differences of the positive control against RLVR on each endpoint (accuracy in " +
-      'distribution and on held-out chain lengths, the trace error, the average and the process score), at 60 and ' +
+      'distribution and on the held-out composition, the trace error, the average and the process score), at 60 and ' +
       '300 steps, in both regimes; markers: means of the per-seed differences, bars: 95% t-intervals (3 seeds).',
   };
 }
@@ -198,7 +198,7 @@ export function confirmClaimsFigure(file = 'results/sensitivity/confirm/claims.c
 /** The campaign's primary endpoints, in the pre-registration's order, with how each reads. */
 export const CONFIRM_ENDPOINTS: [string, string][] = [
   ['in_distribution', 'accuracy in distribution'],
-  ['chain_ood', 'accuracy on held-out chain lengths'],
+  ['chain_ood', 'accuracy on the held-out composition'],
   ['trace_error', 'trace error (lower is better)'],
 ];
 
