@@ -25,7 +25,7 @@ import {
   seedsFor,
   tTestP,
 } from '../src/util/power.js';
-import { CAMPAIGN_ARMS, CAMPAIGN_ARMS_M } from '../src/methods/tables/table2.js';
+import { CAMPAIGN_ARMS, CAMPAIGN_ARMS_60, CAMPAIGN_ARMS_M } from '../src/methods/tables/table2.js';
 import { PARITY_COLUMNS, updateParity } from './parity.js';
 import { readMetrics } from '../src/io/run.js';
 
@@ -686,9 +686,14 @@ export function confirmTable(records: Row[]): Row[] {
  * every arm's comparison with RLVR there, and RLCER - RLCER w/o evolving where both ran; paired t-tests, Holm's
  * adjustment within the family, the verdicts, and `uninformative` for a rubric arm's null where the positive control
  * does not beat RLVR by at least its MDE. A comparison short of `seeds` paired seeds is `pending` (not tested, not
- * counted in its family's adjustment).
+ * counted in its family's adjustment); so is every comparison of a family while an arm `arms` names for it (the
+ * pre-registered arms) is short of its seeds.
  */
-export function confirmClaims(records: Row[], seeds: (size: string, regime: string) => number): Row[] {
+export function confirmClaims(
+  records: Row[],
+  seeds: (size: string, regime: string) => number,
+  arms?: (size: string, regime: string, horizon: number) => string[],
+): Row[] {
   const out: Row[] = [];
   const families = [...new Set(records.map((r) => `${r.size}|${r.cell}|${r.horizon}|${r.endpoint}`))].filter((k) =>
     PRIMARY_ENDPOINTS.includes(k.split('|')[3]),
@@ -718,7 +723,11 @@ export function confirmClaims(records: Row[], seeds: (size: string, regime: stri
           )
           .map((r) => Number(r.seed)),
       ).size;
-    const familyComplete = pairs.every(([a, b]) => Math.min(finished(a), finished(b)) >= need);
+    // and every arm pre-registered for the family (`arms`) is among them: an arm with no finished run yet is absent
+    // from the records, and the family would otherwise be read, and adjusted, without it
+    const familyComplete =
+      pairs.every(([a, b]) => Math.min(finished(a), finished(b)) >= need) &&
+      (arms?.(size, regimeOf(cell), Number(horizon)) ?? []).every((m) => finished(m) >= need);
     const rows = pairs.map(([a, b]) => {
       const val = (m: string) =>
         new Map(at.filter((r) => r.method === m && r.value !== '').map((r) => [Number(r.seed), Number(r.value)]));
@@ -909,7 +918,12 @@ runMain(async () => {
     const need = (size: string, regime: string) =>
       sweeps.find((c) => c.sizes.includes(size) && c.regime === regime)?.seeds.length ?? MAX_SEEDS;
     const dir = a.out ?? path.join('results/sensitivity', 'confirm');
-    const claims = confirmClaims(records, need);
+    // the arms each family was pre-registered with: every arm of the sweep at 60 steps, those that run 300 at 300
+    const arms = (size: string, regime: string, horizon: number) =>
+      (sweeps.find((c) => c.sizes.includes(size) && c.regime === regime)?.methods ?? [])
+        .filter((m) => !REFERENCE_ARMS.includes(m))
+        .filter((m) => horizon === 60 || !CAMPAIGN_ARMS_60.includes(m));
+    const claims = confirmClaims(records, need, arms);
     writeCsv(path.join(dir, 'records.csv'), records, RECORD_COLUMNS);
     writeCsv(path.join(dir, 'table.csv'), confirmTable(records), CONFIRM_TABLE_COLUMNS);
     writeCsv(path.join(dir, 'claims.csv'), claims, CONFIRM_CLAIM_COLUMNS);

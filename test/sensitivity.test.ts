@@ -162,6 +162,19 @@ describe('sensitivity campaign verdicts', () => {
     assert.equal(claims[0].verdict, 'not testable');
     assert.equal(claims[0].seeds, 1);
   });
+  it('waits for a pre-registered arm that has no finished run yet (its family would otherwise be read without it)', () => {
+    const done = [...arm('rlvr', 0), ...arm('process_oracle', 0.1), ...arm('rlcer', 0.001)];
+    const preregistered = () => ['process_oracle', 'rlcer', 'fixed_teacher'];
+    const waiting = confirmClaims(done, () => 8, preregistered);
+    assert.deepEqual(
+      waiting.map((c) => c.verdict),
+      ['pending', 'pending'],
+    );
+    // with the arm's runs in, the family is read, and adjusted over all three comparisons
+    const read = confirmClaims([...done, ...arm('fixed_teacher', -0.1)], () => 8, preregistered);
+    assert.equal(read.find((c) => c.a === 'process_oracle')!.verdict, 'helps');
+    assert.equal(read.length, 3);
+  });
   it("leaves the sparse regime's trace error untested by construction (amendment 1), never uninformative", () => {
     const sp = { cell: 'regime=sparse' },
       te = { cell: 'regime=sparse', endpoint: 'trace_error' };
