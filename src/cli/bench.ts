@@ -168,7 +168,7 @@ runMain(async () => {
     t0 = performance.now();
   // the primary backend and PyTorch alternate (round robin, so a slow phase of the machine hits both); the other
   // backends (wasm) run after them in their own rounds: with wasm workers in the rounds, 7 of 30 native runs
-  // sampled 20-30% slower through all their repetitions, none of 30 without (docs/engine.md)
+  // sampled 20-30% slower, none of 40 without (docs/engine.md)
   const passes = [[backends[0], 'torch'], ...(backends.length > 1 ? [backends.slice(1)] : [])];
   const run1 = (c: string) =>
     c === 'torch'
