@@ -236,7 +236,7 @@ verify-quick:
 # is checked with it. CI runs it.
 T2_TABLES := table2.csv,ablations.csv,table2_claims.csv,table2_power.csv,table2_reported.csv,rlcer/curves.csv,rlcer/eval_curves.csv,rlcer/hints.csv,rlcer/update_parity.csv,rlcer/claim_parity.csv,evolm/rubric_evolution.csv
 LONG_TABLES = long.csv,long_final.csv,long_claims.csv,long_power.csv,long_parity.csv
-CONFIRM_TABLES = records.csv,table.csv,claims.csv,power.csv,pooled.csv,parity.csv
+CONFIRM_TABLES = records.csv,table.csv,claims.csv,power.csv,pooled.csv,parity.csv,parity_by_arm.csv
 CORL_T8_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,claims.csv,power.csv,curves.csv,table8_reported.csv
 CORL_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,theory_rules.csv,phase.csv,matched_budget.csv,claims.csv,power.csv,curves.csv,table1_reported.csv
 verify-results: verify-quick

@@ -52,7 +52,7 @@ function series(metrics: Record<string, unknown>[], key: string): number[] {
 
 /**
  * One row per (run, role that logged an update): the mean approx. KL per update over the run and over its first
- * PARITY_EARLY updates, their ratios to RLVR's at the same size and seed, whether the reasoner's whole-run ratio lies
+ * PARITY_EARLY updates, their ratios to RLVR's at the same size and seed over as many of RLVR's first updates, whether the reasoner's whole-run ratio lies
  * in PARITY_BAND (yes/no; empty for other roles or without an RLVR run), and the run's mean share of mixed-outcome
  * groups (a uniform group gives RLVR zero advantages, so fewer mixed groups mean smaller RLVR updates). Where the
  * role's rate was adapted (the KL-matched rows log `<role>/lr`, the rate each update used): its mean and smallest.
@@ -68,7 +68,9 @@ export function updateParity(runs: RunMetrics[]): Row[] {
     for (const [key, role] of Object.entries(ROLE_METRICS)) {
       const kl = series(r.metrics, key);
       if (kl.length === 0) continue;
-      const ref = rlvr.get(`${r.size}|${r.seed}`);
+      // RLVR's updates matched to this run's: as many as it made, from the first (a 60-step arm against a 300-step
+      // RLVR run reads RLVR's first 60, not its mean over 300, which falls as RLVR's groups stop being mixed)
+      const ref = rlvr.get(`${r.size}|${r.seed}`)?.slice(0, kl.length);
       const all = mean(kl),
         refAll = ref?.length ? mean(ref) : NaN;
       const early = mean(kl.slice(0, PARITY_EARLY)),

@@ -12,7 +12,7 @@ import { readCsv, writeCsv, writeFileAtomic, type Row } from '../src/io/table.js
 import { PROCESS_WEIGHT } from '../src/methods/trainers/process-oracle.js';
 import { verifySums } from '../src/io/checksums.js';
 import { ConfigError } from '../src/io/validate.js';
-import { mean, meanInterval } from '../src/util/stats.js';
+import { mean, meanInterval, median } from '../src/util/stats.js';
 import {
   halfWidth,
   holm,
@@ -877,6 +877,47 @@ export function sensitivityParity(sweeps: CampaignSweep[]): Row[] {
     .flatMap((regime) => updateParity(runs.filter((r) => r.regime === regime)).map((r) => ({ regime, ...r })));
 }
 
+export const PARITY_BY_ARM_COLUMNS = [
+  'regime',
+  'size',
+  'method',
+  'runs',
+  'updates',
+  'ratio_median',
+  'ratio_min',
+  'ratio_max',
+  'runs_within_band',
+];
+
+/**
+ * The budget check per arm, the confound stated beside its claims: the reasoner's approx. KL per update against
+ * RLVR's (same regime, size and seed, over as many updates) over an arm's finished runs, its median, range and how
+ * many runs lie in PARITY_BAND ("14/20"). `updates`: the updates each run made (the range where they differ).
+ */
+export function parityByArm(parity: Row[]): Row[] {
+  const rows = parity.filter((r) => r.role === 'reasoner' && r.ratio_to_rlvr !== '' && r.method !== 'rlvr');
+  const keys = [...new Set(rows.map((r) => `${r.regime}|${r.size}|${r.method}`))];
+  return keys.map((k) => {
+    const [regime, size, method] = k.split('|');
+    const at = rows.filter((r) => `${r.regime}|${r.size}|${r.method}` === k),
+      ratios = at.map((r) => Number(r.ratio_to_rlvr)),
+      updates = at.map((r) => Number(r.updates));
+    const lo = Math.min(...updates),
+      hi = Math.max(...updates);
+    return {
+      regime,
+      size,
+      method,
+      runs: at.length,
+      updates: lo === hi ? lo : `${lo}-${hi}`,
+      ratio_median: median(ratios),
+      ratio_min: Math.min(...ratios),
+      ratio_max: Math.max(...ratios),
+      runs_within_band: `${at.filter((r) => r.within_band === 'yes').length}/${at.length}`,
+    };
+  });
+}
+
 let rootOverride: string | undefined;
 function loadSweep(file: string): CampaignSweep {
   const c = loadJsonConfig(file) as unknown as CampaignSweep;
@@ -929,7 +970,9 @@ runMain(async () => {
     writeCsv(path.join(dir, 'claims.csv'), claims, CONFIRM_CLAIM_COLUMNS);
     writeCsv(path.join(dir, 'power.csv'), confirmPower(records, claims), CONFIRM_POWER_COLUMNS);
     writeCsv(path.join(dir, 'pooled.csv'), confirmPooled(records, claims), CONFIRM_POOLED_COLUMNS);
-    writeCsv(path.join(dir, 'parity.csv'), sensitivityParity(sweeps), ['regime', ...PARITY_COLUMNS]);
+    const parity = sensitivityParity(sweeps);
+    writeCsv(path.join(dir, 'parity.csv'), parity, ['regime', ...PARITY_COLUMNS]);
+    writeCsv(path.join(dir, 'parity_by_arm.csv'), parityByArm(parity), PARITY_BY_ARM_COLUMNS);
     console.log(
       `sensitivity campaign: ${records.length} endpoint values, ${claims.filter((c) => c.verdict !== 'pending').length}/${claims.length} claims complete -> ${dir}`,
     );

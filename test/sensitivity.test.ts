@@ -2,7 +2,14 @@
 // seeds rule, the campaign's verdicts (Holm within a family, `no effect larger than MDE`, `uninformative` where the
 // positive control does not beat RLVR, `pending` short of the pre-registered seeds), the pooled reading.
 import { strict as assert } from 'node:assert';
-import { campaignSeeds, confirmClaims, confirmPooled, pairedDifferences, seedRule } from '../analysis/sensitivity.js';
+import {
+  campaignSeeds,
+  confirmClaims,
+  confirmPooled,
+  pairedDifferences,
+  parityByArm,
+  seedRule,
+} from '../analysis/sensitivity.js';
 import { mde, seedsFor, tTestP } from '../src/util/power.js';
 import type { Row } from '../src/io/table.js';
 
@@ -60,6 +67,42 @@ describe('sensitivity pilot', () => {
     assert.deepEqual(campaignSeeds([base, sparse], [{ size: 'M', seeds_rule: 3 }]), {
       S: { baseline: Math.max(8, Number(base.seeds)), sparse: 20 },
       M: 8,
+    });
+  });
+});
+
+describe('sensitivity campaign update parity per arm', () => {
+  it("summarises the reasoner's KL ratio per arm: median, range, runs in the band; RLVR and other roles left out", () => {
+    const row = (method: string, seed: number, ratio: number | '', role = 'reasoner', updates = 60) => ({
+      regime: 'baseline',
+      size: 'S',
+      method,
+      seed,
+      role,
+      updates,
+      ratio_to_rlvr: ratio,
+      within_band: ratio === '' || role !== 'reasoner' ? '' : ratio >= 0.5 && ratio <= 2 ? 'yes' : 'no',
+    });
+    const out = parityByArm([
+      row('rlvr', 0, 1),
+      row('rlcer', 0, 1.5, 'reasoner', 300),
+      row('rlcer', 1, 2.5, 'reasoner', 300),
+      row('rlcer', 2, 1.1, 'reasoner', 60),
+      row('rlcer', 3, 0.9),
+      row('rlcer', 0, 8, 'rubricator'),
+      row('fixed_teacher', 0, ''),
+    ]);
+    assert.equal(out.length, 1);
+    assert.deepEqual(out[0], {
+      regime: 'baseline',
+      size: 'S',
+      method: 'rlcer',
+      runs: 4,
+      updates: '60-300',
+      ratio_median: 1.3,
+      ratio_min: 0.9,
+      ratio_max: 2.5,
+      runs_within_band: '3/4',
     });
   });
 });
