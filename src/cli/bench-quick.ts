@@ -58,6 +58,7 @@ export function runSeconds(root: string): { runs: number; inProcess: number; par
 }
 
 runMain(async () => {
+  if (!/bench-quick\.ts$/.test(process.argv[1] ?? '')) return; // imported (the tests), not run
   const a = parseArgs(process.argv.slice(2), {
     out: { help: 'the CSV written', default: 'results/bench/quick.csv' },
     logs: { help: 'where the two logs go', default: 'runs/bench-quick' },
