@@ -769,7 +769,11 @@ export function confirmClaims(
       if (!r.testable) return 'not testable'; // fewer than two seeds where both sides have a value (trace error)
       const ph = pHolm.get(r.claim)!;
       if (ph < 0.05) return Number(r.delta) * r.expected_sign > 0 ? 'helps' : 'hurts';
-      if (Number(r.ci_low) > -Number(r.mde) && Number(r.ci_high) < Number(r.mde)) return 'no effect larger than MDE';
+      // amendment 2: with no spread the MDE is 0 and an exact zero on every seed (interval [0, 0]) is a null
+      const m = Number(r.mde),
+        lo = Number(r.ci_low),
+        hi = Number(r.ci_high);
+      if (m > 0 ? lo > -m && hi < m : lo === 0 && hi === 0) return 'no effect larger than MDE';
       return 'inconclusive';
     };
     const pc = rows.find((r) => r.a === POSITIVE_CONTROL && r.b === 'rlvr');

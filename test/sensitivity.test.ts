@@ -167,6 +167,20 @@ describe('sensitivity campaign verdicts', () => {
     );
     assert.equal(low.verdict, 'inconclusive');
   });
+  it('reads an exact zero on every seed (no spread, MDE 0) as a null, not as inconclusive (amendment 2)', () => {
+    const floor = (m: string) => noise.map((_, s) => rec(m, s, 0));
+    const claims = confirmClaims([...floor('rlvr'), ...arm('process_oracle', 0.1), ...floor('rlcer')], () => 8);
+    const r = claims.find((c) => c.claim === 'rlcer_minus_rlvr')!;
+    assert.deepEqual([r.delta, r.ci_low, r.ci_high, r.mde, r.p], [0, 0, 0, 0, 1]);
+    assert.equal(r.verdict, 'no effect larger than MDE');
+    // the same floor where the positive control does not lift: uninformative, as any null there
+    const flat = confirmClaims([...floor('rlvr'), ...floor('process_oracle'), ...floor('rlcer')], () => 8);
+    assert.equal(flat.find((c) => c.claim === 'rlcer_minus_rlvr')!.verdict, 'uninformative');
+    // a constant non-zero difference is exact too: detected (p 0)
+    const shifted = noise.map((_, s) => rec('rlcer', s, 0.01));
+    const up = confirmClaims([...floor('rlvr'), ...arm('process_oracle', 0.1), ...shifted], () => 8);
+    assert.equal(up.find((c) => c.claim === 'rlcer_minus_rlvr')!.verdict, 'helps');
+  });
   it('reads trace error with the sign flipped, and leaves comparisons short of their seeds pending', () => {
     const te = { endpoint: 'trace_error' };
     const runs = [...arm('rlvr', 0), ...arm('process_oracle', 0.1)]; // the runs' in-distribution records: all finished
