@@ -18,6 +18,19 @@ describe('Table 2 kinds registry', () => {
     assert.equal((row('sft', { temperature: 0.5 }).record.rlvr as Record<string, unknown>).temperature, 1);
   });
 
+  it("measures the cold start in the user's world (a sweep's regime), and takes nothing else of theirs", () => {
+    const cells = [
+      { family: 'add', digits: 6 },
+      { family: 'chain', digits: 5 },
+    ];
+    const sft = row('sft', { world: { trainCells: cells }, temperature: 0.5 });
+    assert.deepEqual(sft.world.trainCells, cells);
+    assert.deepEqual((sft.record.rlvr as { world: { trainCells: unknown } }).world.trainCells, cells);
+    assert.equal((sft.record.rlvr as Record<string, unknown>).temperature, 1);
+    assert.deepEqual(row('sft').world, row('rlvr').world);
+    assert.deepEqual(row('rlvr', { world: { trainCells: cells } }).world.trainCells, cells);
+  });
+
   it("puts a KL-matched row's target under its kind's key; only the cold start takes no steps", () => {
     assert.equal((row('rlcer_kl_matched', {}, 0.02).record.rlcer as Record<string, unknown>).reasonKlTarget, 0.02);
     assert.equal((row('evolm_kl_matched', {}, 0.03).record.evolm as Record<string, unknown>).policyKlTarget, 0.03);

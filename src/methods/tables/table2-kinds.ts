@@ -142,11 +142,12 @@ export interface Kind {
 
 /** Every kind of Table 2 row. */
 export const KINDS: Record<MethodSpec['kind'], Kind> = {
-  // the cold start itself: no steps; recorded with RLVR's config as every row without a config of its own
+  // the cold start itself: no steps; recorded with RLVR's config as every row without a config of its own, in the
+  // user's world where one is given (a sweep's regime: where its in-distribution endpoint is measured)
   sft: {
     trains: false,
     row: (x) => {
-      const c = rlvrConfig(x, false);
+      const c = mergeConfig(rlvrConfig(x, false), x.user.world ? { world: x.user.world } : {});
       return {
         ...common,
         check: () => {},
