@@ -203,13 +203,15 @@ reproduce-table2:
 
 # the tables and figures of a Table 2 profile from its finished runs. The full profile writes the committed results/;
 # the others write under runs/results/<profile> (untracked) and are compared with the committed results/<profile>
-# (tables byte for byte; `make quick-reference` adopts a new reference after an intended change)
+# (tables byte for byte; `make quick-reference` adopts a new reference after an intended change, and records its
+# processor in results/<profile>-processor.txt: on another processor TensorFlow rounds differently, and a mismatch
+# there is reported, not failed)
 T2_OUT = $(if $(filter full,$(PROFILE)),results,runs/results/$(PROFILE))
 T2_OTHERS := corl/,rubicon/,figures/corl_,figures/rubicon_
 table2-report:
 	$(TSX) analysis/table2.ts $(PROFILE) runs/table2 $(T2_OUT)
 	RESULTS=$(T2_OUT) FIGURES=$(T2_OUT)/figures $(TSX) analysis/make-figures.ts rlcer
-	$(if $(filter full,$(PROFILE)),,$(if $(wildcard results/$(PROFILE)),$(TSX) analysis/compare-results.ts $(T2_OUT) results/$(PROFILE) --ignore $(T2_OTHERS)))
+	$(if $(filter full,$(PROFILE)),,$(if $(wildcard results/$(PROFILE)),REFERENCE_PROCESSOR="$$(cat results/$(PROFILE)-processor.txt 2>/dev/null)" $(TSX) analysis/compare-results.ts $(T2_OUT) results/$(PROFILE) --ignore $(T2_OTHERS)))
 
 # the long horizon: RLVR, RLCER, RLCER w/o evolving, fixed teacher rubrics, 300 steps x 3 seeds at S (one run per core;
 # finished runs are kept and archived) -> results/rlcer/long.csv and the rlcer_long figure
@@ -222,6 +224,7 @@ reproduce-long:
 # records of the runs they come from (results/runs/table2/quick: `make verify-quick` recomputes the tables from them)
 quick-reference:
 	cp -r runs/results/quick/. results/quick/
+	node -p "require('os').cpus()[0].model.trim()" > results/quick-processor.txt
 	$(TSX) src/cli/archive-runs.ts runs/table2/quick results/runs/table2/quick
 
 # recompute the committed quick tables from the committed run records and compare them byte for byte

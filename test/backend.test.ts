@@ -1,5 +1,6 @@
 // Backend choice and the startup self-test of the gradient kernels the models need.
 import { strict as assert } from 'node:assert';
+import * as os from 'node:os';
 import {
   engineInfo,
   engineSettings,
@@ -217,5 +218,7 @@ describe('engine settings', () => {
     const record = await startEngine(engineSettings());
     assert.deepEqual(record, { backend: await initBackend(), engine: engineInfo() });
     assert.equal(record.engine.backend, record.backend);
+    // the processor it ran on (TensorFlow's CPU kernels round differently across processors)
+    assert.equal(record.engine.cpu, os.cpus()[0].model.trim());
   });
 });

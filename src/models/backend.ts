@@ -9,6 +9,7 @@
 // (`engineInfo()`; src/io/run.ts, openRun).
 import * as tf from '@tensorflow/tfjs';
 import type { EngineRecord } from '../io/run.js';
+import { processorName } from '../util/machine.js';
 import { registerWasmKernels } from './wasm-kernels.js';
 import { BACKENDS, engineSettings, type EngineSettings } from './engine-settings.js';
 
@@ -161,10 +162,16 @@ export function initBackend(settings: Pick<EngineSettings, 'backend' | 'native'>
 
 export { tf };
 
-/** What a run records about its engine: backend, library versions and the native backend's thread settings. */
+/** What a run records about its engine: backend, library versions, the processor, the native thread settings. */
 export function engineInfo(settings: EngineSettings = engineSettings()): Record<string, string | number> {
   const backend = tf.getBackend();
-  const info: Record<string, string | number> = { backend, tfjs: tf.version_core, kernels: settings.kernels };
+  const info: Record<string, string | number> = {
+    backend,
+    tfjs: tf.version_core,
+    kernels: settings.kernels,
+    // the processor: TensorFlow's CPU kernels round differently across processors (a run is bit for bit on its own)
+    cpu: processorName(),
+  };
   if (backend === 'tensorflow') {
     const native = settings.native;
     Object.assign(info, {
