@@ -230,7 +230,7 @@ export const SETTINGS: SettingGroup[] = [
         name: 'REFERENCE_PROCESSOR',
         default: 'unset: a table that differs fails the comparison',
         does:
-          "the processor a reference was made on (`make table2-report` reads `results/<profile>-processor.txt`): on " +
+          'the processor a reference was made on (`make table2-report` reads `results/<profile>-processor.txt`): on ' +
           'another one a table that differs is reported, not failed (TensorFlow rounds differently across processors)',
         readers: ['analysis/compare-results.ts'],
       },
