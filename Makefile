@@ -224,7 +224,7 @@ reproduce-long:
 # records of the runs they come from (results/runs/table2/quick: `make verify-quick` recomputes the tables from them)
 quick-reference:
 	cp -r runs/results/quick/. results/quick/
-	node -p "require('os').cpus()[0].model.trim()" > results/quick-processor.txt
+	$(TSX) src/util/machine.ts > results/quick-processor.txt
 	$(TSX) src/cli/archive-runs.ts runs/table2/quick results/runs/table2/quick
 
 # recompute the committed quick tables from the committed run records and compare them byte for byte

@@ -20,6 +20,7 @@ import { readCsv, writeCsv } from '../src/io/table.js';
 import {
   LONG_ROWS,
   methodSpec,
+  pairsCacheFile,
   profileSpec,
   TABLE2_ARCHIVE,
   TABLE2_ROWS,
@@ -488,6 +489,10 @@ describe('Table 2 aggregation', () => {
       assert.ok(TABLE2_ROWS.includes(m) && METHODS[m]);
     assert.throws(() => methodSpec('rlcer2'), ConfigError);
     assert.throws(() => profileSpec('huge'), /unknown profile/);
+  });
+  it('caches the held-out pairs per profile, size, cold start and kernel generation (their samples differ)', () => {
+    assert.equal(pairsCacheFile('quick', 'S', 'bb13adcfc3b2', 4), 'runs/table2/pairs-quick-S-bb13adcfc3b2-k4.json');
+    assert.notEqual(pairsCacheFile('quick', 'S', 'h', 2), pairsCacheFile('quick', 'S', 'h', 4));
   });
 });
 

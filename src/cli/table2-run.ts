@@ -49,6 +49,7 @@ import { hintReport } from '../rl/rubricator.js';
 import {
   coldStartCheckpoint,
   methodSpec,
+  pairsCacheFile,
   profileSpec,
   rlvrKlTarget,
   scalarRmCheckpoint,
@@ -321,9 +322,8 @@ runMain(async () => {
     );
     const rows = evaluated.rows;
     run.table(`eval${suffix}`, rows);
-    // the same held-out pairs for every row and seed (deterministic; cached per profile, size, cold-start checkpoint
-    // and kernel generation: the cold start's samples, and so the pairs, differ between generations)
-    const pairsFile = `runs/table2/pairs-${a.profile}-${size}-${inputs.coldstart}-k${engine.kernels}.json`;
+    // the same held-out pairs for every row and seed
+    const pairsFile = pairsCacheFile(a.profile, size, inputs.coldstart, engine.kernels);
     const pairs: PreferencePair[] = fs.existsSync(pairsFile)
       ? JSON.parse(fs.readFileSync(pairsFile, 'utf8'))
       : preferencePairs(loadPolicy(ckpt), profile.pairsPerCell, 8, makeRng(4_000_000));

@@ -460,6 +460,15 @@ export function profileSpec(name: string): Profile {
 }
 
 /**
+ * Where the held-out preference pairs of a profile are cached (deterministic, shared by every row and seed): per
+ * profile, size, cold-start checkpoint (its hash) and kernel generation, since the cold start's samples, and so the
+ * pairs, differ between generations.
+ */
+export function pairsCacheFile(profile: string, size: string, coldstart: string, kernels: number): string {
+  return `runs/table2/pairs-${profile}-${size}-${coldstart}-k${kernels}.json`;
+}
+
+/**
  * Numbers the papers report for rows that exist there, as reported (scales and benchmarks differ from ours;
  * compare orderings and gaps, not values). EvoLM Table 2: RewardBench-2 and the OLMo3-Adapt 12-benchmark average;
  * RLCER: average accuracy over AIME24/AIME25/AMC23 read from its evolving-ablation figure (8B). EvoLM's prompted-rubric
