@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { initBackend } from '../src/models/backend.js';
-import { processorName } from '../src/util/machine.js';
+import { thisProcessor } from '../src/util/machine.js';
 import { createPolicy } from '../src/models/index.js';
 import { modelConfig } from '../src/models/policy.js';
 import { checkWorldConfig, defaultWorld, drawTrainingProblem } from '../src/world/defaults.js';
@@ -28,9 +28,6 @@ function stubRng(xs: number[]): Rng & { draws: number } {
   return r;
 }
 
-/** The processor the native backend's golden values were recorded on (the bench logs of those days: `cpus`). */
-const GOLDEN_PROCESSOR = 'AMD EPYC';
-
 /** The same keys; integers equal; every other number within `rel` of the golden one (relative) or 1e-6. */
 function assertClose(now: Record<string, number>, golden: Record<string, number>, rel: number) {
   assert.deepEqual(Object.keys(now).sort(), Object.keys(golden).sort(), 'the metrics keys differ');
@@ -44,20 +41,22 @@ function assertClose(now: Record<string, number>, golden: Record<string, number>
 describe('world knobs at their defaults', () => {
   it('a seeded RLVR step and a seeded RLCER step give the metrics of the code before the knobs', function () {
     this.timeout(300_000);
-    const golden = JSON.parse(fs.readFileSync('test/fixtures/knob-golden.json', 'utf8')).backends;
+    const fixture = JSON.parse(fs.readFileSync('test/fixtures/knob-golden.json', 'utf8'));
     // the golden values come from kernel generation 1 (backend.ts), which the records made before 2026-12-05 rerun on
     const out = execFileSync('./node_modules/.bin/tsx', ['test/fixtures/knob-golden.ts'], {
       stdio: ['ignore', 'pipe', 'ignore'],
       env: { ...process.env, WORKBENCH_KERNELS: '1' },
     }).toString();
     const now = JSON.parse(out.trim().split('\n').pop()!);
-    if (!golden[now.backend]) this.skip(); // no golden values recorded on this backend
-    // bit for bit on the processor they were recorded on; TensorFlow's CPU kernels round differently on another one,
-    // where every count and discrete metric must still match and each float lie within 1e-5 of its value (or 1e-6)
-    const same = now.backend !== 'tensorflow' || processorName() === GOLDEN_PROCESSOR;
+    const golden = fixture.backends[now.backend];
+    if (!golden) this.skip(); // no golden values recorded on this backend
+    // bit for bit where values were printed on this processor key (vendor, family, model, vector extensions:
+    // src/util/machine.ts); TensorFlow's CPU kernels round differently on another one, where every count and
+    // discrete metric must still match the golden values and each float lie within 1e-5 of its value (or 1e-6)
+    const exact = now.backend === 'tensorflow' ? fixture.exact?.tensorflow?.[thisProcessor().key] : golden;
     for (const role of ['rlvr', 'rlcer'] as const) {
-      if (same) assert.deepEqual(now[role], golden[now.backend][role]);
-      else assertClose(now[role], golden[now.backend][role], 1e-5);
+      assertClose(now[role], golden[role], 1e-5);
+      if (exact) assert.deepEqual(now[role], exact[role]);
     }
   });
   it('the comparison off the golden processor still fails a metric that moved past float rounding', () => {

@@ -9,7 +9,7 @@
 // (`engineInfo()`; src/io/run.ts, openRun).
 import * as tf from '@tensorflow/tfjs';
 import type { EngineRecord } from '../io/run.js';
-import { processorName } from '../util/machine.js';
+import { thisProcessor } from '../util/machine.js';
 import { registerWasmKernels } from './wasm-kernels.js';
 import { BACKENDS, engineSettings, type EngineSettings } from './engine-settings.js';
 
@@ -169,8 +169,10 @@ export function engineInfo(settings: EngineSettings = engineSettings()): Record<
     backend,
     tfjs: tf.version_core,
     kernels: settings.kernels,
-    // the processor: TensorFlow's CPU kernels round differently across processors (a run is bit for bit on its own)
-    cpu: processorName(),
+    // the processor: TensorFlow's CPU kernels round differently across processors (a run is bit for bit on its own);
+    // cpuKey is what decides the kernels' code paths (vendor, family, model, vector extensions: src/util/machine.ts)
+    cpu: thisProcessor().name,
+    cpuKey: thisProcessor().key,
   };
   if (backend === 'tensorflow') {
     const native = settings.native;
