@@ -9,7 +9,7 @@ import { clippedSurrogate, klK3, tokenMean } from './losses.js';
 import { mean, minibatches, toGrid, type Rollout } from './rollout.js';
 import { scoreRollouts } from './ppo.js';
 import type { Rng } from '../util/random.js';
-import { requireInteger, requireNonNegative, requirePositive } from '../io/validate.js';
+import { ConfigError, requireInteger, requireNonNegative, requirePositive } from '../io/validate.js';
 
 export interface GrpoConfig {
   clip: number;
@@ -71,6 +71,8 @@ export function grpoUpdate(
   ref?: Policy,
 ): Record<string, number> {
   checkGrpoConfig(c);
+  if (c.klCoef > 0 && !ref)
+    throw new ConfigError('grpo.klCoef > 0 needs a reference policy: the trainer must pass one (none was given)');
   const role = rs[0].role,
     vars = Object.values(policy.weights);
   const adv = grpoAdvantages(rs, c.norm);

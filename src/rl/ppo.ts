@@ -5,7 +5,7 @@ import { tf } from '../models/backend.js';
 import { makeSequenceBatch, disposeSequenceBatch, tokenLogProbs, type SequenceBatch } from '../models/logprobs.js';
 import { decodeTensor, encodeTensor, ROLE_INDEX, type Policy } from '../models/policy.js';
 import { clipByGlobalNorm, optimizerState, restoreOptimizer, type OptimizerState } from './optim.js';
-import { gae, whiten } from './advantages.js';
+import { gae } from './advantages.js';
 import { clippedSurrogate, clippedValueLoss, tokenMean } from './losses.js';
 import { fromGrid, mean, minibatches, toGrid, type Rollout } from './rollout.js';
 import type { Role } from '../world/vocab.js';
@@ -50,13 +50,33 @@ export interface PpoConfig {
   /** a factor on each role's loss (default 1; 0 switches a role's update off, as the update-parity test does) */
   roleLossScale?: Partial<Record<Role, number>>;
   /**
-   * where each role's values come from: 'shared' (default: the role's value head on the policy's trunk, its loss
-   * reaching the trunk at the role's rate) or 'separate' (a critic network per role, the policy's architecture
-   * started from the policy's weights, trained on that role's value loss alone by its own Adam at the role's rate;
-   * the policy then gets the surrogate's gradient only). The paper describes value networks; it does not say which.
+   * where each role's values come from: 'separate' (default since wave 4: a critic network per role, as verl's and
+   * OpenRLHF's critic model beside the actor: the policy's architecture started from the policy's weights, its value
+   * head included, trained on that role's value loss alone by its own Adam at the role's rate; the policy then gets
+   * the surrogate's gradient only) or 'shared' (the role's value head on the policy's trunk, its loss reaching the
+   * trunk at the role's rate: the first three waves' instrument, whose value loss drags the policy when a reward
+   * moves the return's mean; docs/sensitivity.md). The paper describes value networks; it does not say which.
    */
   critic?: 'shared' | 'separate';
+  /**
+   * critic-only passes over the first update's batch before the policy's first step (a value warm-up; 0: none). The
+   * critic then starts from a fitted baseline instead of the cold start's value head. Needs critic 'separate'.
+   */
+  valueWarmup?: number;
+  /**
+   * PPO's handling of a group (one prompt's rollouts) whose outcomes (Rollout.outcome) are all equal: 'keep' (the
+   * per-token critic baseline gives them advantages, which whitening scales up to unit SD: the instrument of the
+   * first campaign), 'zero' (no policy gradient from the outcome there, as GRPO: their advantages are each rollout's
+   * reward minus its group's mean, plus its token rewards, so a rubric or process reward still ranks them by its own
+   * signal; whitening's mean comes from the other groups only, so a zero stays zero) or 'resample' (DAPO's dynamic
+   * sampling: the trainer draws further prompts for the all-equal groups, counted in the budget; any left are zeroed).
+   * Groups without an outcome (a role whose reward has no outcome term) are kept.
+   */
+  equalGroups?: EqualGroups;
 }
+
+export const EQUAL_GROUPS = ['keep', 'zero', 'resample'] as const;
+export type EqualGroups = (typeof EQUAL_GROUPS)[number];
 
 /** A role's own critic network and its optimiser (PpoConfig.critic 'separate'). */
 export interface Critic {
@@ -78,7 +98,9 @@ export const defaultPpoConfig: PpoConfig = {
   lr: { reason: 1e-4, rubric: 1e-4, hint: 1e-4 },
   roleMixing: 'separate_adam',
   lengthBuckets: 3,
-  critic: 'shared',
+  critic: 'separate',
+  valueWarmup: 0,
+  equalGroups: 'keep',
 };
 
 export function checkPpoConfig(c: PpoConfig): void {
@@ -99,6 +121,11 @@ export function checkPpoConfig(c: PpoConfig): void {
     throw new ConfigError(`ppo.roleMixing must be "weighted_sum" or "separate_adam" (got "${c.roleMixing}")`);
   if (c.critic !== undefined && c.critic !== 'shared' && c.critic !== 'separate')
     throw new ConfigError(`ppo.critic must be "shared" or "separate" (got "${c.critic}")`);
+  requireInteger('ppo.valueWarmup', c.valueWarmup ?? 0, 0);
+  if ((c.valueWarmup ?? 0) > 0 && c.critic !== 'separate')
+    throw new ConfigError('ppo.valueWarmup needs ppo.critic "separate" (a shared critic moves the policy)');
+  if (c.equalGroups !== undefined && !EQUAL_GROUPS.includes(c.equalGroups))
+    throw new ConfigError(`ppo.equalGroups must be one of ${EQUAL_GROUPS.join(', ')} (got "${c.equalGroups}")`);
 }
 
 /**
@@ -260,6 +287,44 @@ export function ppoGradients(
   return { grads, criticGrads: cv.grads, stats: { gradNorm, pg, v, ent, clipfrac, approxKl, criticGradNorm } };
 }
 
+/**
+ * One critic-only gradient step on a role's whole batch (the value warm-up): the clipped value loss of the critic's
+ * values against the returns, around the old values; touches no policy weight. Returns the value loss.
+ */
+function criticOnlyPass(
+  critic: Critic,
+  p: { role: Role; rs: Rollout[]; old: { values: ArrayLike<number>[] }; ret: Float64Array[] },
+  c: PpoConfig,
+): number {
+  const sb = makeSequenceBatch(
+    p.rs.map((r) => r.prompt),
+    p.rs.map((r) => r.completion),
+  );
+  const oldV = toGrid(sb, p.old.values),
+    R = toGrid(sb, p.ret);
+  try {
+    const { value, grads } = tf.variableGrads(
+      () =>
+        clippedValueLoss(
+          tokenLogProbs(critic.net, sb, ROLE_INDEX[p.role], false).values,
+          oldV,
+          R,
+          sb.mask,
+          c.valueClip,
+        ).mul(c.valueCoef) as tf.Scalar,
+      Object.values(critic.net.weights),
+    );
+    const v = value.dataSync()[0] / (c.valueCoef || 1);
+    clipByGlobalNorm(grads, c.maxGradNorm);
+    critic.opt.applyGradients(grads);
+    tf.dispose([value, ...Object.values(grads)]);
+    return v;
+  } finally {
+    tf.dispose([oldV, R]);
+    disposeSequenceBatch(sb);
+  }
+}
+
 /** One gradient step of the PPO objective on a minibatch. */
 export function ppoGradientStep(
   policy: Policy,
@@ -277,28 +342,80 @@ export function ppoGradientStep(
 
 /** One role's rollouts with their old per-token values and log-probs, and the reference's log-probs (null: no KL). */
 export interface RoleScores {
-  rs: Pick<Rollout, 'reward' | 'completion' | 'tokenRewards'>[];
+  rs: (Pick<Rollout, 'reward' | 'completion' | 'tokenRewards'> & Partial<Pick<Rollout, 'group' | 'outcome'>>)[];
   values: ArrayLike<number>[];
   logp: ArrayLike<number>[];
   refLogp: ArrayLike<number>[] | null;
 }
 
 /**
+ * Which rollouts belong to a group whose outcomes are all equal (every rollout of the group has an `outcome` and
+ * they agree); a group of one counts, as GRPO's singleton gets no advantage.
+ */
+export function equalOutcomeRows(rs: Partial<Pick<Rollout, 'group' | 'outcome'>>[]): boolean[] {
+  const seen = new Map<number | undefined, number | null>();
+  for (const r of rs) {
+    const o = r.outcome ?? null,
+      was = seen.get(r.group);
+    seen.set(r.group, was === undefined ? o : was === o ? o : null);
+  }
+  return rs.map((r) => seen.get(r.group) != null);
+}
+
+/**
+ * Whiten advantages in place (mean 0, std 1, population std + eps), with the mean and std of the rows not `held`;
+ * a held row is only divided by that std, so a zero stays zero. With every row held, the mean is 0 and the std is
+ * the held rows' root mean square (all zero: left as they are).
+ */
+export function whitenKeeping(adv: Float64Array[], held: boolean[], eps = 1e-8): void {
+  const free = adv.filter((_, i) => !held[i]);
+  let n = 0,
+    m = 0;
+  for (const x of free)
+    for (const v of x) {
+      m += v;
+      n++;
+    }
+  const base = n > 0 ? free : adv;
+  if (n > 0) m /= n;
+  else n = adv.reduce((a, x) => a + x.length, 0);
+  if (n === 0) return;
+  let ss = 0;
+  for (const x of base) for (const v of x) ss += (v - m) ** 2;
+  const sd = Math.sqrt(ss / n);
+  if (sd === 0 && free.length === 0) return;
+  adv.forEach((x, i) => {
+    const shift = held[i] ? 0 : m;
+    for (let t = 0; t < x.length; t++) x[t] = (x[t] - shift) / (sd + eps);
+  });
+}
+
+/**
  * Per-token advantages and returns of each role's rollouts: the scalar reward on the last token (plus a rollout's
- * `tokenRewards`, where it has them) minus the k1 KL
- * penalty on every token, GAE(gamma, lambda) against the old values, then the advantages whitened within each role
- * (mean 0, std 1 over that role's tokens). `kl`: the role's mean k1 KL to the reference per rollout (0 without one).
+ * `tokenRewards`, where it has them) minus the k1 KL penalty on every token, GAE(gamma, lambda) against the old
+ * values, then the advantages whitened within each role (mean 0, std 1 over that role's tokens). Under equalGroups
+ * 'zero' or 'resample', a rollout of an all-equal-outcome group instead gets GAE without a baseline on its reward
+ * minus its group's mean reward (its token rewards and KL penalty kept), and whitening leaves its zero at zero; its
+ * returns, which train the critic, are unchanged. `kl`: the role's mean k1 KL to the reference per rollout.
  */
 export function roleAdvantages(
   roles: RoleScores[],
-  c: Pick<PpoConfig, 'gamma' | 'lambda' | 'klCoef'>,
-): { adv: Float64Array[]; ret: Float64Array[]; kl: number }[] {
+  c: Pick<PpoConfig, 'gamma' | 'lambda' | 'klCoef' | 'equalGroups'>,
+): { adv: Float64Array[]; ret: Float64Array[]; kl: number; equalShare: number }[] {
   return roles.map(({ rs, values, logp, refLogp }) => {
-    // per-token rewards: the scalar on the last token, minus the k1 KL penalty on every token
+    const held = (c.equalGroups ?? 'keep') === 'keep' ? rs.map(() => false) : equalOutcomeRows(rs);
+    const groupMean = new Map<number | undefined, { sum: number; n: number }>();
+    for (const r of rs) {
+      const g = groupMean.get(r.group) ?? { sum: 0, n: 0 };
+      g.sum += r.reward;
+      g.n++;
+      groupMean.set(r.group, g);
+    }
     const adv: Float64Array[] = [],
       ret: Float64Array[] = [];
     let kl = 0;
     rs.forEach((r, i) => {
+      // per-token rewards: the scalar on the last token, minus the k1 KL penalty on every token
       const T = r.completion.length,
         rew = new Float64Array(T);
       rew[T - 1] = r.reward;
@@ -311,11 +428,17 @@ export function roleAdvantages(
         }
       }
       const g = gae(rew, values[i], c.gamma, c.lambda);
-      adv.push(g.advantages);
       ret.push(g.returns);
+      if (!held[i]) {
+        adv.push(g.advantages);
+        return;
+      }
+      const gm = groupMean.get(r.group)!;
+      rew[T - 1] -= gm.sum / gm.n; // the outcome, equal across the group, cancels; the rest of the reward stays
+      adv.push(gae(rew, new Float64Array(T), c.gamma, c.lambda).advantages);
     });
-    whiten(adv); // advantages normalised per role
-    return { adv, ret, kl: refLogp ? kl / rs.length : 0 };
+    whitenKeeping(adv, held); // advantages normalised per role
+    return { adv, ret, kl: refLogp ? kl / rs.length : 0, equalShare: mean(held.map(Number)) };
   });
 }
 
@@ -334,6 +457,8 @@ export function ppoUpdate(
   critics: Partial<Record<Role, Critic>> = {},
 ): PpoMetrics {
   checkPpoConfig(c);
+  if (c.klCoef > 0 && !ref)
+    throw new ConfigError('ppo.klCoef > 0 needs a reference policy: the trainer must pass one (none was given)');
   const roles = [...new Set(rollouts.map((r) => r.role))];
   const criticOf = (role: Role) => {
     if (c.critic !== 'separate') return undefined;
@@ -364,6 +489,13 @@ export function ppoUpdate(
     };
     return { role, rs, old, ...advantages[k], acc };
   });
+  // the value warm-up: critic-only passes over the first update's batch (the critic's Adam has not stepped yet)
+  const warmups: Record<string, number[]> = {};
+  for (const p of prepared) {
+    const k = criticOf(p.role);
+    if (!k || !c.valueWarmup || k.opt.iterations > 0) continue;
+    warmups[p.role] = Array.from({ length: c.valueWarmup }, () => criticOnlyPass(k, p, c));
+  }
   // every epoch's minibatches drawn role by role, so a role's splits do not depend on the other roles (the reasoner
   // of a multi-role method sees exactly RLVR's minibatches)
   const epochSplits = prepared.map((p) =>
@@ -455,7 +587,9 @@ export function ppoUpdate(
     }
   }
   const metrics: PpoMetrics = {};
-  for (const { role, old, acc, kl } of prepared) {
+  for (const { role, old, acc, kl, equalShare } of prepared) {
+    if ((c.equalGroups ?? 'keep') !== 'keep') metrics[`${role}/equal_groups`] = equalShare;
+    if (warmups[role]) metrics[`${role}/warmup_value_loss`] = warmups[role][warmups[role].length - 1];
     Object.assign(metrics, {
       [`${role}/pg_loss`]: mean(acc.pg),
       [`${role}/value_loss`]: mean(acc.v),

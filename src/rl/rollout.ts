@@ -19,6 +19,11 @@ export interface Rollout {
    * model's step rewards (the dense positive control); absent for every other row
    */
   tokenRewards?: number[];
+  /**
+   * the outcome term of the reward (+-1 on the training label), where the reward has one: PPO's equalGroups reads it
+   * to find groups whose outcomes are all equal; absent where the reward has no outcome (format, random, scalar RM)
+   */
+  outcome?: number;
 }
 
 /** Place per-row token arrays into the [B, T] layout of a sequence batch. */

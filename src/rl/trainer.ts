@@ -3,6 +3,7 @@
 // method's trainer implements (one step; its state for an exact resume). Methods live in src/methods/trainers/ and
 // import these from here, never from one another.
 import { sample, type Policy } from '../models/policy.js';
+import { copyPolicy } from '../models/index.js';
 import type { Rng } from '../util/random.js';
 import type { Problem } from '../world/problems.js';
 import { isCorrect, parseTrace, promptTokens, type ParsedTrace } from '../world/trace.js';
@@ -54,6 +55,14 @@ export function rollOutReasoner(
       components: {},
     };
   });
+}
+
+/**
+ * The frozen reference a KL penalty reads: a copy of `policy` as the trainer receives it (the cold start; a resumed
+ * run loads its weights after the trainer is made, so the reference stays the cold start), or none when `klCoef` is 0.
+ */
+export function referencePolicy(policy: Policy, klCoef: number): Policy | undefined {
+  return klCoef > 0 ? copyPolicy(policy) : undefined;
 }
 
 /** The outcome reward: +1 for a correct final answer, -1 otherwise (malformed included). */

@@ -18,6 +18,7 @@ import { checkWorldConfig, defaultWorld, drawTrainingProblem, type WorldConfig }
 import type { Criterion } from '../../rubrics/criteria.js';
 import type { Parsed } from '../../rubrics/rubric.js';
 import { normalisedScore } from '../../rubrics/rewards.js';
+import { referencePolicy } from '../../rl/trainer.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../../rl/grpo.js';
 import { optimizersState, restoreOptimizers, type OptimizerState } from '../../rl/optim.js';
 import { adaptOptimizer, rateOf, setRate } from '../../rl/kl-adaptive.js';
@@ -257,6 +258,9 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
   const writer = c.rubricSource === 'teacher' ? undefined : (generator ?? policy);
   const policyOpt = tf.train.adam(c.policyLr),
     generatorOpt = tf.train.adam(c.generatorLr);
+  // the frozen references a KL penalty reads (grpo.klCoef > 0): the policy's and the generator's starting weights
+  const policyRef = referencePolicy(policy, c.grpo.klCoef),
+    generatorRef = generator ? referencePolicy(generator, c.grpo.klCoef) : policyRef;
   const gap = temporalGapSteps(c);
   // snapshots of the policy's weights every 5 policy steps (every lo when the gap is shorter), for temporal
   // contrast; the cold start is the first
@@ -412,7 +416,7 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
           problem: ps[i],
         }));
         const t3 = Date.now();
-        const upd = grpoUpdate(policy, policyOpt, last, c.grpo, rng);
+        const upd = grpoUpdate(policy, policyOpt, last, c.grpo, rng, policyRef);
         const t4 = Date.now();
         // the KL-matched control: the policy's next rate from this update's size (the rate used is logged)
         const rate: Record<string, number> =
@@ -517,7 +521,7 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
         components: { margin: jPlus[i] - jMinus[i] },
         problem: ps[i],
       }));
-      const upd = grpoUpdate(generator ?? policy, generatorOpt, last, c.grpo, rng);
+      const upd = grpoUpdate(generator ?? policy, generatorOpt, last, c.grpo, rng, generatorRef);
       const t4 = Date.now();
       return {
         phase: 1,

@@ -14,6 +14,7 @@ import { majorityAnswer } from '../../rl/evaluate.js';
 import { fromGrid, mean, type Rollout } from '../../rl/rollout.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../../rl/grpo.js';
 import { ConfigError, requireInteger, requirePositive } from '../../io/validate.js';
+import { referencePolicy } from '../../rl/trainer.js';
 
 export const LABEL_FREE_METHODS = ['gt_reward', 'ttrl', 'intuitor', 'rent', 'corl'] as const;
 export type LabelFreeMethod = (typeof LABEL_FREE_METHODS)[number];
@@ -84,6 +85,7 @@ interface AgentRollout extends Rollout {
 export function makeLabelFreeTrainer(agents: Policy[], c: LabelFreeConfig) {
   checkLabelFreeConfig(c, agents.length);
   const opts = agents.map(() => tf.train.adam(c.grpo.lr));
+  const refs = agents.map((a) => referencePolicy(a, c.grpo.klCoef)); // each agent's cold start, frozen (KL only)
   return {
     step(rng: Rng): Record<string, number> {
       const t0 = Date.now();
@@ -153,7 +155,7 @@ export function makeLabelFreeTrainer(agents: Policy[], c: LabelFreeConfig) {
       let updateMs = 0;
       agents.forEach((policy, n) => {
         const u0 = Date.now();
-        const upd = grpoUpdate(policy, opts[n], rs[n], c.grpo, rng);
+        const upd = grpoUpdate(policy, opts[n], rs[n], c.grpo, rng, refs[n]);
         updateMs += Date.now() - u0;
         const truthOf = (g: number) => problems[g].answer.join('');
         const pseudo = c.method === 'corl' ? labels[(n + agents.length - 1) % agents.length] : labels[n];

@@ -44,7 +44,13 @@ import { optimizersState, restoreOptimizers, type OptimizerState } from '../../r
 import { adaptOptimizer, rateOf, setRate } from '../../rl/kl-adaptive.js';
 import { classifyStyle } from '../../rl/evaluate.js';
 import { ConfigError, requireInteger, requireNonNegative, requirePositive } from '../../io/validate.js';
-import { outcomeReward, rollOutReasoner, type ReasonerRollout, type Trainer } from '../../rl/trainer.js';
+import {
+  outcomeReward,
+  referencePolicy,
+  rollOutReasoner,
+  type ReasonerRollout,
+  type Trainer,
+} from '../../rl/trainer.js';
 import { sourceRubrics } from '../../rl/rubricator.js';
 
 export interface RlcerConfig {
@@ -158,6 +164,8 @@ export function checkRlcerConfig(c: RlcerConfig): void {
       throw new ConfigError(`weakVerifier.delta must be in [0, 1] (got ${c.weakVerifier.delta})`);
   }
   checkPpoConfig(c.ppo);
+  if (c.ppo.equalGroups === 'resample')
+    throw new ConfigError('ppo.equalGroups "resample" is RLVR-kind only; RLCER takes "keep" or "zero"');
   if (c.world.trainFamilies.includes('chain_ood')) throw new ConfigError('chain_ood is held out of RL training');
   checkWorldConfig(c.world);
 }
@@ -306,6 +314,7 @@ export function makeRlcerTrainer(
     throw new ConfigError('rubricSource "fixed_untrained" needs the frozen cold-start policy');
   const opts = makeRoleOptimizers(c.ppo.lr);
   const critics = makeCritics(policy, c.ppo, (p) => createPolicy(p.config)); // none unless ppo.critic is 'separate'
+  const ref = referencePolicy(policy, c.ppo.klCoef); // the cold start, frozen (none without a KL penalty)
   const batchJudge =
     c.verifier === 'learned'
       ? learnedJudge(models.verifier!)
@@ -459,11 +468,12 @@ export function makeRlcerTrainer(
         g.forEach((r, i) => {
           r.components = { outcome: res.outcome[i], cot: res.cot[i] };
           r.reward = res.reward[i];
+          if (c.outcomeWeight > 0) r.outcome = res.outcome[i]; // PPO's equalGroups reads it
         });
       });
 
       // 6. one PPO update over both roles
-      const upd = ppoUpdate(policy, opts, [...rs, ...rubricRollouts], c.ppo, rng, undefined, critics);
+      const upd = ppoUpdate(policy, opts, [...rs, ...rubricRollouts], c.ppo, rng, ref, critics);
       // the KL-matched control: the reasoner's next rate from this update's size (the rate used is logged)
       const rate: Record<string, number> =
         c.reasonKlTarget === null

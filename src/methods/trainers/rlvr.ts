@@ -20,7 +20,14 @@ import { createPolicy } from '../../models/index.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../../rl/grpo.js';
 import { optimizersState, restoreOptimizers, type OptimizerState } from '../../rl/optim.js';
 import { mean } from '../../rl/rollout.js';
-import { outcomeReward, rollOutReasoner, type ReasonerRollout, type RewardFn, type Trainer } from '../../rl/trainer.js';
+import {
+  outcomeReward,
+  referencePolicy,
+  rollOutReasoner,
+  type ReasonerRollout,
+  type RewardFn,
+  type Trainer,
+} from '../../rl/trainer.js';
 import { ConfigError, requireInteger, requirePositive } from '../../io/validate.js';
 
 export interface RlvrConfig {
@@ -87,6 +94,28 @@ export const formatRewardFn: RewardFn = (rs) =>
     return { reward: f, components: { format: f } };
   });
 
+/**
+ * PPO's equalGroups 'resample' (DAPO's dynamic sampling) for a reward whose outcome is the training label: the
+ * batch's groups whose labels all agree are replaced by groups of further prompts, drawn `prompts` at a time, at most
+ * RESAMPLE_ROUNDS rounds; every rollout sampled counts in `sampled` (the budget), and the groups still all-equal when
+ * the rounds run out fill the batch (PPO zeroes them).
+ */
+export const RESAMPLE_ROUNDS = 2;
+function rollOutMixed(policy: Policy, c: RlvrConfig, rng: Rng): { rs: ReasonerRollout[]; sampled: number } {
+  const groupsOf = (rs: ReasonerRollout[]) =>
+    [...new Set(rs.map((r) => r.group))].map((g) => rs.filter((r) => r.group === g));
+  const mixed = (g: ReasonerRollout[]) => new Set(g.map((r) => r.label)).size > 1;
+  const first = groupsOf(rollOutReasoner(policy, c, rng));
+  let keep = first.filter(mixed),
+    sampled = c.prompts * c.rollouts;
+  for (let round = 0; round < RESAMPLE_ROUNDS && keep.length < c.prompts; round++) {
+    keep = [...keep, ...groupsOf(rollOutReasoner(policy, c, rng)).filter(mixed)];
+    sampled += c.prompts * c.rollouts;
+  }
+  const filled = [...keep, ...first.filter((g) => !mixed(g))].slice(0, c.prompts);
+  return { rs: filled.flatMap((g, k) => g.map((r) => ({ ...r, group: k }))), sampled };
+}
+
 /** RLVR by default; another reward function (the static scalar RM) trains the same way. */
 export function makeRlvrTrainer(policy: Policy, c: RlvrConfig, rewardFn: RewardFn = outcomeRewardFn): Trainer {
   checkRlvrConfig(c);
@@ -95,6 +124,7 @@ export function makeRlvrTrainer(policy: Policy, c: RlvrConfig, rewardFn: RewardF
   const all = { ...opts, grpo: grpoOpt },
     vars = () => Object.values(policy.weights);
   const critics = makeCritics(policy, c.ppo, (p) => createPolicy(p.config)); // none unless ppo.critic is 'separate'
+  const ref = referencePolicy(policy, c.algo === 'ppo' ? c.ppo.klCoef : c.grpo.klCoef); // the cold start, frozen
   let last: ReasonerRollout[] = [];
   return {
     lastRollouts: () => last,
@@ -108,10 +138,15 @@ export function makeRlvrTrainer(policy: Policy, c: RlvrConfig, rewardFn: RewardF
     },
     step(rng) {
       const t0 = Date.now();
-      const rs = rollOutReasoner(policy, c, rng);
+      const { rs, sampled } =
+        c.algo === 'ppo' && c.ppo.equalGroups === 'resample'
+          ? rollOutMixed(policy, c, rng)
+          : { rs: rollOutReasoner(policy, c, rng), sampled: 0 };
       const t1 = Date.now();
       rewardFn(rs).forEach((x, i) => {
         rs[i].reward = x.reward;
+        // the outcome term, where the reward has one: PPO's equalGroups finds all-equal groups by it
+        if (x.components.outcome !== undefined) rs[i].outcome = x.components.outcome;
         rs[i].components = { outcome: outcomeReward(rs[i]), ...x.components };
         if (x.tokenRewards) {
           if (c.algo !== 'ppo') throw new ConfigError('per-token rewards (a dense process reward) need algo "ppo"');
@@ -121,8 +156,8 @@ export function makeRlvrTrainer(policy: Policy, c: RlvrConfig, rewardFn: RewardF
       last = rs;
       const upd =
         c.algo === 'ppo'
-          ? ppoUpdate(policy, opts, rs, c.ppo, rng, undefined, critics)
-          : grpoUpdate(policy, grpoOpt, rs, c.grpo, rng);
+          ? ppoUpdate(policy, opts, rs, c.ppo, rng, ref, critics)
+          : grpoUpdate(policy, grpoOpt, rs, c.grpo, rng, ref);
       const groups = [...new Set(rs.map((r) => r.group))].map((g) => rs.filter((r) => r.group === g));
       const styles: Record<string, number> = {};
       for (const r of rs) {
@@ -145,6 +180,7 @@ export function makeRlvrTrainer(policy: Policy, c: RlvrConfig, rewardFn: RewardF
         terminated: mean(rs.map((r) => +r.trace.terminated)),
         ...Object.fromEntries(Object.entries(styles).map(([k, v]) => [`style/${k}`, v])),
         ...upd,
+        ...(sampled ? { rollouts_sampled: sampled } : {}),
         sample_ms: t1 - t0,
         update_ms: Date.now() - t1,
       };

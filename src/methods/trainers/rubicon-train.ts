@@ -19,6 +19,7 @@ import {
   type AggregatorName,
   type AggregatorParams,
 } from '../../rubrics/aggregators.js';
+import { referencePolicy } from '../../rl/trainer.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../../rl/grpo.js';
 import { mean, type Rollout } from '../../rl/rollout.js';
 import { ConfigError, requireInteger, requirePositive, requireProbability } from '../../io/validate.js';
@@ -188,6 +189,7 @@ export function makeRubiconTrainer(policy: Policy, c: RubiconConfig, verifier?: 
         ? learnedProbability(verifier!)
         : learnedJudge(verifier!);
   const opt = tf.train.adam(c.grpo.lr);
+  const ref = referencePolicy(policy, c.grpo.klCoef); // the cold start, frozen (none without a KL penalty)
   const draw = (rng: Rng) => drawTrainingProblem(c.world, rng);
   const reward = (family: TaskFamily, items: { p: Problem; completion: string[] }[]) => {
     const anchors = familyAnchors(family, c.aggregator, c.defence, c.tasks);
@@ -262,7 +264,7 @@ export function makeRubiconTrainer(policy: Policy, c: RubiconConfig, verifier?: 
           });
         });
       }
-      const upd = grpoUpdate(policy, opt, rs, c.grpo, rng);
+      const upd = grpoUpdate(policy, opt, rs, c.grpo, rng, ref);
       const items = outs.map((completion, i) => ({ p: tasks[Math.floor(i / c.rollouts)].p, completion }));
       return {
         accuracy: mean(items.map((x) => +isCorrect(x.p, parseTrace(x.completion)))),
