@@ -56,7 +56,7 @@ help:
 	@echo "make serve-rewards  the reward service for OpenRLHF/verl/TRL on 127.0.0.1:5057 (SERVE_ARGS='--reward rlcer'; docs/reward-service.md)"
 	@echo "make serve-llm  an OpenAI-compatible chat endpoint on 127.0.0.1:8089 over local llama.cpp (LLM_ARGS='--model f.gguf'; default: a random-weight tiny model)"
 	@echo "make bench-rewards  bounded loopback load test of the reward service: throughput, latency percentiles"
-	@echo "make figures    regenerate every figure from the committed tables in results/, and the gallery results/figures/index.html"
+	@echo "make figures    regenerate every figure from the committed tables in results/, and the gallery results/figures/index.html (GALLERY_SCREENSHOT=f.png: a screenshot of it)"
 	@echo "make notebooks  execute notebooks/*.ipynb headless into results/notebooks/"
 	@echo "make lab        the notebooks, tslab kernel, 127.0.0.1:$(LAB_PORT) (JupyterLab, else the classic notebook)"
 	@echo "make docs       the tables of README.md and docs/*.md, rendered from the committed CSVs (analysis/docs.ts)"
@@ -134,11 +134,12 @@ theory:
 	$(TSX) analysis/theory.ts runs/theory results/theory
 	$(TSX) analysis/make-figures.ts theory
 
-# every figure, then the gallery (results/figures/index.html) opened in Chromium: fails on a console error or an
-# empty plot, and keeps a screenshot of the whole page (results/figures/gallery.png)
+# every figure, then the gallery (results/figures/index.html) opened in Chromium: fails on a console error, an empty
+# plot or a plot wider than the page. GALLERY_SCREENSHOT=file.png also keeps a screenshot of the page's top, to look
+# at: it is not committed (a browser's fonts and rasterising differ by machine; docs/notebooks.md)
 figures:
 	$(TSX) analysis/make-figures.ts
-	$(TSX) analysis/gallery.ts results/figures --screenshot results/figures/gallery.png
+	$(TSX) analysis/gallery.ts results/figures $(if $(GALLERY_SCREENSHOT),--screenshot $(GALLERY_SCREENSHOT))
 
 # the generated tables of README.md and docs/*.md (between <!-- table: ... --> and <!-- /table -->); test/docs.test.ts
 # fails while one is stale

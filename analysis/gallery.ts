@@ -1,8 +1,10 @@
 // The gallery: one page, <folder>/index.html, showing every figure of a figure folder grouped by paper, each with
 // its caption, the table it is drawn from and its PNG/SVG exports. It loads the shared plotly bundle once and every
 // figure's <name>.js (no spec is copied into it), so it works offline from file:// and cannot drift from the
-// figures. `checkGallery` opens it in Chromium and reports console errors and plots that drew nothing.
-// Usage: tsx analysis/gallery.ts [folder] [--screenshot file.png]   (default results/figures; exits 1 on a problem)
+// figures. `checkGallery` opens it in Chromium and reports console errors, plots that drew nothing and plots wider
+// than the page (a figure wider than the page is drawn at the page's width).
+// Usage: tsx analysis/gallery.ts [folder] [--screenshot file.png]   (default results/figures; exits 1 on a problem;
+//   the screenshot is for looking at, not for committing: a browser's fonts and rasterising differ by machine)
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -38,12 +40,16 @@ const titleOf = (s: FigureSpec) => {
   return t ? t.replace(/<br>/g, ' ').replace(/<[^>]+>/g, '') : s.name;
 };
 
-// Renders the figures one after another; sets window.galleryDone (and logs the error) when it stops.
+// Renders the figures one after another, a figure wider than the page at the page's width (plotly lays it out again:
+// the wide Table 2 and regime charts keep their legends and last bars); sets window.galleryDone (and logs the error)
+// when it stops.
 const RENDER = `(async () => {
   for (const div of document.querySelectorAll('div.plot')) {
     const f = (window.FIGURES || {})[div.dataset.name];
     if (!f) throw new Error('no figure spec for ' + div.dataset.name);
-    await Plotly.newPlot(div, f.data, f.layout, {responsive: true});
+    const w = div.clientWidth;
+    await Plotly.newPlot(div, f.data, w > 0 && w < f.layout.width ? { ...f.layout, width: w } : f.layout,
+      {responsive: true});
   }
 })().catch((e) => console.error('gallery: ' + e)).finally(() => { window.galleryDone = true; });`;
 
@@ -98,16 +104,21 @@ export function writeGallery(dir: string): string {
 export interface GalleryCheck {
   /** console errors, uncaught page errors and failed requests, in order */
   errors: string[];
-  /** per plot div: the figure, its trace count and whether plotly drew an SVG for it */
-  plots: { name: string; traces: number; drawn: boolean }[];
+  /** per plot div: the figure, its trace count, whether plotly drew an SVG for it and whether that fits the page */
+  plots: { name: string; traces: number; drawn: boolean; fits: boolean }[];
 }
 
-/** Open a gallery in Chromium from file:// and report what went wrong; optionally screenshot its top. */
+/**
+ * Open a gallery in Chromium from file:// and report what went wrong; optionally screenshot its top (a picture for
+ * a person to look at: it is not committed, since fonts and rasterising differ by machine; docs/notebooks.md).
+ */
 export async function checkGallery(index: string, screenshot?: string): Promise<GalleryCheck> {
   return withFilePage(index, { width: 1000, height: 800 }, {}, async (page, errors) => {
     await page.waitForFunction('window.galleryDone === true', undefined, { timeout: 120000 });
     const plots = (await page.evaluate(`[...document.querySelectorAll('div.plot')].map((d) => ({ name: d.dataset.name,
-      traces: (d.data || []).length, drawn: d.querySelectorAll('svg.main-svg').length > 0 }))`)) as GalleryCheck['plots'];
+      traces: (d.data || []).length, drawn: d.querySelectorAll('svg.main-svg').length > 0,
+      fits: [...d.querySelectorAll('svg.main-svg')].every((g) => g.getBoundingClientRect().right <=
+        document.documentElement.clientWidth + 1) }))`)) as GalleryCheck['plots'];
     // the top of the page (the section list and the first figures): a whole-page PNG of every figure is ~4 MB
     if (screenshot)
       await page.screenshot({ path: screenshot, fullPage: true, clip: { x: 0, y: 0, width: 1000, height: 2400 } });
@@ -115,12 +126,13 @@ export async function checkGallery(index: string, screenshot?: string): Promise<
   });
 }
 
-/** Problems of a check, one line each: errors, and plots with no trace or no drawing. */
+/** Problems of a check, one line each: errors, plots with no trace or no drawing, plots wider than the page. */
 export const galleryProblems = (c: GalleryCheck) => [
   ...c.errors,
   ...c.plots
     .filter((p) => p.traces === 0 || !p.drawn)
     .map((p) => `${p.name}: ${p.traces} traces, ${p.drawn ? 'drawn' : 'not drawn'}`),
+  ...c.plots.filter((p) => !p.fits).map((p) => `${p.name}: wider than the page`),
 ];
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
