@@ -203,16 +203,16 @@ reproduce-table2:
 	$(MAKE) table2-report
 
 # the tables and figures of a Table 2 profile from its finished runs. The full profile writes the committed results/;
-# the others write under runs/results/<profile> (untracked) and are compared with the committed results/<profile>
-# (tables byte for byte; `make quick-reference` adopts a new reference after an intended change, and records its
-# processor in results/<profile>-processor.txt: on another processor TensorFlow rounds differently, and a mismatch
-# there is reported, not failed)
+# the others write under runs/results/<profile> (untracked) and are checked against the references kept per processor
+# in results/references/<profile>/ (analysis/reference-check.ts; docs/testing.md): byte for byte against this
+# processor's own fresh reference, else a tolerance check against another processor's (tables' structure exact, every
+# run's first steps equal); the last line says which, and exit 1 when the check fails
 T2_OUT = $(if $(filter full,$(PROFILE)),results,runs/results/$(PROFILE))
 T2_OTHERS := corl/,rubicon/,figures/corl_,figures/rubicon_
 table2-report:
 	$(TSX) analysis/table2.ts $(PROFILE) runs/table2 $(T2_OUT)
 	RESULTS=$(T2_OUT) FIGURES=$(T2_OUT)/figures $(TSX) analysis/make-figures.ts rlcer
-	$(if $(filter full,$(PROFILE)),,$(if $(wildcard results/$(PROFILE)),REFERENCE_PROCESSOR="$$(cat results/$(PROFILE)-processor.txt 2>/dev/null)" $(TSX) analysis/compare-results.ts $(T2_OUT) results/$(PROFILE) --ignore $(T2_OTHERS)))
+	$(if $(filter full,$(PROFILE)),,$(if $(wildcard results/references/$(PROFILE)),$(TSX) analysis/reference-check.ts check --profile $(PROFILE) --tables $(T2_OUT) --runs runs/table2/$(PROFILE)))
 
 # the long horizon: RLVR, RLCER, RLCER w/o evolving, fixed teacher rubrics, 300 steps x 3 seeds at S (one run per core;
 # finished runs are kept and archived) -> results/rlcer/long.csv and the rlcer_long figure
@@ -221,11 +221,14 @@ reproduce-long:
 	$(TSX) analysis/long.ts runs/table2 results
 	$(TSX) analysis/make-figures.ts rlcer
 
-# adopt the last quick Table 2 outputs (runs/results/quick) as the committed reference results/quick, with the
-# records of the runs they come from (results/runs/table2/quick: `make verify-quick` recomputes the tables from them)
+# adopt the last quick Table 2 outputs (runs/results/quick) as this processor's reference in
+# results/references/quick/<processor key>/ (a new generation, which marks the other processors' stale, when its tables
+# moved), and as the published results/quick with the records of the runs they come from (results/runs/table2/quick:
+# `make verify-quick` recomputes the tables from them)
 quick-reference:
+	$(TSX) analysis/reference-check.ts adopt --profile quick --tables runs/results/quick --runs runs/table2/quick
 	cp -r runs/results/quick/. results/quick/
-	$(TSX) src/util/machine.ts > results/quick-processor.txt
+	$(TSX) src/util/machine.ts --json > results/quick-processor.json
 	$(TSX) src/cli/archive-runs.ts runs/table2/quick results/runs/table2/quick
 
 # recompute the committed quick tables from the committed run records and compare them byte for byte

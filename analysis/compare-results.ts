@@ -7,7 +7,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runMain } from '../src/cli/args.js';
 import { ConfigError } from '../src/io/validate.js';
-import { processorName } from '../src/util/machine.js';
 
 /** Every file under dir, as paths relative to it, sorted. */
 function files(dir: string): string[] {
@@ -68,21 +67,6 @@ export function compareResults(
   return c;
 }
 
-/**
- * Whether a reference made on `reference` (the processor its runs recorded; empty when none was) can be matched byte
- * for byte here: TensorFlow's CPU kernels round differently across processors, so a retrained profile's tables move
- * within their seeds' spread on another one. A mismatch there is reported, not failed.
- */
-export function processorCheck(reference: string | undefined, here: string): { comparable: boolean; note: string } {
-  if (!reference || reference === here) return { comparable: true, note: '' };
-  return {
-    comparable: false,
-    note:
-      `expected here: the reference was made on another processor (${reference}; this one: ${here}), and ` +
-      "TensorFlow's CPU kernels round differently across processors; on the reference's processor the match is exact",
-  };
-}
-
 if (process.argv[1]?.endsWith('compare-results.ts')) {
   runMain(async () => {
     const [produced, reference, flag, list] = process.argv.slice(2);
@@ -112,9 +96,6 @@ if (process.argv[1]?.endsWith('compare-results.ts')) {
         `identical, ${c.differ.length - badTables.length} differ`,
     );
     if (!ok) {
-      const where = processorCheck(process.env.REFERENCE_PROCESSOR, processorName());
-      if (where.note) console.log(where.note);
-      if (!where.comparable) return;
       if (flag !== '--only')
         console.log(`(if the change is intended: make quick-reference copies ${produced} over ${reference})`);
       process.exit(1);

@@ -227,14 +227,6 @@ export const SETTINGS: SettingGroup[] = [
         readers: ['analysis/make-figures.ts'],
       },
       {
-        name: 'REFERENCE_PROCESSOR',
-        default: 'unset: a table that differs fails the comparison',
-        does:
-          'the processor a reference was made on (`make table2-report` reads `results/<profile>-processor.txt`): on ' +
-          'another one a table that differs is reported, not failed (TensorFlow rounds differently across processors)',
-        readers: ['analysis/compare-results.ts'],
-      },
-      {
         name: 'CHROMIUM_PATH',
         default: '/usr/bin/chromium',
         does: 'the Chromium that exports static figures',

@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { compareResults, processorCheck } from '../analysis/compare-results.js';
+import { compareResults } from '../analysis/compare-results.js';
 
 describe('comparing produced results with the committed reference', () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-compare-'));
@@ -78,16 +78,5 @@ describe('the committed quick reference', function () {
     assert.deepEqual(c.differ, [], 'tables that differ from their records');
     assert.deepEqual(c.missing, [], 'committed tables not recomputed');
     assert.ok(c.same.length >= 7, `only ${c.same.length} tables compared`);
-  });
-});
-
-describe('the reference processor', () => {
-  it('fails a mismatch on the reference processor or an unrecorded one, and only reports it on another', () => {
-    assert.deepEqual(processorCheck(undefined, 'AMD EPYC'), { comparable: true, note: '' });
-    assert.deepEqual(processorCheck('', 'AMD EPYC'), { comparable: true, note: '' });
-    assert.deepEqual(processorCheck('AMD EPYC', 'AMD EPYC'), { comparable: true, note: '' });
-    const other = processorCheck('AMD EPYC', 'Intel(R) Xeon(R) Processor');
-    assert.equal(other.comparable, false);
-    assert.match(other.note, /AMD EPYC; this one: Intel\(R\) Xeon\(R\) Processor/);
   });
 });

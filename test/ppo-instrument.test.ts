@@ -169,9 +169,10 @@ describe('PPO with a separate critic, a reference policy and a value warm-up', (
       t = updated({ ...c, critic: 'shared', valueCoef: 50 }).w;
     assert.notDeepEqual(s, t);
   });
-  it('is the default of every PPO arm', () => {
-    assert.equal(defaultPpoConfig.critic, 'separate');
-    assert.equal(defaultRlvrConfig.ppo.critic, 'separate');
+  it("every PPO arm takes ppo's defaults (one place to switch the instrument)", () => {
+    assert.equal(defaultRlvrConfig.ppo.critic, defaultPpoConfig.critic);
+    assert.equal(defaultRlcerConfig.ppo.critic, defaultPpoConfig.critic);
+    assert.equal(defaultRlcerConfig.ppo.equalGroups, defaultPpoConfig.equalGroups);
   });
   it('klCoef > 0: the reference changes the update and its KL is logged; without one it is refused', function () {
     this.timeout(60_000);

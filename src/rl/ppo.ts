@@ -50,12 +50,13 @@ export interface PpoConfig {
   /** a factor on each role's loss (default 1; 0 switches a role's update off, as the update-parity test does) */
   roleLossScale?: Partial<Record<Role, number>>;
   /**
-   * where each role's values come from: 'separate' (default since wave 4: a critic network per role, as verl's and
-   * OpenRLHF's critic model beside the actor: the policy's architecture started from the policy's weights, its value
-   * head included, trained on that role's value loss alone by its own Adam at the role's rate; the policy then gets
-   * the surrogate's gradient only) or 'shared' (the role's value head on the policy's trunk, its loss reaching the
-   * trunk at the role's rate: the first three waves' instrument, whose value loss drags the policy when a reward
-   * moves the return's mean; docs/sensitivity.md). The paper describes value networks; it does not say which.
+   * where each role's values come from: 'separate' (a critic network per role, as verl's and OpenRLHF's critic
+   * model beside the actor: the policy's architecture started from the policy's weights, its value head included,
+   * trained on that role's value loss alone by its own Adam at the role's rate; the policy then gets the surrogate's
+   * gradient only) or 'shared' (the role's value head on the policy's trunk, its loss reaching the trunk at the role's
+   * rate: the first three waves' instrument, whose value loss drags the policy when a reward moves the return's mean;
+   * docs/sensitivity.md). Still the default until the clean instrument's pilot and the quick references of each
+   * processor are rerun under 'separate' (issue 53). The paper describes value networks; it does not say which.
    */
   critic?: 'shared' | 'separate';
   /**
@@ -98,7 +99,7 @@ export const defaultPpoConfig: PpoConfig = {
   lr: { reason: 1e-4, rubric: 1e-4, hint: 1e-4 },
   roleMixing: 'separate_adam',
   lengthBuckets: 3,
-  critic: 'separate',
+  critic: 'shared',
   valueWarmup: 0,
   equalGroups: 'keep',
 };
