@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs, runMain } from '../src/cli/args.js';
 import { loadJsonConfig } from '../src/io/run.js';
-import { expandSweep, type SweepConfig } from '../src/io/sweep.js';
+import { defaultCommand, expandSweep, type SweepConfig } from '../src/io/sweep.js';
 import { readCsv, writeCsv, writeFileAtomic, type Row } from '../src/io/table.js';
 import { PROCESS_WEIGHT } from '../src/methods/trainers/process-oracle.js';
 import { verifySums } from '../src/io/checksums.js';
@@ -289,20 +289,6 @@ export type CampaignSweep = SweepConfig & { regime: string };
 /** The campaign's sweeps: S baseline, S sparse (the regime's cells as overrides), M baseline at 60 steps. */
 export function campaignSweeps(seeds: CampaignSeeds, sparseCells: Row[]): Record<string, CampaignSweep> {
   const range = (n: number) => Array.from({ length: n }, (_, i) => CAMPAIGN_FIRST_SEED + i);
-  const run = (profile: string, extra: string[] = []) => [
-    'src/cli/table2-run.ts',
-    '--method',
-    '{method}',
-    '--size',
-    '{size}',
-    '--seed',
-    '{seed}',
-    '--profile',
-    profile,
-    ...extra,
-    '--out',
-    '{dir}',
-  ];
   const trainCells = sparseCells
     .filter((r) => r.chosen === 'yes')
     .map((r) => ({ family: String(r.family), digits: Number(r.digits) }));
@@ -318,7 +304,7 @@ export function campaignSweeps(seeds: CampaignSeeds, sparseCells: Row[]): Record
     regime,
     root: `runs/sweeps/${name}`,
     archive: `results/runs/sensitivity/${size}-${regime}`,
-    command: run('confirm', extra),
+    command: defaultCommand('confirm', extra),
     methods,
     seeds: range(n),
     sizes: [size],

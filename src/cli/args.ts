@@ -153,14 +153,18 @@ export function parseArgs<F extends Flags>(argv: string[], flags: F, o: ParseOpt
   return parse(argv, flags, `${programName(o)} [options]`, 0, o.about).values as Args<F>;
 }
 
-/** parseArgs for a CLI that also takes positional arguments, named in `names` (e.g. ['<from>', '<to>']). */
+/**
+ * parseArgs for a CLI that also takes positional arguments, named in `names` (e.g. ['<from>', '<to>']); a name with
+ * "..." (e.g. '[theme ...]') takes any number.
+ */
 export function parseArgsWithPositionals<F extends Flags>(
   argv: string[],
   flags: F,
   names: string[],
   o: ParseOptions = {},
 ): { args: Args<F>; positionals: string[] } {
-  const r = parse(argv, flags, `${programName(o)} ${names.join(' ')} [options]`, names.length, o.about);
+  const most = names.some((n) => n.includes('...')) ? Infinity : names.length;
+  const r = parse(argv, flags, `${programName(o)} ${names.join(' ')} [options]`, most, o.about);
   return { args: r.values as Args<F>, positionals: r.positionals };
 }
 

@@ -9,22 +9,15 @@
 //   [--checkpoint-every N]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { choiceArg, intArg, intListArg, parseArgs, runMain } from './args.js';
+import { parseArgs, runMain } from './args.js';
+import { planTable2Run, TABLE2_RUN_FLAGS } from './table2-plan.js';
 import { checkResumeKernels, openRun, loadJsonConfig, readMetrics } from '../io/run.js';
 import { ConfigError } from '../io/validate.js';
 import { sha256Hex } from '../io/checksums.js';
 import { stepLine } from '../io/jobs.js';
 import { engineSettings, startEngine } from '../models/backend.js';
 import { loadPolicy } from '../models/index.js';
-import {
-  checkCheckpoints,
-  loadWeights,
-  readCheckpoint,
-  sample,
-  saveCheckpoint,
-  SIZE_NAMES,
-  type Policy,
-} from '../models/policy.js';
+import { loadWeights, readCheckpoint, sample, saveCheckpoint, type Policy } from '../models/policy.js';
 import { learnedJudge, loadVerifier } from '../models/verifier.js';
 import { makeRng } from '../util/random.js';
 import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
@@ -44,17 +37,8 @@ import type { Rollout } from '../rl/rollout.js';
 import { appendGzipLines, readGzipLines } from '../io/gzip-lines.js';
 import { mean } from '../util/stats.js';
 import type { ReasonerRollout } from '../rl/trainer.js';
-import { KINDS, table2Row } from '../methods/tables/table2-kinds.js';
 import { hintReport } from '../rl/rubricator.js';
-import {
-  coldStartCheckpoint,
-  methodSpec,
-  pairsCacheFile,
-  profileSpec,
-  rlvrKlTarget,
-  scalarRmCheckpoint,
-  VERIFIER_CHECKPOINT,
-} from '../methods/tables/table2.js';
+import { pairsCacheFile, scalarRmCheckpoint, VERIFIER_CHECKPOINT } from '../methods/tables/table2.js';
 import {
   preferencePairs,
   rubricatorQuality,
@@ -79,70 +63,15 @@ function probeAccuracy(policy: Policy, seed: number): number {
   return outs.filter((o, i) => isCorrect(problems[i], parseTrace(decode(o)))).length / problems.length;
 }
 
-/** --overrides: an inline JSON object (a sweep's knob level), read like a config file. */
-function parseOverrides(text: string): Record<string, unknown> {
-  let o: unknown;
-  try {
-    o = JSON.parse(text);
-  } catch (e) {
-    throw new ConfigError(`--overrides is not valid JSON: ${(e as Error).message}`);
-  }
-  if (typeof o !== 'object' || o === null || Array.isArray(o))
-    throw new ConfigError('--overrides must be a JSON object');
-  return o as Record<string, unknown>;
-}
-
-/** `over` deep-merged onto `base` (plain objects merge, everything else replaces). */
-function overlay(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
-  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  const out = { ...base };
-  for (const [k, v] of Object.entries(over))
-    out[k] = isObj(v) && isObj(out[k]) ? overlay(out[k] as Record<string, unknown>, v) : v;
-  return out;
-}
-
 runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), {
-    method: { help: 'method id (src/methods/tables/table2.ts)', default: 'rlcer' },
-    size: { help: 'S or M', default: 'S' },
-    seed: { help: 'seed', default: '0' },
-    profile: { help: 'a profile of src/methods/tables/table2.ts (quick, full, confirm, ...)', default: 'quick' },
-    steps: "override the profile's steps (default: the profile's)",
-    out: 'run directory (default: runs/table2/<profile>/<size>/<method>/seed-<seed>)',
-    config: "JSON overriding the method's RL config",
-    'checkpoint-every': { help: 'steps between resumable checkpoints', default: '10' },
-    overrides: "inline JSON overriding the method's RL config, over --config (a sweep's knob levels)",
-    horizons:
-      "comma-separated steps before the last after which the full final evaluation is also written (default: the profile's)",
-    coldstart:
-      "the cold start variant to start from (data/checkpoints/coldstart-transformer-<size>-<variant>.json; default the row's)",
-  });
-  const method = a.method,
-    spec = methodSpec(method),
-    profile = profileSpec(a.profile);
-  const size = choiceArg('size', a.size, SIZE_NAMES),
-    seed = intArg('seed', a.seed, 0);
-  const steps = KINDS[spec.kind].trains
-    ? intArg('steps', a.steps ?? String(profile.stepsByMethod?.[method] ?? profile.steps), 0)
-    : 0;
-  const user = overlay(a.config ? loadJsonConfig(a.config) : {}, a.overrides ? parseOverrides(a.overrides) : {});
-  const out = a.out ?? `runs/table2/${a.profile}/${size}/${method}/seed-${seed}`;
-  // a KL-matched row's target: RLVR's update size at the same profile, size and seed (recorded in the config)
-  const klMatch = spec.klMatch ? rlvrKlTarget(a.profile, size, seed) : null;
-  // the row's config, of its kind (src/methods/tables/table2-kinds.ts); the user's overrides apply to it only
-  const row = table2Row({
-    spec,
-    user,
-    steps,
-    klTarget: klMatch?.target ?? null,
-    scalarRmCheckpoint: scalarRmCheckpoint(size),
-  });
-  // --coldstart: another cold start of the size for this run (the sparse regime's wide cold start, amendment 1)
-  const ckpt = coldStartCheckpoint(size, a.coldstart ?? spec.coldstart);
-  // the row's config and every checkpoint the run reads, checked before its directory is made
-  row.check();
-  const needsRm = row.scalarRm || spec.quality === 'scalar_rm';
-  checkCheckpoints(ckpt, VERIFIER_CHECKPOINT, ...(needsRm ? [scalarRmCheckpoint(size)] : []));
+  const a = parseArgs(process.argv.slice(2), TABLE2_RUN_FLAGS);
+  // the method, profile, size, seed and steps, the row's config built from the user's overrides, and every checkpoint
+  // the run reads, checked before its directory is made (src/cli/table2-plan.ts: what a sweep checks of every run)
+  const plan = planTable2Run(a);
+  const { method, spec, profile, size, seed, steps, out, klMatch, row, needsRm } = plan,
+    ckpt = plan.coldstart,
+    every = plan.checkpointEvery,
+    horizons = plan.horizons;
   // the files the run's numbers depend on, by content: a record is only comparable with records of the same inputs
   const fileHash = (f: string) => sha256Hex(fs.readFileSync(f)).slice(0, 12);
   const inputs = {
@@ -150,13 +79,6 @@ runMain(async () => {
     verifier: fileHash(VERIFIER_CHECKPOINT),
     ...(needsRm ? { scalar_rm: fileHash(scalarRmCheckpoint(size)) } : {}),
   };
-  const every = intArg('checkpoint-every', a['checkpoint-every'], 1);
-  const horizons = a.horizons !== undefined ? intListArg('horizons', a.horizons, 1) : (profile.horizons ?? []);
-  if (!row.horizons && horizons.some((h) => h < steps)) {
-    throw new ConfigError(
-      "horizons before the last step are for rows whose steps do not depend on the run's length (not EvoLM)",
-    );
-  }
   const identity = {
     experiment: 'table2',
     method,

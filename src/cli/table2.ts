@@ -2,7 +2,10 @@
 // core), skipping runs already finished (a run directory with done.json), then the tidy table and the figures.
 // An archived profile (full) also counts a run as finished when its committed record is in TABLE2_ARCHIVE, and
 // archives each run it finishes; --archive no runs everything afresh in runs/ and archives nothing.
-// Usage: tsx src/cli/table2.ts [--profile quick|full|long] [--jobs 2]
+// Every run is planned and checked (src/cli/table2-plan.ts: method, profile, size, seed, the row's config, its
+// checkpoints) before the first one starts. A comparison with options of your own: src/cli/sweep.ts
+// (docs/experiments.md).
+// Usage: tsx src/cli/table2.ts [--profile quick|full|long|...] [--jobs 2]
 //   [--methods a,b|evolm-ablations|evolm-controls|kl-matched|positive-controls|evolm-oracle] [--sizes S,M]
 //   [--seeds 0,1] [--archive no] [--executor local|slurm] [--sbatch-args "..."] [--concurrency K] [--poll-seconds 30]
 //   [--squeue-patience 600]   (the executor options: src/cli/executor.ts; local is the job pool as before)
@@ -14,6 +17,7 @@ import { SIZE_NAMES } from '../models/policy.js';
 import { runLogged } from '../io/jobs.js';
 import type { RunSpec } from '../io/sweep.js';
 import { campaignRoot, EXECUTOR_FLAGS, executorName, runCampaign } from './executor.js';
+import { checkRuns } from './run-checks.js';
 import {
   coldStartCheckpoint,
   EVOLM_ABLATIONS,
@@ -21,6 +25,7 @@ import {
   EVOLM_QUESTION,
   KL_MATCHED,
   POSITIVE_CONTROLS,
+  PROFILES,
   TABLE2_ARCHIVE,
   methodSpec,
   profileSpec,
@@ -30,7 +35,7 @@ import {
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    profile: { help: 'quick, full or long', default: 'quick' },
+    profile: { help: `${Object.keys(PROFILES).join(', ')} (docs/options.md, Profiles)`, default: 'quick' },
     jobs: { help: 'parallel processes', default: '2' },
     methods:
       'comma-separated method ids, or evolm-ablations, evolm-controls, evolm-question, kl-matched, ' +
@@ -78,14 +83,6 @@ runMain(async () => {
     }
   }
   if (!fs.existsSync(VERIFIER_CHECKPOINT)) throw new ConfigError('no verifier checkpoint: run "make verifier"');
-  // the static scalar RM is trained once per size, before any run that needs it
-  for (const size of sizes) {
-    if (methods.some((m) => methodSpec(m).kind === 'scalar_rm') && !fs.existsSync(scalarRmCheckpoint(size))) {
-      console.log(`[table2] training the scalar RM for size ${size}`);
-      if ((await runLogged(['src/cli/scalar-rm.ts', '--size', size], `runs/scalar-rm/${size}.log`)) !== 0)
-        throw new RunFailure(`scalar RM training failed: see runs/scalar-rm/${size}.log`);
-    }
-  }
   // seed-major order: an interrupted profile has every method at its first seeds
   const archived = profile.archived && a.archive !== 'no';
   const queue = sizes.flatMap((size) =>
@@ -123,6 +120,16 @@ runMain(async () => {
       j.dir,
     ],
   }));
+  // every run built and checked before the first one starts (a typo or a bad value: one line, nothing trains)
+  await checkRuns(specs, `profile ${name}`);
+  // the static scalar RM is trained once per size, before any run that needs it
+  for (const size of sizes) {
+    if (methods.some((m) => methodSpec(m).kind === 'scalar_rm') && !fs.existsSync(scalarRmCheckpoint(size))) {
+      console.log(`[table2] training the scalar RM for size ${size}`);
+      if ((await runLogged(['src/cli/scalar-rm.ts', '--size', size], `runs/scalar-rm/${size}.log`)) !== 0)
+        throw new RunFailure(`scalar RM training failed: see runs/scalar-rm/${size}.log`);
+    }
+  }
   // local: the job pool exactly as before; slurm: one array job over the unfinished runs, then wait for the queue (its
   // sweep files in one directory per run list: the profile and what selects its runs)
   const root = campaignRoot(

@@ -12,6 +12,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { ConfigError, RunFailure } from './validate.js';
+import { overlayConfig } from './config.js';
+import { didYouMean } from '../util/names.js';
 import { archiveRun, processAlive, runJobs } from './jobs.js';
 import { readCsv, writeFileAtomic, type Row } from './table.js';
 import { meanInterval } from '../util/stats.js';
@@ -19,14 +21,18 @@ import { POOLED_COLUMNS, pooledCells, POWER_COLUMNS, powerCells } from '../util/
 
 /** One level of a knob: what it adds to a run's config (--overrides JSON) and to its command line. */
 export interface KnobLevel {
+  /** the level's name: its cell is "<knob>=<level>", its runs' folder <root>/<size>/<method>/<knob>=<level> */
   level: string;
+  /** what the level sets in the run's config (docs/options.md), merged over the method's `overrides` */
   overrides?: Record<string, unknown>;
+  /** flags the level adds to the run's command line (e.g. ["--steps", "20"]) */
   args?: string[];
 }
 
 export interface Knob {
+  /** the knob's name (a column of table.csv and claims.csv; the figures' axis) */
   name: string;
-  /** the name of the baseline's level of this knob (its runs are the baseline's) */
+  /** the name of the baseline's level of this knob: its runs are the baseline's (the options' own defaults) */
   default: string;
   /** the other levels, each a cell of its own */
   levels: KnobLevel[];
@@ -36,30 +42,97 @@ export interface Knob {
 
 /** A paired comparison per cell: method a minus method b on `column`, paired by seed. */
 export interface Comparison {
+  /** its name in claims.csv, e.g. "rlcer_minus_rlvr" */
   claim: string;
+  /** the method whose column is compared */
   a: string;
+  /** the method it is compared with (a - b) */
   b: string;
+  /** a column of each run's final.csv: average, add, sub, chain, chain_ood, rubric_quality */
   column: string;
 }
 
-export interface SweepConfig {
+/** A sweep as its JSON file holds it (sweeps/*.json): what may be left out is filled in by `completeSweep`. */
+export interface SweepFile {
+  /** the sweep's name: letters, digits, _ . - */
   name: string;
-  /** where the run directories go: <root>/<size>/<method>/<cell>/seed-<n> (and the sweep's own files, <root>/sweep) */
-  root: string;
+  /**
+   * where the run directories go: <root>/<size>/<method>/<cell>/seed-<n> (and the sweep's own files, <root>/sweep);
+   * default runs/sweeps/<name>
+   */
+  root?: string;
   /**
    * where each finished run's record (everything but weights and log) is copied, <archive>/<size>/<method>/<cell>/
    * seed-<n>, to be committed: a run whose archive holds done.json counts as finished, and the table reads it
    */
   archive?: string;
-  /** tsx script and arguments; {method}, {size}, {seed} and {dir} are replaced per run */
-  command: string[];
+  /** the Table 2 profile every run takes (docs/options.md, Profiles), when `command` is left out; default quick */
+  profile?: string;
+  /**
+   * tsx script and arguments; {method}, {size}, {seed} and {dir} are replaced per run. Default: src/cli/table2-run.ts
+   * --method {method} --size {size} --seed {seed} --profile <profile> --out {dir}
+   */
+  command?: string[];
+  /** the methods compared (docs/options.md, Methods) */
   methods: string[];
+  /** the seeds of every cell */
   seeds: number[];
-  sizes: string[];
-  knobs: Knob[];
+  /** model sizes (S, M); default ["S"] */
+  sizes?: string[];
+  /** options moved one at a time around the baseline, each a cell per level; default none: methods x seeds only */
+  knobs?: Knob[];
+  /**
+   * per method, options every run of that method takes (docs/options.md), e.g. {"rlcer": {"prompts": 8}}; a knob's
+   * level is merged over them
+   */
+  overrides?: Record<string, Record<string, unknown>>;
+  /** the paired comparisons of claims.csv, power.csv and pooled.csv (none: table.csv only) */
   comparisons?: Comparison[];
   /** fewest seeds a claim needs for a verdict other than "unclear" (default 2: an interval exists) */
   minSeeds?: number;
+  /** the campaign's regime (the sensitivity campaign's files; analysis/sensitivity.ts reads it, the runs do not) */
+  regime?: string;
+}
+
+/** A sweep with everything filled in (`completeSweep`): what expansion, the executors and aggregation read. */
+export type SweepConfig = SweepFile & { root: string; command: string[]; sizes: string[] };
+
+/**
+ * The command of a sweep that gives none: one Table 2 run of the profile per entry (`extra`: flags of every run, e.g.
+ * the sensitivity campaign's --coldstart).
+ */
+export const defaultCommand = (profile = 'quick', extra: string[] = []) => [
+  'src/cli/table2-run.ts',
+  '--method',
+  '{method}',
+  '--size',
+  '{size}',
+  '--seed',
+  '{seed}',
+  '--profile',
+  profile,
+  ...extra,
+  '--out',
+  '{dir}',
+];
+
+const sameList = (a: unknown, b: string[]) => JSON.stringify(a) === JSON.stringify(b);
+
+/** A sweep file checked (`checkSweepConfig`) and completed: root, command and sizes filled in where left out. */
+export function completeSweep(f: SweepFile): SweepConfig {
+  if (typeof f !== 'object' || f === null || Array.isArray(f)) throw new ConfigError('a sweep must be a JSON object');
+  if (f.command !== undefined && f.profile !== undefined && !sameList(f.command, defaultCommand(f.profile)))
+    throw new ConfigError('sweep profile is for the default command: with a command of your own, put --profile in it');
+  if (f.profile !== undefined && (typeof f.profile !== 'string' || !f.profile))
+    throw new ConfigError('sweep profile must be a profile name');
+  const c: SweepConfig = {
+    ...f,
+    root: f.root ?? path.join('runs', 'sweeps', String(f.name)),
+    command: f.command ?? defaultCommand(f.profile),
+    sizes: f.sizes ?? ['S'],
+  };
+  checkSweepConfig(c);
+  return c;
 }
 
 export interface RunSpec {
@@ -82,11 +155,30 @@ const BASELINE = 'baseline';
 const cellId = (knob: string, level: string) => `${knob}=${level}`;
 const reaches = (k: Knob, method: string) => !k.methods || k.methods.includes(method);
 
+/** The fields a sweep file may hold (any other is a typo: refused, with the nearest names). */
+const SWEEP_FIELDS = [
+  'name',
+  'root',
+  'archive',
+  'profile',
+  'command',
+  'methods',
+  'seeds',
+  'sizes',
+  'knobs',
+  'overrides',
+  'comparisons',
+  'minSeeds',
+  'regime',
+];
+
 /** Throws a ConfigError naming the first malformed field of a sweep config. */
 export function checkSweepConfig(c: SweepConfig): void {
   const list = (name: string, v: unknown) => {
     if (!Array.isArray(v) || v.length === 0) throw new ConfigError(`sweep ${name} must be a non-empty list`);
   };
+  for (const k of Object.keys(c))
+    if (!SWEEP_FIELDS.includes(k)) throw new ConfigError(`unknown sweep field "${k}"${didYouMean(k, SWEEP_FIELDS)}`);
   if (typeof c.name !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(c.name))
     throw new ConfigError('sweep name must be letters, digits, _ . -');
   if (typeof c.root !== 'string' || !c.root) throw new ConfigError('sweep root must be a path');
@@ -96,19 +188,44 @@ export function checkSweepConfig(c: SweepConfig): void {
   list('methods', c.methods);
   list('seeds', c.seeds);
   list('sizes', c.sizes);
-  if (!Array.isArray(c.knobs)) throw new ConfigError('sweep knobs must be a list');
-  for (const k of c.knobs) {
+  if (c.methods.some((m) => typeof m !== 'string')) throw new ConfigError('sweep methods must be method names');
+  if (new Set(c.methods).size !== c.methods.length) throw new ConfigError('sweep methods must be distinct');
+  if (c.seeds.some((s) => !Number.isInteger(s) || s < 0))
+    throw new ConfigError(`sweep seeds must be integers >= 0 (got ${JSON.stringify(c.seeds)})`);
+  if (c.minSeeds !== undefined && (!Number.isInteger(c.minSeeds) || c.minSeeds < 1))
+    throw new ConfigError(`sweep minSeeds must be an integer >= 1 (got ${JSON.stringify(c.minSeeds)})`);
+  const inSweep = (what: string, m: string) => {
+    if (!c.methods.includes(m))
+      throw new ConfigError(
+        `${what}: method "${m}" is not in the sweep's methods (${c.methods.join(', ')})${didYouMean(m, c.methods)}`,
+      );
+  };
+  if (c.overrides !== undefined) {
+    if (typeof c.overrides !== 'object' || c.overrides === null || Array.isArray(c.overrides))
+      throw new ConfigError('sweep overrides must be an object: method -> options');
+    for (const [m, o] of Object.entries(c.overrides)) {
+      inSweep('sweep overrides', m);
+      if (typeof o !== 'object' || o === null || Array.isArray(o))
+        throw new ConfigError(`sweep overrides of ${m} must be an object of options`);
+    }
+  }
+  if (c.knobs !== undefined && !Array.isArray(c.knobs)) throw new ConfigError('sweep knobs must be a list');
+  for (const k of c.knobs ?? []) {
     if (typeof k.name !== 'string' || !Array.isArray(k.levels))
       throw new ConfigError('each knob needs a name and a list of levels');
+    if (typeof k.default !== 'string') throw new ConfigError(`knob ${k.name}: its default must be a level name`);
     const names = [k.default, ...k.levels.map((l) => l.level)];
     if (new Set(names).size !== names.length)
       throw new ConfigError(`knob ${k.name}: levels must be distinct (the default "${k.default}" included)`);
-    for (const m of k.methods ?? [])
-      if (!c.methods.includes(m)) throw new ConfigError(`knob ${k.name}: method "${m}" is not in the sweep`);
+    for (const m of k.methods ?? []) inSweep(`knob ${k.name}`, m);
   }
-  for (const cmp of c.comparisons ?? [])
-    for (const m of [cmp.a, cmp.b])
-      if (!c.methods.includes(m)) throw new ConfigError(`comparison ${cmp.claim}: method "${m}" is not in the sweep`);
+  if (c.comparisons !== undefined && !Array.isArray(c.comparisons))
+    throw new ConfigError('sweep comparisons must be a list');
+  for (const cmp of c.comparisons ?? []) {
+    if (typeof cmp.claim !== 'string' || typeof cmp.column !== 'string')
+      throw new ConfigError('each comparison needs a claim, a, b and a column');
+    for (const m of [cmp.a, cmp.b]) inSweep(`comparison ${cmp.claim}`, m);
+  }
 }
 
 /**
@@ -116,11 +233,11 @@ export function checkSweepConfig(c: SweepConfig): void {
  * (the baseline, then each knob's other levels), sizes and methods. A knob does not rerun a method it does not
  * reach: that method's cell is the baseline's run.
  */
-export function expandSweep(c: SweepConfig): RunSpec[] {
-  checkSweepConfig(c);
+export function expandSweep(file: SweepFile): RunSpec[] {
+  const c = completeSweep(file);
   const cells: { cell: string; level: KnobLevel; knob: Knob | null }[] = [
     { cell: BASELINE, level: { level: BASELINE }, knob: null },
-    ...c.knobs.flatMap((k) => k.levels.map((l) => ({ cell: cellId(k.name, l.level), level: l, knob: k }))),
+    ...(c.knobs ?? []).flatMap((k) => k.levels.map((l) => ({ cell: cellId(k.name, l.level), level: l, knob: k }))),
   ];
   const out: RunSpec[] = [];
   for (const seed of c.seeds)
@@ -135,12 +252,12 @@ export function expandSweep(c: SweepConfig): RunSpec[] {
               .replaceAll('{size}', size)
               .replaceAll('{seed}', String(seed))
               .replaceAll('{dir}', dir);
+          // the method's own options, then the level's over them
+          const overrides = overlayConfig(c.overrides?.[method] ?? {}, level.overrides ?? {});
           const args = [
             ...c.command.map(sub),
             ...(level.args ?? []),
-            ...(level.overrides && Object.keys(level.overrides).length
-              ? ['--overrides', JSON.stringify(level.overrides)]
-              : []),
+            ...(Object.keys(overrides).length ? ['--overrides', JSON.stringify(overrides)] : []),
           ];
           out.push({
             index: out.length,
@@ -169,10 +286,17 @@ export function cellOf(knob: Knob, level: string, method: string): string {
 
 export const sweepDir = (root: string) => path.join(root, 'sweep');
 
-/** Freeze the run list for the executors (every array task reads it). */
+/**
+ * Freeze the run list for the executors (every array task reads it). A different list drops the exit codes of the old
+ * one (status/<index>.json: its indices name other runs).
+ */
 export function writeSpecs(root: string, specs: RunSpec[]): void {
+  const file = path.join(sweepDir(root), 'specs.json'),
+    text = JSON.stringify(specs, null, 1) + '\n';
+  if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') !== text)
+    fs.rmSync(path.join(sweepDir(root), 'status'), { recursive: true, force: true });
   fs.mkdirSync(sweepDir(root), { recursive: true });
-  writeFileAtomic(path.join(sweepDir(root), 'specs.json'), JSON.stringify(specs, null, 1) + '\n');
+  writeFileAtomic(file, text);
 }
 
 export function readSpecs(dir: string): RunSpec[] {
@@ -636,12 +760,15 @@ export function localExecutor(parallel = 2, log?: (s: string) => void): Executor
       );
       return { submitted: todo };
     },
-    status(_root, specs) {
+    status(root, specs) {
       return specs.map((s) => {
         if (isFinished(s)) return 'done';
         const lock = path.join(s.dir, 'running.pid');
         if (fs.existsSync(lock) && alive(Number(fs.readFileSync(lock, 'utf8')))) return 'running';
-        return fs.existsSync(path.join(s.dir, 'log.txt')) ? 'failed' : 'missing';
+        // the pool's log in the run directory, or the exit code a run by index wrote (sweep.ts run: a run that
+        // failed before it made its directory leaves no log)
+        const exit = readTaskStatus(sweepDir(root), s.index)?.exit;
+        return fs.existsSync(path.join(s.dir, 'log.txt')) || (exit !== undefined && exit !== 0) ? 'failed' : 'missing';
       });
     },
     async wait() {
@@ -904,6 +1031,9 @@ export const POWER_COLUMNS_SWEEP = ['knob', 'level', 'claim', 'endpoint', 'verdi
 /** Columns of pooled.csv: one row per comparison pooled across its distinct cells (`pooledCells`). */
 export const POOLED_COLUMNS_SWEEP = ['claim', ...POOLED_COLUMNS];
 
+/** The knob of a sweep without knobs (methods x seeds): its one level is the baseline. */
+export const NO_KNOB: Knob = { name: 'none', default: BASELINE, levels: [] };
+
 /** A finished run's final.csv as column -> value (null when the run has no record). */
 export function readFinal(s: RunSpec): Map<string, number> | null {
   const dir = isFinished(s) && !fs.existsSync(path.join(s.dir, 'done.json')) ? s.archive! : s.dir;
@@ -922,7 +1052,8 @@ const num = (x: number | null) => (x === null ? '' : x);
 
 /**
  * The tidy table (mean and 95% interval over seeds per knob, level, method and column; the baseline's runs under
- * every knob's default level) and the claims (each comparison's paired difference per knob and level). With more
+ * every knob's default level; a sweep without knobs: knob "none", level "baseline") and the claims (each comparison's
+ * paired difference per knob and level). With more
  * than one size the rows carry a size column after the level. `power` gives each claim row the power of its
  * comparison from the same per-seed differences (src/util/power.ts: MDE, power at a difference of 0.03); `pooled`
  * each comparison (per size) across its distinct cells: a random-effects mean and a sign test. A cell is distinct
@@ -930,10 +1061,11 @@ const num = (x: number | null) => (x === null ? '' : x);
  * level that reaches neither method.
  */
 export function aggregateSweep(
-  c: SweepConfig,
+  file: SweepFile,
   specs: RunSpec[],
   read: (s: RunSpec) => Map<string, number> | null = readFinal,
 ): { table: Row[]; claims: Row[]; power: Row[]; pooled: Row[] } {
+  const c = completeSweep(file);
   const byKey = new Map<string, RunSpec>(specs.map((s) => [`${s.size}|${s.method}|${s.cell}|${s.seed}`, s]));
   const finals = new Map<RunSpec, Map<string, number> | null>();
   const final = (s: RunSpec | undefined) => {
@@ -947,7 +1079,7 @@ export function aggregateSweep(
     power: Row[] = [];
   // per size and comparison: the per-seed differences of each distinct cell (keyed by the two cells it compares)
   const cells = new Map<string, { size: string; claim: string; diffs: Map<string, number[]> }>();
-  for (const knob of c.knobs)
+  for (const knob of c.knobs?.length ? c.knobs : [NO_KNOB])
     for (const level of [knob.default, ...knob.levels.map((l) => l.level)])
       for (const size of c.sizes) {
         const head = { knob: knob.name, level, ...(sized ? { size } : {}) };

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import type { DeepPartial } from '../../io/config.js';
 import { ConfigError } from '../../io/validate.js';
 import { readMetrics } from '../../io/run.js';
+import { didYouMean } from '../../util/names.js';
 
 /** The cold start of a size; a variant names another cold start of that size (`MethodSpec.coldstart`). */
 export const coldStartCheckpoint = (size: string, variant?: string) =>
@@ -449,13 +450,19 @@ export function rlvrKlTarget(
 
 export function methodSpec(id: string): MethodSpec {
   const m = METHODS[id];
-  if (!m) throw new ConfigError(`unknown method "${id}" (known: ${Object.keys(METHODS).join(', ')})`);
+  if (!m) {
+    const near = didYouMean(id, Object.keys(METHODS));
+    throw new ConfigError(`unknown method "${id}"${near} (known: ${Object.keys(METHODS).join(', ')})`);
+  }
   return m;
 }
 
 export function profileSpec(name: string): Profile {
   const p = PROFILES[name];
-  if (!p) throw new ConfigError(`unknown profile "${name}" (known: ${Object.keys(PROFILES).join(', ')})`);
+  if (!p)
+    throw new ConfigError(
+      `unknown profile "${name}"${didYouMean(name, Object.keys(PROFILES))} (known: ${Object.keys(PROFILES).join(', ')})`,
+    );
   return p;
 }
 
