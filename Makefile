@@ -146,10 +146,12 @@ figures:
 docs:
 	$(TSX) analysis/docs.ts
 
-# executed copies in results/notebooks/, their code cells numbered in execution order (tslab reports no counts)
+# executed copies in results/notebooks/, their code cells numbered in execution order (tslab reports no counts) and
+# their charts loading the one shared plotly bundle, results/figures/plotly.min.js, instead of inlining it (each
+# chart carries a static PNG beside the interactive chart: docs/notebooks.md)
 notebooks:
 	$(JUPYTER) nbconvert --to notebook --execute --output-dir results/notebooks notebooks/*.ipynb
-	$(TSX) analysis/notebook.ts number results/notebooks/*.ipynb
+	$(TSX) analysis/notebook.ts finish results/notebooks/*.ipynb
 
 # the notebooks in a browser with the tslab kernel, served on 127.0.0.1 only (token-protected; docs/notebooks.md).
 # JupyterLab where `jupyter lab` exists; it is not a Debian package and PyPI is out of reach offline, so otherwise the

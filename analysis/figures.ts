@@ -152,7 +152,7 @@ export function chromiumPath(): string {
 // Runs in the page. A string, not a function, so that no transpiler helper leaks into the browser. Plotly names
 // its SVG definitions and traces from Math.random: a seeded generator (mulberry32), reset for every figure, makes
 // the files of unchanged inputs byte-identical, so regenerating figures leaves git clean.
-const RENDER = `async ({ data, layout, width, height, formats }) => {
+const RENDER = `async ({ data, layout, width, height, formats, pngScale }) => {
   let s = 20261201;
   Math.random = () => {
     s = (s + 0x6D2B79F5) | 0;
@@ -162,15 +162,16 @@ const RENDER = `async ({ data, layout, width, height, formats }) => {
   };
   await Plotly.newPlot('fig', data, { ...layout, width, height }, { staticPlot: true });
   const out = {};
-  for (const format of formats) out[format] = await Plotly.toImage('fig', { format, width, height, scale: format === 'png' ? 2 : 1 });
+  for (const format of formats) out[format] = await Plotly.toImage('fig', { format, width, height, scale: format === 'png' ? pngScale : 1 });
   Plotly.purge('fig');
   return out;
 }`;
 
-/** Render figures to SVG (text) and PNG (bytes) in one browser session. */
+/** Render figures to SVG (text) and PNG (bytes) in one browser session; PNGs at twice the figure's size by default. */
 export async function renderFigures(
   figs: Figure[],
   formats: ('svg' | 'png')[] = ['svg', 'png'],
+  pngScale = 2,
 ): Promise<{ svg?: string; png?: Buffer }[]> {
   if (figs.length === 0) return [];
   const browser = await launchChromium();
@@ -180,7 +181,7 @@ export async function renderFigures(
     const out: { svg?: string; png?: Buffer }[] = [];
     for (const f of figs) {
       const urls = (await page.evaluate(
-        `(${RENDER})(${JSON.stringify({ data: f.data, layout: f.layout, ...size(f), formats })})`,
+        `(${RENDER})(${JSON.stringify({ data: f.data, layout: f.layout, ...size(f), formats, pngScale })})`,
       )) as Record<string, string>;
       out.push({
         svg: urls.svg ? decodeURIComponent(urls.svg.slice(urls.svg.indexOf(',') + 1)) : undefined,

@@ -3,19 +3,26 @@
 //   tables   a tidy CSV (or rows) -> a danfojs DataFrame (frame), then views of it rendered as HTML tables: filtered,
 //            sorted, a few columns, an interval beside its estimate, one block per group (viewHtml / show); per-seed
 //            rows grouped and summarised by danfojs (summarise); a long table spread to one row per key (wide)
-//   charts   a figure spec (analysis/figures.ts `Figure`) -> an interactive plotly chart inline (chartHtml / chart).
-//            figure(name) builds a results/figures/ figure with the builders `make figures` draws its PNG and SVG
-//            with (analysis/figure-themes.ts), so the chart and the export are one spec; the first chart of a
-//            notebook inlines the installed plotly.js-dist-min bundle once (no network), every later one reuses it
-// Every *Html function is pure (tested in test/notebook-view.test.ts); show and chart hand it to tslab.display.html.
+//   charts   a figure spec (analysis/figures.ts `Figure`) -> one output holding both a static PNG of the chart
+//            (drawn by Chromium from the spec, as `make figures` draws its exports) and an interactive plotly chart
+//            that replaces it where the notebook's scripts run (chartOutputs / chart): GitHub, nbviewer and an
+//            untrusted notebook show the picture, a trusted one the chart. figure(name) builds a results/figures/
+//            figure with the builders `make figures` draws its PNG and SVG with (analysis/figure-themes.ts), so the
+//            chart and the export are one spec. The first chart of a kernel session inlines the installed
+//            plotly.js-dist-min bundle once (no network); `make notebooks` swaps it, in the executed copies, for a
+//            script that loads the shared results/figures/plotly.min.js (analysis/notebook.ts)
+// Every *Html and *Outputs function is pure (tested in test/notebook-view.test.ts); show hands its HTML to
+// tslab.display.html, chart its outputs to the kernel (display).
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import * as dfd from 'danfojs-node';
 import * as tslab from 'tslab';
 import { readCsv, type Cell, type Row } from '../src/io/table.js';
 import { findFinishedRuns } from '../src/io/run.js';
-import { escapeHtml, plotlyJs, readFigureScript, specOf, type Figure } from './figures.js';
+import { escapeHtml, plotlyJs, readFigureScript, renderFigures, specOf, type Figure } from './figures.js';
+import { smallPng } from './png.js';
 import { figureThemes, themeOf } from './figure-themes.js';
 import { paperOf } from './docs.js';
 
@@ -274,31 +281,105 @@ export function sameAsCommitted(f: Figure, dir = 'results/figures'): boolean {
 
 /** The class of a chart's div: the browser test counts them. */
 export const CHART_CLASS = 'wb-chart';
+/** The class of the static picture inside a chart's div, shown until plotly draws the chart over it. */
+export const STATIC_CLASS = 'wb-chart-static';
+
+/** One output of a notebook cell: a display_data's mime bundle and metadata. */
+export interface DisplayOutput {
+  data: Record<string, string>;
+  metadata: Record<string, unknown>;
+}
+
+/** The key of the outputs' metadata that names what the workbench put there (`chart`, `plotly`). */
+export const META = 'workbench';
 
 /**
- * The installed plotly bundle inlined as one script (once per notebook). It registers window.Plotly whatever module
- * loader the page has (plotly.js-dist-min 4's wrapper sets it itself); the closing-tag escape keeps the script whole.
+ * The installed plotly bundle inlined as one script, for a notebook run live (the first chart of a kernel session
+ * shows it). It registers window.Plotly whatever module loader the page has (plotly.js-dist-min 4's wrapper sets it
+ * itself); the closing-tag escape keeps the script whole. `make notebooks` replaces it in the executed copies by
+ * sharedPlotlyLoaderHtml (analysis/notebook.ts), so that no committed notebook carries the 4.8 MB bundle.
  */
 export function plotlyLoaderHtml(source = plotlyJs()): string {
   return `<script type="text/javascript">${source.replace(/<\/script/gi, '<\\/script')}</script>`;
 }
 
 /**
- * One chart: a div and the script that draws the spec into it (the div found beside its own script, so a rerun cell
- * whose id repeats an old one draws in the right place; by id where the page runs scripts without currentScript).
- * The spec is specOf(f): the same JSON as results/figures/<name>.js.
+ * A script that loads the one shared bundle (results/figures/plotly.min.js) from `rel`, its path from the notebook's
+ * folder: under a Jupyter server (classic notebook, JupyterLab, Notebook 7) through the server's /files/ route beside
+ * the notebook's own path, else (nbconvert's HTML, a static copy) relative to the page. Where neither loads, the
+ * charts keep their static pictures.
  */
-export function chartHtml(f: Figure, id: string): string {
-  const spec = JSON.stringify(specOf(f)).replace(/</g, '\\u003c');
+export function sharedPlotlyLoaderHtml(rel: string): string {
   return (
-    `<div class="${CHART_CLASS}" id="${escapeHtml(id)}" data-name="${escapeHtml(f.name)}"></div>` +
+    `<script type="text/javascript">(function () {\n` +
+    `  if (window.Plotly || window.wbPlotlyLoading) return;\n` +
+    `  window.wbPlotlyLoading = true;\n` +
+    `  var rel = ${JSON.stringify(rel).replace(/</g, '\\u003c')}, urls = [];\n` +
+    `  var m = location.pathname.match(/^(.*?\\/)(?:lab\\/tree|lab\\/workspaces\\/[^/]+\\/tree|doc\\/tree|notebooks|tree)\\/(.*\\/)?[^/]*$/);\n` +
+    `  if (m && location.protocol !== 'file:') urls.push(new URL(rel, location.origin + m[1] + 'files/' + (m[2] || '')).href);\n` +
+    `  urls.push(new URL(rel, document.baseURI).href);\n` +
+    `  var next = function (i) {\n` +
+    `    if (window.Plotly) return;\n` +
+    `    if (i >= urls.length) return console.warn('plotly not found at ' + urls.join(', ') + ': static pictures only');\n` +
+    `    var s = document.createElement('script');\n` +
+    `    s.src = urls[i];\n` +
+    `    s.onload = function () { next(i + 1); };\n` +
+    `    s.onerror = function () { s.remove(); next(i + 1); };\n` +
+    `    document.head.appendChild(s);\n` +
+    `  };\n` +
+    `  next(0);\n` +
+    `})();</script>`
+  );
+}
+
+const titleOf = (f: Figure) => {
+  const t = (f.layout.title as { text?: string } | undefined)?.text;
+  return t ? t.replace(/<br>/g, ' ').replace(/<[^>]+>/g, '') : f.name;
+};
+
+/**
+ * A spec with every number that is not an integer to `digits` significant digits: what a chart can show (hover
+ * labels carry 3 or 4), at about half the JSON of a long trajectory's full doubles (theory_phase_portrait: 281 KB to
+ * 140 KB), which keeps a notebook of such charts under 1 MB.
+ */
+export function compactSpec<T>(v: T, digits = 6): T {
+  if (typeof v === 'number')
+    return (Number.isInteger(v) || !Number.isFinite(v) ? v : Number(v.toPrecision(digits))) as T;
+  if (Array.isArray(v)) return v.map((x) => compactSpec(x, digits)) as T;
+  if (v && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, compactSpec(x, digits)])) as T;
+  return v;
+}
+
+/**
+ * One chart: a div holding the chart's static picture (`png`, shown where no script runs: GitHub, nbviewer, an
+ * untrusted notebook, nbconvert's HTML) and the script that draws the interactive chart of the spec in its place
+ * (the picture removed once plotly has drawn). The div is found beside its own script, so a rerun cell whose id
+ * repeats an old one draws in the right place (by id where the page runs scripts without currentScript). A chart
+ * wider than the page is drawn at the page's width, the picture scaled down to it. The spec is specOf(f), the JSON
+ * of results/figures/<name>.js, its numbers to 6 significant digits (compactSpec); the picture is drawn from the
+ * whole spec.
+ */
+export function chartHtml(f: Figure, id: string, png: Uint8Array): string {
+  const spec = JSON.stringify(compactSpec(specOf(f))).replace(/</g, '\\u003c');
+  const alt = `${f.name}: ${titleOf(f)}`;
+  const src = `data:image/png;base64,${Buffer.from(png).toString('base64')}`;
+  return (
+    `<div class="${CHART_CLASS}" id="${escapeHtml(id)}" data-name="${escapeHtml(f.name)}">` +
+    `<img class="${STATIC_CLASS}" alt="${escapeHtml(alt)}" src="${src}" style="max-width:100%;height:auto"></div>` +
     `<script type="text/javascript">(function () {\n` +
     `  var me = document.currentScript, div = me && me.previousElementSibling;\n` +
     `  if (!div || div.className !== '${CHART_CLASS}') div = document.getElementById(${JSON.stringify(id)});\n` +
     `  var f = ${spec};\n` +
     `  var draw = function (n) {\n` +
-    `    if (window.Plotly) return window.Plotly.newPlot(div, f.data, f.layout, {responsive: true});\n` +
-    `    if (n > 200) return console.error('no plotly on this page: run the notebook\\'s first chart cell');\n` +
+    `    if (window.Plotly) {\n` +
+    `      var img = div.querySelector('img.${STATIC_CLASS}'), w = div.clientWidth;\n` +
+    `      var layout = Object.assign({}, f.layout, w > 0 && w < f.layout.width ? {width: w} : {});\n` +
+    `      return window.Plotly.newPlot(div, f.data, layout, {responsive: true}).then(function () {\n` +
+    `        if (img) img.remove();\n` +
+    `      });\n` +
+    `    }\n` +
+    `    if (n > 600) return console.warn('no plotly on this page: the chart stays a static picture');\n` +
     `    setTimeout(function () { draw(n + 1); }, 50);\n` +
     `  };\n` +
     `  draw(0);\n` +
@@ -319,14 +400,72 @@ export function readingHtml(f: Figure, reading?: string): string {
   return parts.join('');
 }
 
+/** The same as text, for a reader that shows no HTML. */
+function readingText(f: Figure, reading?: string): string {
+  return [
+    f.caption ? `${f.caption}${f.table ? ` Drawn from ${f.table}.` : ''}` : '',
+    reading ? `Reading. ${reading}` : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+/**
+ * A chart's static picture: its spec drawn by Chromium at the figure's own size (renderFigures, the renderer of
+ * `make figures`, at scale 1) and re-encoded with at most 256 colours (analysis/png.ts smallPng).
+ */
+export async function chartPng(f: Figure): Promise<Buffer> {
+  const [img] = await renderFigures([f], ['png'], 1);
+  return smallPng(img.png!);
+}
+
+/**
+ * The outputs of one chart, in order: the plotly loader (`loader`, in front of the first chart of a session); the
+ * chart, one bundle with the picture as image/png beside the interactive text/html (which shows the same picture
+ * until its script has drawn); its caption and reading.
+ */
+export function chartOutputs(
+  f: Figure,
+  id: string,
+  png: Uint8Array,
+  reading?: string,
+  loader?: string,
+): DisplayOutput[] {
+  const text = readingText(f, reading);
+  return [
+    ...(loader ? [{ data: { 'text/html': loader }, metadata: { [META]: { plotly: 'inline' } } }] : []),
+    {
+      data: {
+        'image/png': Buffer.from(png).toString('base64'),
+        'text/html': chartHtml(f, id, png),
+        'text/plain': `[chart ${f.name}] ${titleOf(f)}`,
+      },
+      metadata: { [META]: { chart: f.name } },
+    },
+    ...(text ? [{ data: { 'text/html': readingHtml(f, reading), 'text/plain': text }, metadata: {} }] : []),
+  ];
+}
+
 let charts = 0;
 
-/** The HTML of the next chart of this notebook: with the plotly bundle in front of the first one. */
-export function nextChartHtml(f: Figure, reading?: string): string {
+/** The outputs of the next chart of this kernel session: with the inlined plotly bundle in front of the first. */
+export function nextChartOutputs(f: Figure, png: Uint8Array, reading?: string): DisplayOutput[] {
   const first = charts === 0;
   charts++;
-  const id = `${CHART_CLASS}-${charts}-${f.name}`;
-  return `${first ? plotlyLoaderHtml() : ''}${chartHtml(f, id)}${readingHtml(f, reading)}`;
+  return chartOutputs(f, `${CHART_CLASS}-${charts}-${f.name}`, png, reading, first ? plotlyLoaderHtml() : undefined);
+}
+
+// tslab's display API sends one mime type per output; its kernel's writer (the module the kernel itself loaded, found
+// from the project root as figures.ts finds plotly) sends a whole bundle
+const req = createRequire(path.join(process.cwd(), 'noop.js'));
+
+/** Send one output to the cell being run (a tslab kernel only). */
+export function display(o: DisplayOutput): void {
+  const kernel = req('tslab/dist/jupyter.js') as {
+    lastWriteDisplayData: ((d: DisplayOutput & { transient: object }, update: boolean) => void) | null;
+  };
+  if (!kernel.lastWriteDisplayData) throw new Error('display: not inside a running tslab kernel');
+  kernel.lastWriteDisplayData({ ...o, transient: {} }, false);
 }
 
 /** Show a view of a table in the notebook. */
@@ -335,9 +474,11 @@ export function show(df: Frame | Row[] | string, v: View = {}): void {
 }
 
 /**
- * Draw a figure inline as an interactive chart, with its caption and a reading; a name is a results/figures/ figure
- * built by figure(name).
+ * Draw a figure inline: its static picture and, where the notebook's scripts run, the interactive chart over it,
+ * with its caption and a reading; a name is a results/figures/ figure built by figure(name). Await it (the picture
+ * is drawn by Chromium), so that its outputs land in the cell that asked for them.
  */
-export function chart(f: Figure | string, reading?: string): void {
-  tslab.display.html(nextChartHtml(typeof f === 'string' ? figure(f) : f, reading));
+export async function chart(f: Figure | string, reading?: string): Promise<void> {
+  const fig = typeof f === 'string' ? figure(f) : f;
+  for (const o of nextChartOutputs(fig, await chartPng(fig), reading)) display(o);
 }

@@ -9,11 +9,15 @@
 //   verdicts(file, paper?)  one line counting a claims CSV's verdicts (of one paper), for the prose
 //   sweepProgress(config)   a sweep's finished runs per cell and method (a Markdown table), for a map that is
 //                   still running: which cells have all their seeds
+//   finishNotebook(file)    `make notebooks` after nbconvert: code cells numbered, and the plotly bundle the live
+//                   kernel inlined swapped for a script loading the shared results/figures/plotly.min.js
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv } from '../src/io/table.js';
 import { markersOf, paperOf, parseSpec, renderDocument } from './docs.js';
 import { expandSweep, isFinished, type SweepConfig } from '../src/io/sweep.js';
+import { BUNDLE } from './figures.js';
+import { META, sharedPlotlyLoaderHtml } from './notebook-view.js';
 
 const FIGURES = 'results/figures';
 
@@ -76,11 +80,18 @@ export function sweepProgress(configFile: string): string {
   return `${done} of ${specs.length} runs finished\n\n${lines.join('\n')}\n`;
 }
 
+interface Output {
+  output_type: string;
+  execution_count?: number | null;
+  data?: Record<string, string | string[]>;
+  metadata?: Record<string, unknown>;
+}
+
 interface Notebook {
   cells: {
     cell_type: string;
     execution_count?: number | null;
-    outputs?: { output_type: string; execution_count?: number | null }[];
+    outputs?: Output[];
   }[];
 }
 
@@ -99,10 +110,31 @@ export function numberCells<T extends Notebook>(nb: T): T {
   return nb;
 }
 
-// Usage (make notebooks, after nbconvert): tsx analysis/notebook.ts number results/notebooks/*.ipynb
-if (process.argv[1]?.endsWith('notebook.ts') && process.argv[2] === 'number') {
-  for (const f of process.argv.slice(3)) {
-    const nb = numberCells(JSON.parse(fs.readFileSync(f, 'utf8')) as Notebook);
-    fs.writeFileSync(f, `${JSON.stringify(nb, null, 1)}\n`);
+/**
+ * Swap the plotly bundle a live session inlines (the output analysis/notebook-view.ts tags `plotly: inline`) for a
+ * script that loads the one shared bundle from `rel` (its path from the notebook's folder); returns how many were
+ * swapped. An executed notebook then weighs its outputs, not 4.8 MB of plotly.
+ */
+export function sharePlotly<T extends Notebook>(nb: T, rel: string): number {
+  let n = 0;
+  for (const o of nb.cells.flatMap((c) => c.outputs ?? [])) {
+    const meta = o.metadata?.[META] as { plotly?: string } | undefined;
+    if (meta?.plotly !== 'inline' || !o.data) continue;
+    o.data = { 'text/html': sharedPlotlyLoaderHtml(rel) };
+    o.metadata = { ...o.metadata, [META]: { plotly: 'shared', src: rel } };
+    n++;
   }
+  return n;
+}
+
+/** `make notebooks`, after nbconvert: number the cells and point the charts at the shared plotly bundle. */
+export function finishNotebook(file: string, bundle = BUNDLE): void {
+  const nb = numberCells(JSON.parse(fs.readFileSync(file, 'utf8')) as Notebook);
+  sharePlotly(nb, path.relative(path.dirname(file), bundle).split(path.sep).join('/'));
+  fs.writeFileSync(file, `${JSON.stringify(nb, null, 1)}\n`);
+}
+
+// Usage (make notebooks, after nbconvert): tsx analysis/notebook.ts finish results/notebooks/*.ipynb
+if (process.argv[1]?.endsWith('notebook.ts') && process.argv[2] === 'finish') {
+  for (const f of process.argv.slice(3)) finishNotebook(f);
 }

@@ -1,26 +1,33 @@
 // The notebooks' tables and charts (analysis/notebook-view.ts): views of a DataFrame as HTML, danfojs summaries, and
-// charts from the same figure specs as results/figures/, with the plotly bundle inlined once.
+// charts from the same figure specs as results/figures/: a static picture and the interactive chart in one output,
+// the plotly bundle inlined once per live session (or loaded from the shared file).
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { plotlyJs, readFigureScript, specOf, type Figure } from '../analysis/figures.js';
+import { encodeIndexed, pictureStats } from '../analysis/png.js';
 import { figureSpecs } from '../analysis/gallery.js';
 import { figureThemes, themeOf } from '../analysis/figure-themes.js';
 import {
   CHART_CLASS,
   chartHtml,
+  chartPng,
+  compactSpec,
   claims,
   figure,
   filterRows,
   formatValue,
   frame,
-  nextChartHtml,
+  META,
+  nextChartOutputs,
   plotlyLoaderHtml,
   rowsOf,
   runs,
   sameAsCommitted,
+  sharedPlotlyLoaderHtml,
   sortRows,
+  STATIC_CLASS,
   summarise,
   viewCells,
   viewHtml,
@@ -178,21 +185,76 @@ describe('notebook charts (analysis/notebook-view.ts)', () => {
     caption: 'c',
     table: 't.csv',
   };
-  it('draws the spec of results/figures/<name>.js, inside its own div, with no way out of the script', () => {
-    const html = chartHtml(f, 'id-1');
-    assert.ok(html.startsWith(`<div class="${CHART_CLASS}" id="id-1" data-name="x_&lt;/script&gt;"></div><script`));
+  const png = encodeIndexed(2, 1, [0xffffff, 0x1f77b4], Uint8Array.from([0, 1]));
+  it('draws the spec of results/figures/<name>.js over its static picture, inside its own div, with no way out', () => {
+    const html = chartHtml(f, 'id-1', png);
+    assert.ok(
+      html.startsWith(
+        `<div class="${CHART_CLASS}" id="id-1" data-name="x_&lt;/script&gt;"><img class="${STATIC_CLASS}"`,
+      ),
+    );
+    assert.ok(html.includes(` src="data:image/png;base64,${png.toString('base64')}"`), 'the picture is not in the div');
+    assert.ok(html.includes('alt="x_&lt;/script&gt;: T"'), 'the picture is not named by its chart');
     assert.equal(html.match(/<\/script>/g)?.length, 1, 'the spec closes the script early');
     const json = html.slice(html.indexOf('var f = ') + 8, html.indexOf(';\n  var draw'));
     assert.deepEqual(JSON.parse(json), JSON.parse(JSON.stringify(specOf(f))));
+    // the picture goes once plotly has drawn; a chart wider than its div is drawn at the div's width
+    assert.match(
+      html,
+      /newPlot\(div, f\.data, layout, \{responsive: true\}\)\.then\(function \(\) \{\n\s+if \(img\) img\.remove\(\);/,
+    );
+    assert.match(html, /w > 0 && w < f\.layout\.width \? \{width: w\}/);
   });
-  it('inlines the installed plotly bundle once per notebook, in front of the first chart', () => {
+  it('puts the picture beside the interactive chart in one output, the reading after it, plotly in front of the first', () => {
+    const first = nextChartOutputs(f, png, 'read me'),
+      second = nextChartOutputs(f, png);
+    assert.equal(first.length, 3);
+    assert.deepEqual(first[0].metadata, { [META]: { plotly: 'inline' } });
+    assert.ok(first[0].data['text/html'].includes('plotly.js v'));
+    const bundle = first[1];
+    assert.deepEqual(Object.keys(bundle.data).sort(), ['image/png', 'text/html', 'text/plain']);
+    assert.equal(bundle.data['image/png'], png.toString('base64'));
+    assert.ok(bundle.data['text/html'].includes(png.toString('base64')));
+    assert.deepEqual(bundle.metadata, { [META]: { chart: f.name } });
+    assert.match(first[2].data['text/html'], /<b>Reading.<\/b> read me/);
+    assert.match(first[2].data['text/plain'], /^c Drawn from t.csv.\nReading. read me$/);
+    // later charts reuse the bundle; the ids differ
+    assert.equal(second.length, 2);
+    assert.ok(!second.some((o) => o.data['text/html'].includes('plotly.js v')));
+    assert.notEqual(
+      bundle.data['text/html'].match(/id="([^"]*)"/)?.[1],
+      second[0].data['text/html'].match(/id="([^"]*)"/)?.[1],
+    );
+  });
+  it('writes the spec with its numbers to 6 significant digits, integers, strings and nulls as they are', () => {
+    const spec = { x: [0.034899494936611666, 1, null, -2.5e-9, 12345678.9], t: 'a 0.123456789', n: { v: 1 / 3 } };
+    assert.deepEqual(compactSpec(spec), {
+      x: [0.0348995, 1, null, -2.5e-9, 12345700],
+      t: 'a 0.123456789',
+      n: { v: 0.333333 },
+    });
+    const g = { ...f, data: [{ type: 'scatter', x: [0.1 + 0.2], y: [1 / 7] }] };
+    const html = chartHtml(g, 'id', png);
+    const json = html.slice(html.indexOf('var f = ') + 8, html.indexOf(';\n  var draw'));
+    assert.deepEqual(JSON.parse(json).data, [{ type: 'scatter', x: [0.3], y: [0.142857] }]);
+  });
+  it('inlines the installed plotly bundle for a live session, or loads the shared one from a path', () => {
     const loader = plotlyLoaderHtml();
     assert.ok(loader.length > plotlyJs().length - 1000 && loader.startsWith('<script'));
     assert.equal(plotlyLoaderHtml('a</script>b'), '<script type="text/javascript">a<\\/script>b</script>');
-    const first = nextChartHtml(f),
-      second = nextChartHtml(f);
-    assert.ok(first.includes('plotly.js v') && !second.includes('plotly.js v'));
-    assert.ok(first.length > 4e6 && second.length < 10000);
+    const shared = sharedPlotlyLoaderHtml('../figures/plotly.min.js');
+    assert.ok(shared.length < 2000 && !shared.includes('plotly.js v'));
+    assert.ok(shared.includes('var rel = "../figures/plotly.min.js"'));
+    assert.equal(sharedPlotlyLoaderHtml('</script>').match(/<\/script>/g)?.length, 1);
+  });
+  it('draws a picture of a chart from its spec, small and not blank', async function () {
+    this.timeout(60000);
+    const g = figure('table2_S');
+    const p = await chartPng(g);
+    const st = pictureStats(p);
+    assert.deepEqual([st.width, st.height], [specOf(g).layout.width, specOf(g).layout.height]);
+    assert.ok(st.colours > 8 && st.colours <= 256 && st.drawn > 0.05, JSON.stringify(st));
+    assert.ok(p.length < 80000, `${p.length} bytes`);
   });
   it('builds every gallery figure by name with the builders make-figures uses, equal to its committed spec', () => {
     const specs = figureSpecs('results/figures');

@@ -4,7 +4,16 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { numberCells, reportTable, sweepProgress, table, verdicts } from '../analysis/notebook.js';
+import {
+  finishNotebook,
+  numberCells,
+  reportTable,
+  sharePlotly,
+  sweepProgress,
+  table,
+  verdicts,
+} from '../analysis/notebook.js';
+import { META, plotlyLoaderHtml, sharedPlotlyLoaderHtml } from '../analysis/notebook-view.js';
 
 // 00-quickstart trains (about 3 minutes on two busy cores, docs/notebooks.md); the others read committed results
 const budget = (nb: string) => (nb.startsWith('00-') ? 600000 : 180000);
@@ -59,6 +68,36 @@ describe('executed notebooks (results/notebooks)', () => {
       [1, undefined, 2],
     );
     assert.equal((nb.cells[2].outputs![0] as { execution_count?: number }).execution_count, 2);
+  });
+  it('swap the plotly bundle a live session inlines for a loader of the shared one, and nothing else', () => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-nbf-'));
+    const file = path.join(d, 'results', 'notebooks', 'x.ipynb');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const chart = { data: { 'text/html': '<div class="wb-chart"></div>' }, metadata: { [META]: { chart: 'a' } } };
+    const nb = {
+      cells: [
+        {
+          cell_type: 'code',
+          outputs: [
+            {
+              output_type: 'display_data',
+              data: { 'text/html': plotlyLoaderHtml('/* plotly.js v0 */') },
+              metadata: { [META]: { plotly: 'inline' } },
+            },
+            { output_type: 'display_data', ...chart },
+          ],
+        },
+      ],
+    };
+    fs.writeFileSync(file, JSON.stringify(nb));
+    finishNotebook(file, path.join(d, 'results', 'figures', 'plotly.min.js'));
+    const done = JSON.parse(fs.readFileSync(file, 'utf8'));
+    assert.equal(done.cells[0].execution_count, 1);
+    const [loader, kept] = done.cells[0].outputs;
+    assert.deepEqual(loader.data, { 'text/html': sharedPlotlyLoaderHtml('../figures/plotly.min.js') });
+    assert.deepEqual(loader.metadata, { [META]: { plotly: 'shared', src: '../figures/plotly.min.js' } });
+    assert.deepEqual(kept, { output_type: 'display_data', ...chart });
+    assert.equal(sharePlotly(done, 'x.js'), 0, 'a shared loader was swapped again');
   });
   it('are committed with execution counts, no error output, and one for every notebook', () => {
     const sources = fs
