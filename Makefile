@@ -153,19 +153,20 @@ notebooks:
 	$(JUPYTER) nbconvert --to notebook --execute --output-dir results/notebooks notebooks/*.ipynb
 	$(TSX) analysis/notebook.ts finish results/notebooks/*.ipynb
 
-# the notebooks in a browser with the tslab kernel, served on 127.0.0.1 only (token-protected; docs/notebooks.md).
+# the notebooks in a browser with the tslab kernel, served on 127.0.0.1 only (token-protected; docs/notebooks.md),
+# opening on the quickstart (notebooks/00-quickstart.ipynb: its URL is the one the server prints).
 # JupyterLab where `jupyter lab` exists; it is not a Debian package and PyPI is out of reach offline, so otherwise the
 # classic Jupyter Notebook (Debian's python3-notebook, from make setup) serves them with the same kernel
 LAB_PORT ?= 8888
 lab:
 	if $(JUPYTER) lab --version >/dev/null 2>&1; then \
 	  $(JUPYTER) lab --ip=127.0.0.1 --port=$(LAB_PORT) --no-browser $(if $(filter 0,$(shell id -u)),--allow-root) \
-	    --ServerApp.root_dir=notebooks; \
+	    --ServerApp.root_dir=notebooks --ServerApp.default_url=/lab/tree/00-quickstart.ipynb; \
 	else \
 	  echo "make lab: JupyterLab is not installed here (not packaged by Debian, no PyPI offline): the classic notebook"; \
 	  JUPYTER_PATH="$(CURDIR)/.jupyter/share/jupyter" PYDEVD_DISABLE_FILE_VALIDATION=1 /usr/bin/python3 -m notebook \
 	    --ip=127.0.0.1 --port=$(LAB_PORT) --no-browser $(if $(filter 0,$(shell id -u)),--allow-root) \
-	    --notebook-dir=notebooks; \
+	    --notebook-dir=notebooks --NotebookApp.default_url=/notebooks/00-quickstart.ipynb; \
 	fi
 
 data:
