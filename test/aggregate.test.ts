@@ -18,18 +18,18 @@ const close = (a: unknown, b: number, tol = 1e-9, what = '') =>
   assert.ok(typeof a === 'number' && Math.abs(a - b) <= tol, `${what} ${String(a)} != ${b}`);
 
 describe('aggregation over seeds (hand-computed)', () => {
-  it('t quantiles: the table at df 1 and 30, the Cornish-Fisher expansion beyond, errors below 1', () => {
-    assert.equal(tQuantile95(1), 12.706);
-    assert.equal(tQuantile95(2), 4.303);
-    assert.equal(tQuantile95(30), 2.042);
-    // z + (z^3 + z) / (4 df) + (5 z^5 + 16 z^3 + 3 z) / (96 df^2), z = 1.959964
-    close(tQuantile95(31), 2.0394259233560734, 1e-12, 't(31)');
-    close(tQuantile95(100), 1.983968962657584, 1e-12, 't(100)');
+  it('t quantiles: exact at df 1, 2, 30, 31 and 100 (scipy 1.17.1 t.ppf(0.975, df)), errors below 1', () => {
+    // the exact quantiles (test/stats.test.ts checks them against scipy and mpmath for df 1..30 and beyond)
+    close(tQuantile95(1), 12.706204736174694, 1e-13, 't(1)');
+    close(tQuantile95(2), 4.302652729749462, 1e-14, 't(2)');
+    close(tQuantile95(30), 2.0422724563012378, 1e-14, 't(30)');
+    close(tQuantile95(31), 2.0395134463964077, 1e-14, 't(31)');
+    close(tQuantile95(100), 1.9839715185235518, 1e-14, 't(100)');
     for (const bad of [0, 1.5, NaN, -3]) assert.throws(() => tQuantile95(bad), /degrees of freedom/);
   });
   it('mean and half-width t_{n-1} s / sqrt(n) per group; n from the rows; no interval for one row', () => {
-    // group a: v = [1, 2, 3] (mean 2, s = 1): 4.303 / sqrt(3) = 2.4843382; w = [10, 10, 40] (mean 20, s = sqrt(300)):
-    // 4.303 sqrt(300) / sqrt(3) = 43.03. Group b: one row, v = 5, w = 7: no interval.
+    // group a: v = [1, 2, 3] (mean 2, s = 1): t / sqrt(3) = 2.4841377, t = t_{0.975,2} = 4.302652729749462;
+    // w = [10, 10, 40] (mean 20, s = sqrt(300)): t sqrt(300) / sqrt(3) = 10 t. Group b: one row, v = 5, w = 7: none.
     const rows = [
       { g: 'a', v: 1, w: 10 },
       { g: 'b', v: 5, w: 7 },
@@ -41,9 +41,9 @@ describe('aggregation over seeds (hand-computed)', () => {
       b = out.find((r) => r.g === 'b')!;
     assert.equal(out.length, 2);
     close(a.v_mean, 2);
-    close(a.v_ci95, 2.48433820832296, 1e-9, 'a v ci');
+    close(a.v_ci95, 4.302652729749462 / Math.sqrt(3), 1e-14, 'a v ci');
     close(a.w_mean, 20);
-    close(a.w_ci95, 43.03, 1e-9, 'a w ci');
+    close(a.w_ci95, 43.02652729749462, 1e-12, 'a w ci');
     assert.equal(a.n, 3);
     close(b.v_mean, 5);
     close(b.w_mean, 7);
@@ -75,12 +75,12 @@ describe('aggregation over seeds (hand-computed)', () => {
   });
   it('paired difference over the seeds both runs have, non-finite differences left out', () => {
     // d = a - b at seeds 0, 1, 2 = [2, 3, 6] (seed 3: a lacks it; seed 4: NaN): mean 11/3, s = sqrt(13/3),
-    // half-width 4.303 s / sqrt(3) = 5.1715624 -> [-1.5048957, 8.8382290]
+    // half-width t_{0.975,2} s / sqrt(3) = 4.302652729749462 x 1.2018504 = 5.1711450 -> [-1.5044783, 8.8378117]
     const s = scoresBySeed(records);
     const d = pairedDifference(s, 'a', 'b', 'm')!;
     close(d.delta, 11 / 3, 1e-12, 'delta');
-    close(d.ci_low, -1.5048957127738496, 1e-9, 'low');
-    close(d.ci_high, 8.838229046107182, 1e-9, 'high');
+    close(d.ci_low, 11 / 3 - 4.302652729749462 * Math.sqrt(13 / 9), 1e-12, 'low');
+    close(d.ci_high, 11 / 3 + 4.302652729749462 * Math.sqrt(13 / 9), 1e-12, 'high');
     assert.equal(d.seeds, 3);
     // b - a is the mirror image
     close(pairedDifference(s, 'b', 'a', 'm')!.delta, -11 / 3, 1e-12);
@@ -96,7 +96,7 @@ describe('aggregation over seeds (hand-computed)', () => {
       ...[0, 1, 2].map((seed) => ({ run: 'y', seed, measure: 'acc', value: [0.4, 0.4, 0.6][seed] })),
       ...[0, 1, 2].map((seed) => ({ run: 'x', seed, measure: 'base', value: 0.5 })),
     ]);
-    // x - y = [0.1, 0.2, 0.1]: mean 0.4/3, s = sqrt(1/300), half-width 4.303 s / sqrt(3) = 0.14343 -> low -0.0101
+    // x - y = [0.1, 0.2, 0.1]: mean 0.4/3, s = sqrt(1/300), half-width 4.3027 s / sqrt(3) = 0.14342 -> low -0.0101
     const [r1, r2, r3] = claimRows(
       s,
       [
@@ -124,10 +124,10 @@ describe('aggregation over seeds (hand-computed)', () => {
       },
     );
     close(r1.delta, 0.4 / 3, 1e-12, 'delta');
-    const h = (4.303 * Math.sqrt(1 / 300)) / Math.sqrt(3);
+    const h = (4.302652729749462 * Math.sqrt(1 / 300)) / Math.sqrt(3);
     close(r1.ci_low, 0.4 / 3 - h, 1e-9, 'low');
     close(r1.ci_high, 0.4 / 3 + h, 1e-9, 'high');
-    // acc - base = [0, 0.1, 0.2]: mean 0.1, s = 0.1, half-width 0.24843 -> inconclusive; the label names both measures
+    // acc - base = [0, 0.1, 0.2]: mean 0.1, s = 0.1, half-width 0.24841 -> inconclusive; the label names both measures
     assert.equal(r2.measure, 'acc - base');
     assert.equal(r2.expected_sign, '-');
     close(r2.delta, 0.1, 1e-12);

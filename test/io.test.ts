@@ -149,15 +149,15 @@ describe('aggregation over seeds (danfojs)', () => {
       b = out.find((r) => r.g === 'b')!;
     assert.ok(Math.abs(Number(a.v_mean) - 7 / 3) < 1e-12);
     const sd = Math.sqrt(((1 - 7 / 3) ** 2 + (2 - 7 / 3) ** 2 + (4 - 7 / 3) ** 2) / 2);
-    assert.ok(Math.abs(Number(a.v_ci95) - (4.303 * sd) / Math.sqrt(3)) < 1e-9);
+    assert.ok(Math.abs(Number(a.v_ci95) - (4.302652729749462 * sd) / Math.sqrt(3)) < 1e-12); // t_{0.975,2}
     assert.equal(a.n, 3);
     assert.equal(b.v_ci95, '', 'no interval from a single seed');
   });
-  it('t quantiles: table and large-df expansion', () => {
-    assert.equal(tQuantile95(1), 12.706);
-    assert.equal(tQuantile95(4), 2.776);
-    assert.ok(Math.abs(tQuantile95(60) - 2.0003) < 1e-3);
-    assert.ok(Math.abs(tQuantile95(1000) - 1.9623) < 1e-3);
+  it('t quantiles: exact (scipy 1.17.1 t.ppf(0.975, df) at df 1, 4, 60, 1000)', () => {
+    assert.ok(Math.abs(tQuantile95(1) - 12.706204736174694) < 1e-13);
+    assert.ok(Math.abs(tQuantile95(4) - 2.7764451051977934) < 1e-14);
+    assert.ok(Math.abs(tQuantile95(60) - 2.0002978220142604) < 1e-14);
+    assert.ok(Math.abs(tQuantile95(1000) - 1.9623390808264083) < 1e-14);
     assert.throws(() => tQuantile95(0), /degrees of freedom/);
   });
 });

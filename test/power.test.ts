@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
+  gaussLegendre,
   halfWidth,
   holm,
   mde,
@@ -27,45 +28,77 @@ import { tQuantile95 } from '../src/util/stats.js';
 import { CLAIM_POWER_COLUMNS, claimPowerRows, claimRows, scoresBySeed } from '../analysis/aggregate.js';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 
-/** a within `rel` (relative) of b: the module's t quantile comes from a 3-decimal table, scipy's is exact */
-const near = (a: unknown, b: number, rel = 2e-3) =>
+/** a within `rel` (relative) of b (the reference values are scipy's and mpmath's, to double precision) */
+const near = (a: unknown, b: number, rel = 1e-12) =>
   assert.ok(Math.abs(Number(a) - b) <= rel * Math.abs(b), `${a} is not within ${rel} of ${b}`);
 const close = (a: unknown, b: number, tol = 1e-12) => assert.ok(Math.abs(Number(a) - b) <= tol, `${a} != ${b}`);
 
 describe('power: the noncentral t against scipy 1.17 (scipy.stats.nct, scipy.stats.t)', () => {
   it('central tails in closed form: Cauchy at df 1, df 2, a two-sided p-value', () => {
-    close(noncentralTSf(1, 1, 0), 0.25, 1e-6); // P(T > 1 | df 1) = 1/2 - atan(1)/pi
-    close(noncentralTSf(2, 2, 0), 0.5 - 2 / (2 * Math.sqrt(6)), 1e-6); // 1/2 - t / (2 sqrt(t^2 + 2))
-    close(noncentralTSf(0, 5, 0), 0.5, 1e-6);
+    close(noncentralTSf(1, 1, 0), 0.25, 1e-15); // P(T > 1 | df 1) = 1/2 - atan(1)/pi
+    close(noncentralTSf(2, 2, 0), 0.5 - 2 / (2 * Math.sqrt(6)), 1e-15); // 1/2 - t / (2 sqrt(t^2 + 2))
+    close(noncentralTSf(0, 5, 0), 0.5, 1e-15);
     // noncentral at c = 0: P(Z + ncp > 0) = Phi(ncp) whatever df (the denominator is positive)
-    close(noncentralTSf(0, 4, 1), 0.841345, 1e-6);
-    close(noncentralTSf(0, 2, -2), 0.02275, 1e-6);
-    // one-sided noncentral tails at the module's own quantiles (scipy: nct.sf(2.776, 4, 2), nct.sf(4.303, 2, 3))
-    near(noncentralTSf(2.776, 4, 2), 0.33591);
-    near(noncentralTSf(4.303, 2, 3), 0.387345);
-    near(tTestP(2.5, 7), 0.040992);
-    near(tTestP(-2.5, 7), 0.040992);
+    close(noncentralTSf(0, 4, 1), 0.8413447460685429, 1e-15); // scipy norm.cdf(1)
+    close(noncentralTSf(0, 2, -2), 0.022750131948179195, 1e-16); // scipy norm.sf(2)
+    // one-sided noncentral tails at the exact quantiles: mpmath 1.3 (30 digits, quad of the same integral), which
+    // scipy 1.17.1's nct.sf matches to 1e-15 but at the far tail (7.16878901761e-7 there)
+    near(noncentralTSf(2.7764451051977934, 4, 2), 0.33581093036380755, 1e-14);
+    near(noncentralTSf(4.302652729749462, 2, 3), 0.3873893502006682, 1e-14);
+    near(noncentralTSf(2.0930240544083087, 19, 3), 0.81206466341414, 1e-14);
+    near(noncentralTSf(12.706204736174694, 1, 5), 0.3051600993786995, 1e-14);
+    near(noncentralTSf(2.0930240544083087, 19, -3), 7.168789017529195e-7, 1e-13);
+    near(noncentralTSf(2.364624251592784, 7, 0.5), 0.06374186817072272, 1e-14);
+    // the two-sided p-value is stats.ts's exact one (2 scipy t.sf(2.5, 7) = 0.04099221858575289)
+    near(tTestP(2.5, 7), 0.04099221858575289, 1e-15);
+    near(tTestP(-2.5, 7), 0.04099221858575289, 1e-15);
+  });
+  it('Gauss-Legendre: n nodes integrate polynomials of degree 2n - 1 exactly on [-1, 1]', () => {
+    const { x, w } = gaussLegendre(5);
+    // the 5-point rule's nodes in closed form: 0, +-sqrt(5 -+ 2 sqrt(10/7)) / 3
+    close(x[2], 0, 1e-16);
+    close(x[3], Math.sqrt(5 - 2 * Math.sqrt(10 / 7)) / 3, 1e-15);
+    close(x[4], Math.sqrt(5 + 2 * Math.sqrt(10 / 7)) / 3, 1e-15);
+    close(w[2], 128 / 225, 1e-15);
+    for (let k = 0; k <= 9; k++) {
+      const q = Array.from(x).reduce((s, xi, i) => s + w[i] * xi ** k, 0);
+      close(q, k % 2 ? 0 : 2 / (k + 1), 1e-15);
+    }
+    const big = gaussLegendre(256);
+    close(
+      big.w.reduce((a, b) => a + b, 0),
+      2,
+      1e-13,
+    );
+    close(
+      Array.from(big.x).reduce((s, xi, i) => s + big.w[i] * Math.cos(xi), 0),
+      2 * Math.sin(1),
+      1e-13,
+    );
   });
   it("two-sided power at noncentrality 2, df 4; the paired power and MDE at the brief's cases", () => {
     const c = tQuantile95(4);
-    near(noncentralTSf(c, 4, 2) + noncentralTSf(c, 4, -2), 0.335965);
-    near(pairedPower(0.03, 0.023, 3), 0.259265);
-    near(mde(0.023, 3), 0.075073);
-    near(mde(0.023, 8), 0.026589);
-    near(mde(0.023, 12), 0.020439);
-    near(mde(0.05, 2), 0.577494);
-    near(mde(0.02, 5), 0.03364);
-    near(mde(0.03, 20), 0.019813);
+    // scipy 1.17.1: nct.sf(t.ppf(0.975, 4), 4, 2) + nct.sf(t.ppf(0.975, 4), 4, -2), the same for the paired power;
+    // each MDE is brentq(power - 0.8) over scipy's nct.sf (xtol 1e-16)
+    near(noncentralTSf(c, 4, 2) + noncentralTSf(c, 4, -2), 0.3359651039111674, 1e-14);
+    near(pairedPower(0.03, 0.023, 3), 0.25926461291180997, 1e-14);
+    near(pairedPower(0.03, 0.02, 3), 0.3163818615591507, 1e-14);
+    near(mde(0.023, 3), 0.07507300164309014);
+    near(mde(0.023, 8), 0.026588797593878867);
+    near(mde(0.023, 12), 0.020439048101750196);
+    near(mde(0.05, 2), 0.5774944217941181);
+    near(mde(0.02, 5), 0.03363993931911108);
+    near(mde(0.03, 20), 0.01981324963869078);
     // the MDE is the effect whose power is 0.8, and it scales with sd
-    near(pairedPower(mde(0.023, 3), 0.023, 3), 0.8, 1e-6);
-    near(mde(0.046, 3), 2 * mde(0.023, 3), 1e-6);
+    near(pairedPower(mde(0.023, 3), 0.023, 3), 0.8, 1e-14);
+    near(mde(0.046, 3), 2 * mde(0.023, 3), 1e-14);
     assert.throws(() => mde(0.02, 1), /n >= 2/);
     assert.throws(() => pairedPower(0.03, 0, 3), /sd > 0/);
   });
   it('half-width by hand, and the fewest seeds for a target MDE', () => {
-    close(halfWidth(0.023, 3), (4.303 * 0.023) / Math.sqrt(3)); // t_{0.975,2} = 4.303
-    close(halfWidth(0.1, 2), (12.706 * 0.1) / Math.sqrt(2));
-    // mde(0.023, 7) = 0.0293 <= 0.03 < mde(0.023, 6) = 0.0330
+    close(halfWidth(0.023, 3), (4.302652729749462 * 0.023) / Math.sqrt(3), 1e-16); // scipy t.ppf(0.975, 2)
+    close(halfWidth(0.1, 2), (12.706204736174694 * 0.1) / Math.sqrt(2), 1e-15);
+    // mde(0.023, 7) = 0.029269 <= 0.03 < mde(0.023, 6) = 0.032995 (scipy, as above)
     const s = seedsFor(0.023, 0.03);
     assert.deepEqual([s.seeds, s.met], [7, true]);
     near(s.mde, mde(0.023, 7), 1e-12);
@@ -96,8 +129,8 @@ describe('power: the sign test, Holm and the random-effects mean by hand', () =>
     close(a.tau2, 0);
     close(a.mean, 0.5);
     close(a.se, Math.sqrt(0.5));
-    close(a.ci_low, 0.5 - 1.959964 * Math.sqrt(0.5));
-    close(a.ci_high, 0.5 + 1.959964 * Math.sqrt(0.5));
+    close(a.ci_low, 0.5 - 1.959963984540054 * Math.sqrt(0.5), 1e-15); // scipy norm.ppf(0.975)
+    close(a.ci_high, 0.5 + 1.959963984540054 * Math.sqrt(0.5), 1e-15);
     // est (0, 3), se (1, 0.5): w = (1, 4), fixed = 12 / 5 = 2.4, Q = 1 (2.4)^2 + 4 (0.6)^2 = 5.76 + 1.44 = 7.2,
     // C = 5 - 17 / 5 = 1.6, tau^2 = (7.2 - 1) / 1.6 = 3.875; weights 1 / 4.875 and 1 / 4.125, so the mean is
     // (3 / 4.125) / (1 / 4.875 + 1 / 4.125) = 3 x 4.875 / 9 = 1.625 and se = sqrt(4.875 x 4.125 / 9)
@@ -120,7 +153,7 @@ describe('power of one claim (powerOf, powerCells, pooledCells)', () => {
     const p = powerOf([0.01, 0.03, 0.05]); // mean 0.03, sd 0.02
     close(p.delta, 0.03);
     close(p.sd!, 0.02);
-    close(p.half_width!, (4.303 * 0.02) / Math.sqrt(3));
+    close(p.half_width!, (4.302652729749462 * 0.02) / Math.sqrt(3), 1e-16);
     close(p.mde!, mde(0.02, 3));
     close(p.power_at_0_03!, pairedPower(0.03, 0.02, 3));
     assert.equal(p.detects_0_03, 'no'); // mde(0.02, 3) is about 0.065

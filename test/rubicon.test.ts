@@ -311,8 +311,8 @@ describe('Rubicon aggregation', () => {
     ]);
     const t = Object.fromEntries(seesawTable(finals, 'quick').map((r) => [r.measure, r]));
     assert.ok(Math.abs(Number(t.constraints.delta) - 0.2) < 1e-12);
-    // paired deltas 0.1 and 0.3: sd 0.1414, half-width 12.706 * 0.1414 / sqrt 2 = 1.2706
-    assert.ok(Math.abs(Number(t.constraints.ci_high) - (0.2 + 1.2706)) < 1e-9);
+    // paired deltas 0.1 and 0.3: sd 0.1414, half-width t_{0.975,1} 0.1414 / sqrt 2 = 0.1 t = 1.2706204736174693
+    assert.ok(Math.abs(Number(t.constraints.ci_high) - (0.2 + 1.2706204736174693)) < 1e-12);
     assert.ok(Math.abs(Number(t.quality.delta) + 0.1) < 1e-12);
     assert.ok(Math.abs(Number(t.accuracy.delta)) < 1e-12);
     assert.equal(t.accuracy.seeds, 2);
@@ -569,10 +569,10 @@ describe('Rubicon after the fair comparisons (docs/rubicon-fairness.md)', () => 
       }),
     );
     const claim = claimsTable(rows, 'full').find((r) => String(r.claim).startsWith('stagewise_beats_joint'))!;
-    // paired overall deltas 0.05, 0.1, 0.15: mean 0.1, sd 0.05, half-width 4.303 * 0.05 / sqrt 3 = 0.124216
+    // paired overall deltas 0.05, 0.1, 0.15: mean 0.1, sd 0.05, half-width 4.30265 * 0.05 / sqrt 3 = 0.124207
     assert.equal(claim.run, 'weighted_sum|stagewise|no|competing');
     assert.ok(Math.abs(Number(claim.delta) - 0.1) < 1e-12);
-    assert.ok(Math.abs(Number(claim.ci_high) - (0.1 + (4.303 * 0.05) / Math.sqrt(3))) < 1e-9);
+    assert.ok(Math.abs(Number(claim.ci_high) - (0.1 + (4.302652729749462 * 0.05) / Math.sqrt(3))) < 1e-12);
     assert.equal(claim.verdict, 'inconclusive');
     assert.equal(claim.seeds, 3);
   });
@@ -590,11 +590,12 @@ describe('Rubicon pre-registration of the competing pair', () => {
       { group: 0, prompt: 'constraints', constraints: 1, quality: 1 },
     ]).find((r) => r.prompts === 'both' && r.statistic === 'pooled')!;
     assert.ok(Number.isNaN(flat.r) && flat.ci_low === '' && flat.ci_high === '');
-    // r = -0.5 with 28 observations: tanh(atanh(-0.5) -/+ 1.959964 / 5)
+    // r = -0.5 with 28 observations: tanh(atanh(-0.5) -/+ z_0.975 / 5), z exact (mpmath: -0.7358184794439376,
+    // -0.15602836252908606)
     const ci = fisherInterval(-0.5, 28);
     assert.ok(
-      Math.abs(Number(ci.ci_low) + 0.7358184808618345) < 1e-12 &&
-        Math.abs(Number(ci.ci_high) + 0.15602835951237076) < 1e-12,
+      Math.abs(Number(ci.ci_low) + 0.7358184794439376) < 1e-15 &&
+        Math.abs(Number(ci.ci_high) + 0.15602836252908606) < 1e-15,
     );
     assert.deepEqual(fisherInterval(-0.5, 3), { ci_low: '', ci_high: '' });
     // group 0 (constraint prompt): (1, 0), (0, 1); group 1 (quality prompt): (1, 0.3), (0.8, 0.5), (0.6, 0.4)

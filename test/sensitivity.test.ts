@@ -42,7 +42,7 @@ describe('sensitivity pilot', () => {
     assert.ok(Math.abs(Number(r.delta) - 0.05) < 1e-12);
     assert.ok(Math.abs(Number(r.sd) - 0.03) < 1e-12);
     assert.ok(Math.abs(Number(r.mde) - mde(0.03, 3)) < 1e-12);
-    assert.ok(Math.abs(Number(r.half_width) - (4.303 * 0.03) / Math.sqrt(3)) < 1e-9);
+    assert.ok(Math.abs(Number(r.half_width) - (4.302652729749462 * 0.03) / Math.sqrt(3)) < 1e-12); // t_{0.975,2}
     const te = pairedDifferences(
       [rec('rlvr', 0, '', { endpoint: 'trace_error' }), rec('process_oracle', 0, 0.1, { endpoint: 'trace_error' })],
       'process_oracle',

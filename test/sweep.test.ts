@@ -27,7 +27,7 @@ const fake = (root: string): SweepConfig => ({
 });
 const close = (a: unknown, b: number) => assert.ok(Math.abs(Number(a) - b) < 1e-9, `${a} vs ${b}`);
 // t_{0.975,2} sd / sqrt(3) for seeds 0, 1, 2 (sd of 0.5, 0.51, 0.52 = 0.01)
-const H = (4.303 * 0.01) / Math.sqrt(3);
+const H = (4.302652729749462 * 0.01) / Math.sqrt(3); // scipy t.ppf(0.975, 2)
 
 describe('sweep expansion', () => {
   const specs = expandSweep(fake('/r'));

@@ -3,7 +3,7 @@
 // and the quality family's score of the same rollout are negatively correlated. The rule is fixed here and in
 // results/rubicon/preregistration-rule.md (a test keeps the two the same); src/cli/rubicon-preregister.ts measures
 // and writes preregistration.csv.
-import { pearson } from '../../util/stats.js';
+import { pearson, Z95 } from '../../util/stats.js';
 
 /** The rule, stated before any run on the pair. */
 export const PREREG_RULE = {
@@ -38,7 +38,7 @@ const correlation = (x: readonly number[], y: readonly number[]): number => pear
 export function fisherInterval(r: number, dof: number): { ci_low: number | ''; ci_high: number | '' } {
   if (!(dof > 3) || !Number.isFinite(r) || Math.abs(r) >= 1) return { ci_low: '', ci_high: '' };
   const z = Math.atanh(r),
-    h = 1.959964 / Math.sqrt(dof - 3);
+    h = Z95 / Math.sqrt(dof - 3);
   return { ci_low: Math.tanh(z - h), ci_high: Math.tanh(z + h) };
 }
 
