@@ -141,15 +141,18 @@ export function untrustedProblems(notebook: string, file = JUPYTER_SANITIZER): s
 
 /**
  * How a notebook gets plotly: `inlined`, the copies of the bundle it carries (0 for a committed notebook), and
- * `shared`, the sources of its loaders of the shared bundle (analysis/notebook.ts sharePlotly).
+ * `shared`, the paths its loaders of the shared bundle load it from (analysis/notebook.ts sharePlotly), as their
+ * scripts say.
  */
 export function plotlyIn(notebook: string): { inlined: number; shared: string[] } {
   const outs = outputsOf(notebook);
   return {
     inlined: outs.filter((o) => text(o.data?.['text/html']).includes('* plotly.js v')).length,
     shared: outs.flatMap((o) => {
-      const meta = o.metadata?.[META] as { plotly?: string; src?: string } | undefined;
-      return meta?.plotly === 'shared' ? [meta.src ?? ''] : [];
+      const meta = o.metadata?.[META] as { plotly?: string } | undefined;
+      if (meta?.plotly !== 'shared') return [];
+      const rel = text(o.data?.['text/html']).match(/var rel = ("[^"]*")/);
+      return [rel ? (JSON.parse(rel[1]) as string) : ''];
     }),
   };
 }
