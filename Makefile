@@ -70,6 +70,7 @@ help:
 	@echo "make sensitivity-pilot  RLVR and process_oracle, 3 seeds, both regimes, 60 and 300 steps -> results/sensitivity/pilot.csv, power.csv"
 	@echo "make sensitivity-preregister  the pre-registration and the campaign's sweeps from the pilot's SDs (docs/sensitivity.md)"
 	@echo "make reproduce-sensitivity  the pre-registered confirmatory campaign (resumable) -> results/sensitivity/confirm/"
+	@echo "make trace-split  what the campaign's records say about trace error, split (wrong step / repeat) -> results/sensitivity/confirm/trace_split_*.csv"
 	@echo "make evolm-oracle  EvoLM's exact-judge rows (judge-only teacher rubrics, EvoLM) at Table 2's full profile, S"
 	@echo "make example-trl  TRL's GRPOTrainer trains a tiny model through the reward service (RLCER); docs/reward-service.md"
 	@echo "make settings-doc  every environment variable the code reads -> docs/settings.md"
@@ -247,6 +248,7 @@ verify-quick:
 T2_TABLES := table2.csv,ablations.csv,table2_claims.csv,table2_power.csv,table2_reported.csv,rlcer/curves.csv,rlcer/eval_curves.csv,rlcer/hints.csv,rlcer/update_parity.csv,rlcer/claim_parity.csv,evolm/rubric_evolution.csv
 LONG_TABLES = long.csv,long_final.csv,long_claims.csv,long_power.csv,long_parity.csv
 CONFIRM_TABLES = records.csv,table.csv,claims.csv,power.csv,pooled.csv,parity.csv,parity_by_arm.csv
+TRACE_SPLIT_TABLES = trace_split_records.csv,trace_split_rollouts.csv,trace_split_proxy.csv
 CORL_T8_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,claims.csv,power.csv,curves.csv,table8_reported.csv
 CORL_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,theory_rules.csv,phase.csv,matched_budget.csv,claims.csv,power.csv,curves.csv,table1_reported.csv
 verify-results: verify-quick
@@ -280,6 +282,8 @@ verify-results: verify-quick
 	$(if $(wildcard results/sensitivity/amendment-1.md),$(TSX) analysis/compare-results.ts runs/verify/sensitivity/sweeps sweeps --only sensitivity-S-sparse-amended.json)
 	$(if $(wildcard results/sensitivity/confirm),rm -rf runs/verify/confirm && $(TSX) analysis/sensitivity.ts confirm --root /nonexistent --out runs/verify/confirm > /dev/null)
 	$(if $(wildcard results/sensitivity/confirm),$(TSX) analysis/compare-results.ts runs/verify/confirm results/sensitivity/confirm --only $(CONFIRM_TABLES))
+	$(if $(wildcard results/sensitivity/confirm/trace_split_records.csv),rm -rf runs/verify/trace-split && $(TSX) analysis/trace-split.ts --out runs/verify/trace-split > /dev/null)
+	$(if $(wildcard results/sensitivity/confirm/trace_split_records.csv),$(TSX) analysis/compare-results.ts runs/verify/trace-split results/sensitivity/confirm --only $(TRACE_SPLIT_TABLES))
 
 # CO-RL's Table 1 analogue (needs make corl-agents first); same profiles and resumption as Table 2
 reproduce-corl:
@@ -349,7 +353,7 @@ clean-runs:
 	rm -rf runs
 
 # ---- the sensitivity pilot and campaign (docs/sensitivity.md; results/sensitivity/preregistration.md) ----
-.PHONY: coldstart-wide sparse-regime-wide sensitivity-amend sparse-regime sensitivity-pilot sensitivity-preregister reproduce-sensitivity evolm-oracle
+.PHONY: coldstart-wide sparse-regime-wide sensitivity-amend sparse-regime sensitivity-pilot sensitivity-preregister reproduce-sensitivity trace-split evolm-oracle
 # the sparse-outcome regime's criterion on the cold start alone -> results/sensitivity/regime_criterion.csv
 sparse-regime:
 	$(TSX) src/cli/sparse-regime.ts
@@ -377,6 +381,11 @@ reproduce-sensitivity:
 	  WORKBENCH_KERNELS=2 $(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-S-sparse-amended.json $(EXECUTOR_FLAGS) --jobs 1 --wait yes; \
 	  wait $$!
 	$(TSX) analysis/sensitivity.ts confirm
+
+# trace error, split (docs/sensitivity.md): what the campaign's records hold of each flaw, the positive controls'
+# logged training rollouts split, and every arm's paired repeat share beside its trace error (exploratory)
+trace-split:
+	$(TSX) analysis/trace-split.ts
 # the sparse regime's cold start (results/sensitivity/amendment-1.md): transformer-S, the committed cold start's SFT
 # budget (4,500 steps, batch 64) on a mixture whose difficulties reach every column the sparse candidates need
 coldstart-wide:

@@ -29,10 +29,15 @@ import { CAMPAIGN_ARMS, CAMPAIGN_ARMS_60, CAMPAIGN_ARMS_M } from '../src/methods
 import { PARITY_COLUMNS, updateParity } from './parity.js';
 import { readMetrics } from '../src/io/run.js';
 
-/** The pre-registered primary endpoints, and the secondary ones written beside them. */
+/**
+ * The pre-registered primary endpoints, and the secondary ones written beside them. Records written before issue 53's
+ * split hold trace_error as the share of right answers with any flawed step (a repeat included: flaw_rate now) and no
+ * repeat_rate or flaw_rate rows; later records hold trace_error as a true step wrong or missing, and both others
+ * (src/rl/evaluate.ts, endpointsOf; docs/sensitivity.md, "Trace error, split").
+ */
 export const PRIMARY_ENDPOINTS = ['in_distribution', 'chain_ood', 'trace_error'];
 export const ACCURACY_ENDPOINTS = ['in_distribution', 'chain_ood'];
-export const SECONDARY_ENDPOINTS = ['average', 'process_score'];
+export const SECONDARY_ENDPOINTS = ['average', 'process_score', 'repeat_rate', 'flaw_rate'];
 /** The effect the campaign must be able to see on the accuracy endpoints, and the most seeds a cell gets. */
 export const TARGET_MDE = 0.03;
 export const MAX_SEEDS = 20;

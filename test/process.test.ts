@@ -8,10 +8,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { solve } from '../src/world/problems.js';
 import { parseTrace } from '../src/world/trace.js';
-import { denseProcessRewards, processScore, stepEndPositions } from '../src/world/process.js';
+import { denseProcessRewards, processScore, stepEndPositions, traceFlaws } from '../src/world/process.js';
 import { denseProcessOracleRewardFn, processOracleRewardFn } from '../src/methods/trainers/process-oracle.js';
 import { roleAdvantages } from '../src/rl/ppo.js';
-import { endpointsOf, scoreProblem } from '../src/rl/evaluate.js';
+import { endpointsOf, processMetrics, scoreProblem, traceEndpointRows } from '../src/rl/evaluate.js';
 import { appendGzipLines, readGzipLines } from '../src/io/gzip-lines.js';
 import { encode } from '../src/world/vocab.js';
 import type { ReasonerRollout } from '../src/rl/trainer.js';
@@ -129,7 +129,7 @@ describe('positive-control rewards', () => {
 });
 
 describe('endpoints', () => {
-  it('trace error is the share of right answers whose steps hold an error; accuracy averages families', () => {
+  it('accuracy averages families; trace error, repeat rate and flaw rate are shares of the right answers', () => {
     const traces = [
       'C0 7 8 0 1 5 C1 4 3 1 0 8 A 0 8 5 <eos>',
       'C0 7 8 0 1 5 C0 7 8 0 1 5 C1 4 3 1 0 8 A 0 8 5 <eos>',
@@ -137,9 +137,12 @@ describe('endpoints', () => {
       'C0 7 8 0 1 5 C1 4 3 0 0 7 A 0 7 5 <eos>',
     ].map(tr);
     const e = endpointsOf([{ family: 'add', res: [scoreProblem(add, traces)] }]);
-    // three right answers (a perfect trace, a repeat, a shortcut), two of them with an erring process
+    // three right answers (a perfect trace, a repeat, a shortcut): the shortcut misses both true steps (a trace
+    // error), the repeat adds one (a repeat); either is a flaw (the committed campaign's trace_error)
     assert.equal(e.right_answers, 3);
-    assert.equal(e.trace_error, 2 / 3);
+    assert.equal(e.trace_error, 1 / 3);
+    assert.equal(e.repeat_rate, 1 / 3);
+    assert.equal(e.flaw_rate, 2 / 3);
     assert.equal(e.accuracy, 3 / 4);
     assert.equal(e.process_score, (1 + 2 / 3 + 0 + 1 / 2) / 4);
     const sub = solve('sub', [50, 1]);
@@ -148,7 +151,80 @@ describe('endpoints', () => {
       { family: 'sub', res: [scoreProblem(sub, [tr('A 0 0 <eos>')])] },
     ]);
     assert.equal(e2.accuracy, (3 / 4 + 0) / 2);
-    assert.equal(endpointsOf([{ family: 'sub', res: [scoreProblem(sub, [tr('A 0 0 <eos>')])] }]).trace_error, '');
+    const none = endpointsOf([{ family: 'sub', res: [scoreProblem(sub, [tr('A 0 0 <eos>')])] }]);
+    assert.deepEqual([none.trace_error, none.repeat_rate, none.flaw_rate, none.right_answers], ['', '', '', 0]);
+  });
+
+  // 47 + 38 = 085: C0 7 8 0 1 5, C1 4 3 1 0 8 (the true steps)
+  const crafted: [string, string, { wrongStep: boolean; extraStep: boolean }][] = [
+    ['perfect', 'C0 7 8 0 1 5 C1 4 3 1 0 8 A 0 8 5 <eos>', { wrongStep: false, extraStep: false }],
+    ['repeated column', 'C0 7 8 0 1 5 C0 7 8 0 1 5 C1 4 3 1 0 8 A 0 8 5 <eos>', { wrongStep: false, extraStep: true }],
+    ['added column', 'C0 7 8 0 1 5 C1 4 3 1 0 8 C2 0 0 0 0 0 A 0 8 5 <eos>', { wrongStep: false, extraStep: true }],
+    ['shortcut (steps missing)', 'A 0 8 5 <eos>', { wrongStep: true, extraStep: false }],
+    ['one step missing', 'C1 4 3 1 0 8 A 0 8 5 <eos>', { wrongStep: true, extraStep: false }],
+    ['wrong digit, right answer', 'C0 7 8 0 1 5 C1 4 3 1 0 9 A 0 8 5 <eos>', { wrongStep: true, extraStep: false }],
+    // the carry dropped in C1, then C1 rewritten right: the first write counts, so both flaws
+    [
+      'wrong, then repeated right',
+      'C0 7 8 0 1 5 C1 4 3 0 0 7 C1 4 3 1 0 8 A 0 8 5 <eos>',
+      { wrongStep: true, extraStep: true },
+    ],
+  ];
+  it('traceFlaws: a true step wrong or missing, a step repeated or added, both, neither (by hand)', () => {
+    for (const [what, text, want] of crafted) {
+      const s = processScore(add, tr(text));
+      assert.deepEqual(traceFlaws(s), want, what);
+      assert.equal(s.score < 1, want.wrongStep || want.extraStep, `${what}: a flaw is a process score below 1`);
+    }
+    assert.deepEqual(traceFlaws({ correct: 3, total: 3, extra: 0 }), { wrongStep: false, extraStep: false });
+    assert.deepEqual(traceFlaws({ correct: 2, total: 3, extra: 0 }), { wrongStep: true, extraStep: false });
+    assert.deepEqual(traceFlaws({ correct: 3, total: 3, extra: 2 }), { wrongStep: false, extraStep: true });
+  });
+  it('the split endpoints over crafted right answers: trace_error 4/7, repeat_rate 3/7, flaw_rate 6/7', () => {
+    // the seven crafted traces all answer 085 (right); one wrong answer (085 -> 075) counts in no share
+    const traces = [...crafted.map(([, text]) => tr(text)), tr('C0 7 8 0 1 5 C1 4 3 0 0 7 A 0 7 5 <eos>')];
+    const e = endpointsOf([{ family: 'add', res: [scoreProblem(add, traces)] }]);
+    assert.equal(e.right_answers, 7);
+    assert.equal(e.accuracy, 7 / 8);
+    // wrong or missing: the shortcut, the missing step, the wrong digit and the wrong-then-repeated trace
+    assert.equal(e.trace_error, 4 / 7);
+    // repeated or added: the repeated column, the added column, the wrong-then-repeated trace
+    assert.equal(e.repeat_rate, 3 / 7);
+    // either: all but the perfect trace
+    assert.equal(e.flaw_rate, 6 / 7);
+    // the rows a run writes to endpoints.csv, in this order, over the right answers
+    assert.deepEqual(traceEndpointRows(e, 'add-2'), [
+      { endpoint: 'trace_error', value: 4 / 7, n: 7, cells: 'add-2' },
+      { endpoint: 'repeat_rate', value: 3 / 7, n: 7, cells: 'add-2' },
+      { endpoint: 'flaw_rate', value: 6 / 7, n: 7, cells: 'add-2' },
+    ]);
+  });
+  it("the per-step process metrics of a step's reasoner rollouts: the same split, groups, a rubricator's left out", () => {
+    const wrong = 'C0 7 8 0 1 5 C1 4 3 0 0 7 A 0 7 5 <eos>';
+    const ro = (text: string, group: number, role: 'reason' | 'rubric' = 'reason') => ({
+      role,
+      group,
+      completion: encode(text.split(' ')),
+      problem: add,
+    });
+    // group 0: the seven crafted right answers and a wrong one; group 1: two wrong answers; a rubricator's rollout
+    const m = processMetrics([
+      ...crafted.map(([, text]) => ro(text, 0)),
+      ro(wrong, 0),
+      ro(wrong, 1),
+      ro(wrong, 1),
+      ro('A 0 8 5 <eos>', 2, 'rubric'),
+    ]);
+    assert.equal(m['process/trace_error'], 4 / 7);
+    assert.equal(m['process/repeat_rate'], 3 / 7);
+    assert.equal(m['process/flaw_rate'], 6 / 7);
+    // scores 1, 2/3, 2/3, 0, 1/2, 1/2, 1/3 (wrong C1 first: 1 of 2 true steps, 1 extra), then 1/2 x 3: 31/6 of 10
+    assert.ok(Math.abs(m['process/score'] - 31 / 60) < 1e-12);
+    assert.equal(m['process/all_wrong_groups'], 1 / 2);
+    assert.equal(m['process/all_right_groups'], 0);
+    const none = processMetrics([ro(wrong, 0)]);
+    assert.ok(Number.isNaN(none['process/trace_error']) && Number.isNaN(none['process/repeat_rate']));
+    assert.deepEqual(processMetrics([ro(wrong, 0, 'rubric')]), {});
   });
 });
 

@@ -30,12 +30,12 @@ import {
   evalCells,
   evalReport,
   familyAccuracy,
+  processMetrics,
   type ProblemResult,
+  traceEndpointRows,
 } from '../rl/evaluate.js';
 import { processScore } from '../world/process.js';
-import type { Rollout } from '../rl/rollout.js';
 import { appendGzipLines, readGzipLines } from '../io/gzip-lines.js';
-import { mean } from '../util/stats.js';
 import type { ReasonerRollout } from '../rl/trainer.js';
 import { hintReport } from '../rl/rubricator.js';
 import { pairsCacheFile, scalarRmCheckpoint, VERIFIER_CHECKPOINT } from '../methods/tables/table2.js';
@@ -289,10 +289,12 @@ runMain(async () => {
   }
 
   /**
-   * The three pre-registered endpoints and two secondary ones, one row each: in-distribution accuracy (the training
+   * The three pre-registered endpoints and the secondary ones, one row each: in-distribution accuracy (the training
    * cells: the world's trainCells, else every grid cell of the training families), held-out composition (chain_ood
-   * on the grid), trace error over the in-distribution right answers; the average over the grid's four families and
-   * the in-distribution process score. Cells off the grid are evaluated from their own stream.
+   * on the grid), trace error over the in-distribution right answers (a true step wrong or missing), then their
+   * repeat rate (a step repeated or added) and flaw rate (either: the trace_error of records written before issue
+   * 53's split); the average over the grid's four families and the in-distribution process score. Cells off the
+   * grid are evaluated from their own stream.
    */
   function endpointRows(
     grid: { family: Family; digits: number; res: ProblemResult[] }[],
@@ -312,7 +314,7 @@ runMain(async () => {
     return [
       { endpoint: 'in_distribution', value: e.accuracy, n: e.samples, cells: cellsText },
       { endpoint: 'chain_ood', value: ood.accuracy, n: ood.samples, cells: 'chain_ood grid' },
-      { endpoint: 'trace_error', value: e.trace_error, n: e.right_answers, cells: cellsText },
+      ...traceEndpointRows(e, cellsText),
       {
         endpoint: 'average',
         value: average,
@@ -339,26 +341,4 @@ function rolloutLine(step: number, r: ReasonerRollout): string {
     reward: r.reward,
     process: r.components.process ?? processScore(r.problem, r.trace).score,
   });
-}
-
-/** What the per-step process metrics read of a step's rollouts (any trainer's: the reasoner's role is kept). */
-type StepRollout = Pick<Rollout, 'role' | 'group' | 'completion'> & { problem: Problem };
-
-/** Per-step process metrics of a step's reasoner rollouts (the sensitivity profile logs them for every row). */
-function processMetrics(all: StepRollout[]): Record<string, number> {
-  const rs = all
-    .filter((r) => r.role === 'reason')
-    .map((r) => {
-      const trace = parseTrace(decode(r.completion));
-      return { group: r.group, correct: isCorrect(r.problem, trace), score: processScore(r.problem, trace).score };
-    });
-  if (rs.length === 0) return {};
-  const right = rs.filter((r) => r.correct);
-  const groups = [...new Set(rs.map((r) => r.group))].map((g) => rs.filter((r) => r.group === g));
-  return {
-    'process/score': mean(rs.map((r) => r.score)),
-    'process/trace_error': right.length ? right.filter((r) => r.score < 1).length / right.length : NaN,
-    'process/all_wrong_groups': mean(groups.map((g) => +g.every((r) => !r.correct))),
-    'process/all_right_groups': mean(groups.map((g) => +g.every((r) => r.correct))),
-  };
 }

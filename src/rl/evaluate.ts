@@ -9,9 +9,11 @@ import { judge } from '../rubrics/criteria.js';
 import { choose } from '../theory/binomial.js';
 import { majorityVote } from '../theory/tabular.js';
 import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
-import { processScore } from '../world/process.js';
+import { processScore, traceFlaws } from '../world/process.js';
 import type { Family } from '../world/problems.js';
 import type { Row } from '../io/table.js';
+import type { Rollout } from './rollout.js';
+import { mean } from '../util/stats.js';
 
 /** Unbiased pass@k from c correct out of n samples: 1 - C(n-c, k) / C(n, k). */
 export function passAtK(n: number, c: number, k: number): number {
@@ -135,13 +137,16 @@ export function evalCells(
 
 /**
  * The pre-registered endpoints of scored cells (docs/sensitivity.md): accuracy (the mean over families of each
- * family's mean over its cells, as `average` weighs them), trace error (the share of right final answers whose process
- * score is below 1: a step missing, wrong or repeated; '' without a right answer) and the mean process score, with the
- * counts they rest on.
+ * family's mean over its cells, as `average` weighs them), the mean process score, and three shares of the right final
+ * answers ('' without one; src/world/process.ts, traceFlaws): `trace_error`, a true step written wrong or missing
+ * (Uesato et al.'s sense); `repeat_rate`, a step repeated or added; `flaw_rate`, either (process score below 1: what
+ * the records written before issue 53's split call trace_error). With the counts they rest on.
  */
 export function endpointsOf(cells: { family: Family; res: ProblemResult[] }[]): {
   accuracy: number;
   trace_error: number | '';
+  repeat_rate: number | '';
+  flaw_rate: number | '';
   right_answers: number;
   process_score: number;
   samples: number;
@@ -154,27 +159,83 @@ export function endpointsOf(cells: { family: Family; res: ProblemResult[] }[]): 
       return s + cs.reduce((a, c) => a + cellAcc(c), 0) / cs.length;
     }, 0) / fams.length;
   let right = 0,
-    erred = 0,
+    wrong = 0,
+    extra = 0,
+    flawed = 0,
     samples = 0,
     proc = 0;
   for (const c of cells)
     for (const r of c.res)
       for (const t of r.traces) {
-        const score = processScore(r.problem, t).score;
+        const s = processScore(r.problem, t);
         samples++;
-        proc += score;
+        proc += s.score;
         if (isCorrect(r.problem, t)) {
+          const f = traceFlaws(s);
           right++;
-          if (score < 1) erred++;
+          wrong += +f.wrongStep;
+          extra += +f.extraStep;
+          flawed += +(s.score < 1);
         }
       }
+  const share = (k: number) => (right ? k / right : '');
   return {
     accuracy,
-    trace_error: right ? erred / right : '',
+    trace_error: share(wrong),
+    repeat_rate: share(extra),
+    flaw_rate: share(flawed),
     right_answers: right,
     process_score: samples ? proc / samples : 0,
     samples,
   };
+}
+
+/** What the per-step process metrics read of a step's rollouts (any trainer's: the reasoner's role is kept). */
+export type StepRollout = Pick<Rollout, 'role' | 'group' | 'completion'> & { problem: Problem };
+
+/**
+ * Per-step process metrics of a step's reasoner rollouts (the sensitivity profiles log them for every row,
+ * src/cli/table2-run.ts): the mean process score; among the right answers, the shares with a true step wrong or
+ * missing, a step repeated or added, and either (src/world/process.ts, traceFlaws; process/flaw_rate is what records
+ * before issue 53's split log as process/trace_error); the shares of all-wrong and all-right groups. NaN shares
+ * without a right answer; {} without a reasoner rollout.
+ */
+export function processMetrics(all: StepRollout[]): Record<string, number> {
+  const rs = all
+    .filter((r) => r.role === 'reason')
+    .map((r) => {
+      const trace = parseTrace(decode(r.completion)),
+        s = processScore(r.problem, trace);
+      return { group: r.group, correct: isCorrect(r.problem, trace), score: s.score, ...traceFlaws(s) };
+    });
+  if (rs.length === 0) return {};
+  const right = rs.filter((r) => r.correct),
+    share = (f: (r: (typeof rs)[number]) => boolean) => (right.length ? right.filter(f).length / right.length : NaN);
+  const groups = [...new Set(rs.map((r) => r.group))].map((g) => rs.filter((r) => r.group === g));
+  return {
+    'process/score': mean(rs.map((r) => r.score)),
+    'process/trace_error': share((r) => r.wrongStep),
+    'process/repeat_rate': share((r) => r.extraStep),
+    'process/flaw_rate': share((r) => r.score < 1),
+    'process/all_wrong_groups': mean(groups.map((g) => +g.every((r) => !r.correct))),
+    'process/all_right_groups': mean(groups.map((g) => +g.every((r) => r.correct))),
+  };
+}
+
+/**
+ * The trace rows of a run's endpoints.csv (src/cli/table2-run.ts): trace_error, then repeat_rate and flaw_rate, each a
+ * share of the in-distribution right answers (`n`), '' without one.
+ */
+export function traceEndpointRows(
+  e: Pick<ReturnType<typeof endpointsOf>, 'trace_error' | 'repeat_rate' | 'flaw_rate' | 'right_answers'>,
+  cells: string,
+): { endpoint: string; value: number | ''; n: number; cells: string }[] {
+  return (['trace_error', 'repeat_rate', 'flaw_rate'] as const).map((endpoint) => ({
+    endpoint,
+    value: e[endpoint],
+    n: e.right_answers,
+    cells,
+  }));
 }
 
 /** One evaluation cell's row: avg@n (`accuracy`), pass@n and maj@n over its problems, and the share of each style. */

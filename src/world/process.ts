@@ -53,6 +53,20 @@ export function processScore(p: Problem, t: Pick<ParsedTrace, 'passes'>): Proces
 }
 
 /**
+ * The two flaws a trace can have (docs/sensitivity.md, "Trace error, split"): `wrongStep`, a true step written wrong
+ * or missing (fewer correct first occurrences than true steps: Uesato et al.'s trace error, a wrong reasoning step,
+ * when the answer is right); `extraStep`, a step repeated or added (an extra step: a second step of a pass and column,
+ * or one outside the problem's passes and columns), whether or not every true step is right. A trace can have both;
+ * its process score is below 1 exactly when it has either.
+ */
+export function traceFlaws(s: Pick<ProcessScore, 'correct' | 'total' | 'extra'>): {
+  wrongStep: boolean;
+  extraStep: boolean;
+} {
+  return { wrongStep: s.correct < s.total, extraStep: s.extra > 0 };
+}
+
+/**
  * Token index (in the completion) of each written step's last token, in the trace's order: a step is 6 tokens
  * (`Ck x y cin cout d`) and passes are separated by one `|`, from the completion's first token (the parser's grammar,
  * src/world/trace.ts).
