@@ -167,30 +167,58 @@ const RENDER = `async ({ data, layout, width, height, formats, pngScale }) => {
   return out;
 }`;
 
+/** A figure drawn to SVG (text) and PNG (bytes). */
+export interface Rendered {
+  svg?: string;
+  png?: Buffer;
+}
+
+/** A headless Chromium page with plotly loaded, drawing figures one after another until closed. */
+export interface FigureRenderer {
+  /** PNGs at `pngScale` times the figure's size (2 for the exports) */
+  render(f: Figure, formats: ('svg' | 'png')[], pngScale?: number): Promise<Rendered>;
+  close(): Promise<void>;
+}
+
+/** Start a renderer: most of a render's time is this (Chromium's start, plotly's 4.8 MB parsed), each figure after it
+ * takes a fraction of a second. */
+export async function openRenderer(): Promise<FigureRenderer> {
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    await page.setContent(`<html><body><div id="fig"></div><script>${plotlyJs()}</script></body></html>`);
+    return {
+      async render(f, formats, pngScale = 2) {
+        const urls = (await page.evaluate(
+          `(${RENDER})(${JSON.stringify({ data: f.data, layout: f.layout, ...size(f), formats, pngScale })})`,
+        )) as Record<string, string>;
+        return {
+          svg: urls.svg ? decodeURIComponent(urls.svg.slice(urls.svg.indexOf(',') + 1)) : undefined,
+          png: urls.png ? Buffer.from(urls.png.slice(urls.png.indexOf(',') + 1), 'base64') : undefined,
+        };
+      },
+      close: () => browser.close(),
+    };
+  } catch (e) {
+    await browser.close();
+    throw e;
+  }
+}
+
 /** Render figures to SVG (text) and PNG (bytes) in one browser session; PNGs at twice the figure's size by default. */
 export async function renderFigures(
   figs: Figure[],
   formats: ('svg' | 'png')[] = ['svg', 'png'],
   pngScale = 2,
-): Promise<{ svg?: string; png?: Buffer }[]> {
+): Promise<Rendered[]> {
   if (figs.length === 0) return [];
-  const browser = await launchChromium();
+  const r = await openRenderer();
   try {
-    const page = await browser.newPage();
-    await page.setContent(`<html><body><div id="fig"></div><script>${plotlyJs()}</script></body></html>`);
-    const out: { svg?: string; png?: Buffer }[] = [];
-    for (const f of figs) {
-      const urls = (await page.evaluate(
-        `(${RENDER})(${JSON.stringify({ data: f.data, layout: f.layout, ...size(f), formats, pngScale })})`,
-      )) as Record<string, string>;
-      out.push({
-        svg: urls.svg ? decodeURIComponent(urls.svg.slice(urls.svg.indexOf(',') + 1)) : undefined,
-        png: urls.png ? Buffer.from(urls.png.slice(urls.png.indexOf(',') + 1), 'base64') : undefined,
-      });
-    }
+    const out: Rendered[] = [];
+    for (const f of figs) out.push(await r.render(f, formats, pngScale));
     return out;
   } finally {
-    await browser.close();
+    await r.close();
   }
 }
 

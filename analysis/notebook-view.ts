@@ -21,7 +21,16 @@ import * as dfd from 'danfojs-node';
 import * as tslab from 'tslab';
 import { readCsv, type Cell, type Row } from '../src/io/table.js';
 import { findFinishedRuns } from '../src/io/run.js';
-import { escapeHtml, plotlyJs, readFigureScript, renderFigures, specOf, type Figure } from './figures.js';
+import {
+  escapeHtml,
+  type FigureRenderer,
+  openRenderer,
+  plotlyJs,
+  readFigureScript,
+  type Rendered,
+  specOf,
+  type Figure,
+} from './figures.js';
 import { smallPng } from './png.js';
 import { figureThemes, themeOf } from './figure-themes.js';
 import { paperOf } from './docs.js';
@@ -410,13 +419,41 @@ function readingText(f: Figure, reading?: string): string {
     .join('\n');
 }
 
+// The kernel session's renderer: started by the first chart, kept while charts follow (each then takes a fraction of
+// a second, not the 2-15 s of Chromium's start), closed after a minute without one; charts drawn one at a time.
+let renderer: Promise<FigureRenderer> | undefined;
+let idle: ReturnType<typeof setTimeout> | undefined;
+let queue: Promise<unknown> = Promise.resolve();
+
+/** Close the session's renderer now (a test does; the kernel lets it close itself after a minute idle). */
+export async function closeChartRenderer(): Promise<void> {
+  clearTimeout(idle);
+  const r = renderer;
+  renderer = undefined;
+  await r?.then((x) => x.close()).catch(() => undefined);
+}
+
 /**
- * A chart's static picture: its spec drawn by Chromium at the figure's own size (renderFigures, the renderer of
+ * A chart's static picture: its spec drawn by Chromium at the figure's own size (openRenderer, the renderer of
  * `make figures`, at scale 1) and re-encoded with at most 256 colours (analysis/png.ts smallPng).
  */
-export async function chartPng(f: Figure): Promise<Buffer> {
-  const [img] = await renderFigures([f], ['png'], 1);
-  return smallPng(img.png!);
+export function chartPng(f: Figure): Promise<Buffer> {
+  const next = queue.then(async () => {
+    clearTimeout(idle);
+    renderer ??= openRenderer();
+    let img: Rendered;
+    try {
+      img = await (await renderer).render(f, ['png'], 1);
+    } catch (e) {
+      await closeChartRenderer();
+      throw e;
+    }
+    idle = setTimeout(() => void closeChartRenderer(), 60000);
+    idle.unref();
+    return smallPng(img.png!);
+  });
+  queue = next.catch(() => undefined);
+  return next;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   CHART_CLASS,
   chartHtml,
   chartPng,
+  closeChartRenderer,
   compactSpec,
   claims,
   figure,
@@ -247,14 +248,25 @@ describe('notebook charts (analysis/notebook-view.ts)', () => {
     assert.ok(shared.includes('var rel = "../figures/plotly.min.js"'));
     assert.equal(sharedPlotlyLoaderHtml('</script>').match(/<\/script>/g)?.length, 1);
   });
-  it('draws a picture of a chart from its spec, small and not blank', async function () {
-    this.timeout(60000);
-    const g = figure('table2_S');
-    const p = await chartPng(g);
-    const st = pictureStats(p);
-    assert.deepEqual([st.width, st.height], [specOf(g).layout.width, specOf(g).layout.height]);
-    assert.ok(st.colours > 8 && st.colours <= 256 && st.drawn > 0.05, JSON.stringify(st));
-    assert.ok(p.length < 80000, `${p.length} bytes`);
+  it('draws pictures of charts from their specs, small and not blank, one browser for the session', async function () {
+    this.timeout(120000);
+    try {
+      const [g, h] = [figure('table2_S'), figure('rlcer_long')];
+      // asked together, drawn one after the other on the one page
+      const [p, q] = await Promise.all([chartPng(g), chartPng(h)]);
+      for (const [fig, pic] of [
+        [g, p],
+        [h, q],
+      ] as const) {
+        const st = pictureStats(pic);
+        assert.deepEqual([st.width, st.height], [specOf(fig).layout.width, specOf(fig).layout.height]);
+        assert.ok(st.colours > 8 && st.colours <= 256 && st.drawn > 0.05, JSON.stringify(st));
+        assert.ok(pic.length < 80000, `${pic.length} bytes`);
+      }
+      assert.ok((await chartPng(g)).equals(p), 'the same chart drew another picture');
+    } finally {
+      await closeChartRenderer();
+    }
   });
   it('builds every gallery figure by name with the builders make-figures uses, equal to its committed spec', () => {
     const specs = figureSpecs('results/figures');
