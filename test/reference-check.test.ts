@@ -70,11 +70,11 @@ describe('references per processor', () => {
       return toleranceCheck(path.join(d, 'tables'), path.join(d, 'runs'), INTEL);
     };
     it('a policy that never updates (learning rate 0: no approx. KL, the cold start sampled every step)', () => {
-      const p = broken((s, m) => ({ ...m, 'reason/approx_kl': 0, 'policy/approx_kl': 0 }));
+      const p = broken((_s, m) => ({ ...m, 'reason/approx_kl': 0, 'policy/approx_kl': 0 }));
       assert.ok(p.length > 0 && p.some((x) => /approx_kl/.test(x)), p.join('\n'));
     });
     it('a kernel that returns wrong numbers (every loss and norm off by 1%)', () => {
-      const p = broken((s, m) =>
+      const p = broken((_s, m) =>
         Object.fromEntries(
           Object.entries(m).map(([k, v]) => [k, /loss|grad_norm/.test(k) && typeof v === 'number' ? v * 1.01 : v]),
         ),
