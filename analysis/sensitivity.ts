@@ -30,7 +30,7 @@ import { PARITY_COLUMNS, updateParity } from './parity.js';
 import { readMetrics } from '../src/io/run.js';
 
 /**
- * The pre-registered primary endpoints, and the secondary ones written beside them. Records written before issue 53's
+ * The pre-registered primary endpoints, and the secondary ones written beside them. Records written before wave 4's
  * split hold trace_error as the share of right answers with any flawed step (a repeat included: flaw_rate now) and no
  * repeat_rate or flaw_rate rows; later records hold trace_error as a true step wrong or missing, and both others
  * (src/rl/evaluate.ts, endpointsOf; docs/sensitivity.md, "Trace error, split").

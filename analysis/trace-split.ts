@@ -1,4 +1,4 @@
-// Trace error, split (issue 53; docs/sensitivity.md, "Trace error, split"): what the committed sensitivity records can
+// Trace error, split (wave 4; docs/sensitivity.md, "Trace error, split"): what the committed sensitivity records can
 // say about the two flaws the campaign's trace_error pools (src/world/process.ts, traceFlaws): a true step written
 // wrong or missing (`trace_error` now, Uesato et al.'s sense) and a step repeated or added (`repeat_rate`).
 //

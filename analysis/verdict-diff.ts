@@ -1,7 +1,7 @@
 // Which verdicts a regeneration of the committed tables moved: every CSV under results/ (and the sweeps) that differs
 // from a git revision is read on both sides, row by row; a cell whose text is not a number (a verdict, `detects_0_03`,
 // `criterion_met`, a note) must be unchanged, and the numeric cells are summarised by their largest change. Written
-// for issue 53's exact statistics (t quantiles and p-values to double precision): the numbers move in their last
+// for wave 4's exact statistics (t quantiles and p-values to double precision): the numbers move in their last
 // digits, and this says whether any verdict did.
 //
 // Usage: tsx analysis/verdict-diff.ts [revision (default HEAD)] [folder ...(default results)]

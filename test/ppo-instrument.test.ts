@@ -1,4 +1,4 @@
-// The clean instrument's PPO pieces (issue 53): the separate critic's value loss touches no policy weight, all-equal
+// The clean instrument's PPO pieces (docs/sensitivity.md): the separate critic's value loss touches no policy weight, all-equal
 // groups under equalGroups 'zero' give no outcome gradient (by hand), the KL penalty reads a reference that changes
 // the update (and klCoef > 0 without one is refused), the value warm-up moves the critic alone.
 import { strict as assert } from 'node:assert';

@@ -140,7 +140,7 @@ export function evalCells(
  * family's mean over its cells, as `average` weighs them), the mean process score, and three shares of the right final
  * answers ('' without one; src/world/process.ts, traceFlaws): `trace_error`, a true step written wrong or missing
  * (Uesato et al.'s sense); `repeat_rate`, a step repeated or added; `flaw_rate`, either (process score below 1: what
- * the records written before issue 53's split call trace_error). With the counts they rest on.
+ * the records written before wave 4's split call trace_error). With the counts they rest on.
  */
 export function endpointsOf(cells: { family: Family; res: ProblemResult[] }[]): {
   accuracy: number;
@@ -197,7 +197,7 @@ export type StepRollout = Pick<Rollout, 'role' | 'group' | 'completion'> & { pro
  * Per-step process metrics of a step's reasoner rollouts (the sensitivity profiles log them for every row,
  * src/cli/table2-run.ts): the mean process score; among the right answers, the shares with a true step wrong or
  * missing, a step repeated or added, and either (src/world/process.ts, traceFlaws; process/flaw_rate is what records
- * before issue 53's split log as process/trace_error); the shares of all-wrong and all-right groups. NaN shares
+ * before wave 4's split log as process/trace_error); the shares of all-wrong and all-right groups. NaN shares
  * without a right answer; {} without a reasoner rollout.
  */
 export function processMetrics(all: StepRollout[]): Record<string, number> {

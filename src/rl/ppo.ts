@@ -56,7 +56,7 @@ export interface PpoConfig {
    * gradient only) or 'shared' (the role's value head on the policy's trunk, its loss reaching the trunk at the role's
    * rate: the first three waves' instrument, whose value loss drags the policy when a reward moves the return's mean;
    * docs/sensitivity.md). Still the default until the clean instrument's pilot and the quick references of each
-   * processor are rerun under 'separate' (issue 53). The paper describes value networks; it does not say which.
+   * processor are rerun under 'separate' (docs/sensitivity.md). The paper describes value networks; it does not say which.
    */
   critic?: 'shared' | 'separate';
   /**

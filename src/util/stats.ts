@@ -26,7 +26,7 @@ export const median = (xs: readonly number[]) => {
 // lbeta arrangement, so that large a loses no digits); the normal's tail is the regularized upper incomplete gamma
 // Q(1/2, x^2 / 2) = erfc(x / sqrt 2), by its series or continued fraction. Quantiles invert the tails by Newton's
 // method on their logarithm inside a bisection bracket. test/stats.test.ts checks them against scipy's and mpmath's
-// values (relative error ~1e-15 in the range the claims use). Until issue 53 the intervals used t quantiles rounded to
+// values (relative error ~1e-15 in the range the claims use). Until wave 4 the intervals used t quantiles rounded to
 // 3 decimals and p-values an erfc fit (errors up to 5e-6 and 6e-8).
 
 /** ln sqrt(2 pi) */
