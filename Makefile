@@ -20,7 +20,7 @@ EXECUTOR_FLAGS = --executor $(EXECUTOR) $(if $(SBATCH_ARGS),--sbatch-args "$(SBA
 .PHONY: verify-results reproduce-long corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon rubicon-preregister table2-report
 
 .PHONY: coldstart-q coldstart-q-report
-.PHONY: reproduce-table2 scalar-rm help setup test typecheck format lint theory figures notebooks lab docs clean-runs data coldstart bench-steps bench-quick rate-calibration quick-reference verify-quick mutation coldstart-save-partial coldstart-report rlvr world-criteria bench verifier serve-rewards serve-llm bench-rewards test-slurm regime-map
+.PHONY: reproduce-table2 scalar-rm help setup test typecheck format lint theory figures notebooks lab docs clean-runs data coldstart bench-steps bench-quick rate-calibration quick-reference verify-quick mutation coldstart-save-partial coldstart-report rlvr world-criteria bench verifier verifier-competent verifier-drift serve-rewards serve-llm bench-rewards test-slurm regime-map
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
 RLVR_SEEDS ?= 0 1
 
@@ -48,6 +48,8 @@ help:
 	@echo "make corl-agents  cold starts of the CO-RL partners (gru-S, transformer-S seed 1), one per core"
 	@echo "make scalar-rm  train the static scalar reward model on cold-start rollouts -> data/checkpoints/scalar-rm-S.json"
 	@echo "make verifier   distil the verifier from teacher labels on cold-start rollouts -> results/verifier/accuracy.csv"
+	@echo "make verifier-competent  the competent (column-aligned) verifier -> data/checkpoints/verifier-competent-S.json, results/verifier/competent.csv"
+	@echo "make verifier-drift  both verifiers on RL-trained policies' and hot samples' pairs -> results/verifier/drift.csv"
 	@echo "make world-criteria  the pre-registered world criteria -> results/world/criteria.csv"
 	@echo "make bench      every tfjs backend vs the PyTorch reference (update step, sampling, ratios), then the reward service's load test"
 	@echo "make rate-calibration  the pre-registered rubricator and EvoLM generator rates (30 steps each) -> rate_calibration.csv, generator_rate_calibration.csv"
@@ -318,6 +320,20 @@ scalar-rm:
 
 verifier:
 	$(TSX) src/cli/verifier.ts
+
+# the competent verifier (docs/verifier.md): the column-aligned verifier distilled from teacher labels on the cold
+# start's rollouts and their perturbed copies, selected on held-out pairs alone -> data/checkpoints/verifier-competent-S.json,
+# results/verifier/competent.csv (beside the learned verifier, on its own held-out pairs)
+verifier-competent:
+	$(TSX) src/cli/verifier-competent.ts
+
+# its drift check: RL-trained policies (RLVR, RLCER, EvoLM: 60 steps at S, seed 0, kept in runs/verifier-drift/), the
+# process-reward runs' logged rollouts after step 250 and the cold start sampled hot -> results/verifier/drift.csv
+VERIFIER_DRIFT_LOGGED = $(shell for s in 0 1 2; do printf 'process_oracle=results/runs/sensitivity/pilot/S/process_oracle/baseline/seed-%s/rollouts.jsonl.gz@250,' $$s; done)
+verifier-drift:
+	for m in rlvr rlcer evolm; do test -f runs/verifier-drift/$$m/done.json || $(TSX) src/cli/table2-run.ts \
+	  --method $$m --profile quick --size S --seed 0 --steps 60 --checkpoint-every 60 --out runs/verifier-drift/$$m; done
+	$(TSX) src/cli/verifier-competent.ts --drift yes --logged '$(VERIFIER_DRIFT_LOGGED)'
 
 world-criteria:
 	$(TSX) src/cli/world-criteria.ts

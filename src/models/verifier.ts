@@ -15,6 +15,9 @@ import {
 import type { Problem } from '../world/problems.js';
 import { promptTokens, parseTrace } from '../world/trace.js';
 import { encode, V } from '../world/vocab.js';
+import { ConfigError } from '../io/validate.js';
+import { makeRng } from '../util/random.js';
+import { alignedJudge, type AlignedVerifier } from './aligned-verifier.js';
 
 export const VERIFIER_CONTEXT = 128;
 
@@ -115,4 +118,106 @@ export function loadVerifier(file: string): Policy {
   const m = createTransformer(ck.config);
   loadWeights(m, ck, file);
   return m;
+}
+
+// ---- the verifier's competence as a knob (docs/verifier.md) ----
+
+/**
+ * Which verifier judges (criterion, CoT) for RLCER's satisfaction matrix and EvoLM's judge: 'learned' (the distilled
+ * token transformer, data/checkpoints/verifier-S.json; the default), 'competent' (the column-aligned verifier,
+ * data/checkpoints/verifier-competent-S.json), 'oracle' (the teacher's exact judgement), or 'oracle@A' (the exact
+ * judgement with symmetric label noise: each verdict flipped with probability 1 - A, A in [0.5, 1], the flips drawn
+ * from a stream of the run's seed of their own, so that no other draw of the run moves).
+ */
+export type VerifierSetting = 'learned' | 'competent' | 'oracle' | `oracle@${number}`;
+
+export interface ParsedVerifierSetting {
+  kind: 'learned' | 'competent' | 'oracle';
+  /** the noisy oracle's accuracy (null: no noise) */
+  accuracy: number | null;
+}
+
+/** Parse a verifier setting; anything else is a one-line ConfigError naming `name`. */
+export function parseVerifierSetting(v: unknown, name = 'verifier'): ParsedVerifierSetting {
+  if (v === 'learned' || v === 'competent' || v === 'oracle') return { kind: v, accuracy: null };
+  const m = typeof v === 'string' ? /^oracle@([0-9]*\.?[0-9]+)$/.exec(v) : null;
+  const accuracy = m ? Number(m[1]) : NaN;
+  if (!(accuracy >= 0.5 && accuracy <= 1))
+    throw new ConfigError(
+      `${name} must be "learned", "competent", "oracle" or "oracle@A" with an accuracy A in [0.5, 1], e.g. "oracle@0.8" (got ${JSON.stringify(v)})`,
+    );
+  return { kind: 'oracle', accuracy };
+}
+
+/** The base of the noisy oracle's stream: makeRng(VERIFIER_NOISE_STREAM + seed). */
+export const VERIFIER_NOISE_STREAM = 11_000_000;
+
+/** The models a setting may read, and the run's seed (the noisy oracle's stream). */
+export interface VerifierModels {
+  learned?: Policy;
+  competent?: AlignedVerifier;
+  seed?: number;
+}
+
+/** A verifier setting's batch judge, with what the run records and resumes of it. */
+export interface SettingJudge {
+  judge: (items: Item[]) => boolean[];
+  /** agreement with the teacher over the last call's items, where the setting knows it without a draw (else NaN) */
+  lastAgreement: () => number;
+  /** the noisy oracle's draws so far (0 for the others), and a skip over them for an exact resume */
+  draws: () => number;
+  skip: (n: number) => void;
+}
+
+/**
+ * The batch judge of a verifier setting. 'learned' is learnedJudge itself and 'oracle' the exact judgement, as
+ * before the knob (a run at either is what it was). 'competent' and 'oracle@A' also measure their agreement with the
+ * teacher over every item they judge (lastAgreement; no draw). 'oracle@A' draws one number per verdict, in order,
+ * from makeRng(VERIFIER_NOISE_STREAM + seed), and flips the verdict when it is below 1 - A.
+ */
+export function settingJudge(setting: string, models: VerifierModels): SettingJudge {
+  const s = parseVerifierSetting(setting);
+  const exact = (items: Item[]) => items.map((x) => oracleJudge(x.c, x.p, x.completion));
+  const none = { lastAgreement: () => NaN, draws: () => 0, skip: () => {} };
+  if (s.kind === 'learned') {
+    if (!models.learned)
+      throw new ConfigError('verifier "learned" needs the learned verifier (data/checkpoints/verifier-S.json)');
+    return { judge: learnedJudge(models.learned), ...none };
+  }
+  let agreement = NaN;
+  const agree = (a: boolean[], b: boolean[]) => (a.length ? a.filter((v, i) => v === b[i]).length / a.length : NaN);
+  if (s.kind === 'competent') {
+    if (!models.competent)
+      throw new ConfigError('verifier "competent" needs the competent verifier (make verifier-competent)');
+    const j = alignedJudge(models.competent);
+    return {
+      ...none,
+      judge: (items) => {
+        const v = j(items);
+        agreement = agree(v, exact(items));
+        return v;
+      },
+      lastAgreement: () => agreement,
+    };
+  }
+  if (s.accuracy === null) return { judge: exact, ...none };
+  if (models.seed === undefined || !Number.isInteger(models.seed))
+    throw new ConfigError(`verifier "${setting}" needs the run's seed (its noise stream)`);
+  const rng = makeRng(VERIFIER_NOISE_STREAM + models.seed),
+    flip = 1 - s.accuracy;
+  let draws = 0;
+  return {
+    judge: (items) => {
+      const truth = exact(items);
+      const v = truth.map((t) => (rng.next() < flip ? !t : t));
+      draws += truth.length;
+      agreement = agree(v, truth);
+      return v;
+    },
+    lastAgreement: () => agreement,
+    draws: () => draws,
+    skip: (n) => {
+      for (; draws < n; draws++) rng.next();
+    },
+  };
 }

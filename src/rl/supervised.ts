@@ -16,13 +16,19 @@ export interface PolicyRollout {
   trace: ParsedTrace;
 }
 
-/** `rollouts` samples of the policy (reasoner role) on each of `prompts` training problems. */
-export function policyRollouts(policy: Policy, prompts: number, rollouts: number, rng: Rng): PolicyRollout[] {
+/** `rollouts` samples of the policy (reasoner role) on each of `prompts` training problems, at a temperature. */
+export function policyRollouts(
+  policy: Policy,
+  prompts: number,
+  rollouts: number,
+  rng: Rng,
+  temperature = 1,
+): PolicyRollout[] {
   const problems = Array.from({ length: prompts }, () => drawTrainingProblem(defaultWorld, rng));
   const inputs = problems.flatMap((p) => Array.from({ length: rollouts }, () => encode(promptTokens(p, 'reason'))));
   const outs: number[][] = [];
   for (let i = 0; i < inputs.length; i += 256)
-    outs.push(...sample(policy, inputs.slice(i, i + 256), { maxNew: 96, temperature: 1, topP: 1 }, rng));
+    outs.push(...sample(policy, inputs.slice(i, i + 256), { maxNew: 96, temperature, topP: 1 }, rng));
   return outs.map((o, i) => {
     const completion = decode(o);
     return { p: problems[Math.floor(i / rollouts)], completion, trace: parseTrace(completion) };

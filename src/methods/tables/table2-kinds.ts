@@ -2,7 +2,11 @@
 // how it is checked and recorded, the world it trains in, and its trainer. src/cli/table2-run.ts reads a row's kind
 // here and nowhere else: a row of a new kind is its trainer (src/methods/trainers/) and one entry in KINDS
 // (docs/architecture.md, "Add a Table 2 row of a new kind").
+import * as fs from 'node:fs';
 import { mergeConfig, type DeepPartial } from '../../io/config.js';
+import { sha256Hex } from '../../io/checksums.js';
+import { loadAlignedVerifier, type AlignedVerifier } from '../../models/aligned-verifier.js';
+import { parseVerifierSetting } from '../../models/verifier.js';
 import type { Policy } from '../../models/policy.js';
 import { makeRng, type Rng } from '../../util/random.js';
 import type { WorldConfig } from '../../world/defaults.js';
@@ -26,7 +30,7 @@ import {
 } from '../trainers/evolm.js';
 import { denseProcessOracleRewardFn, processOracleRewardFn } from '../trainers/process-oracle.js';
 import { rmScores } from '../trainers/scalar-rm.js';
-import { VERIFIER_CHECKPOINT, type MethodSpec } from './table2.js';
+import { COMPETENT_VERIFIER_CHECKPOINT, VERIFIER_CHECKPOINT, type MethodSpec } from './table2.js';
 
 /** A Table 2 run's trainer: EvoLM's global steps interleave policy and generator steps; other kinds' are all policy's. */
 export interface RowTrainer extends Pick<Trainer, 'state' | 'restore'> {
@@ -134,6 +138,42 @@ function rlvrReward(x: RowInputs, c: RlvrConfig, m: RowModels): RewardFn | undef
 
 const common = { horizons: true, scalarRm: false, needsGenerator: false, writerReads: 'own_cot' } as const;
 
+/**
+ * The verifier setting's share of a row (docs/verifier.md): what the row records of it beside the learned verifier's
+ * checkpoint (which every RLCER and EvoLM row records, and which measures rubric quality whatever the setting), a
+ * check that its checkpoint loads, and the competent verifier, loaded once for the trainer. Only the 'competent'
+ * setting adds to the record (its checkpoint and the checkpoint's hash), so that a row at any other setting records
+ * what it did before the knob.
+ */
+function verifierShare(setting: string) {
+  const competent = (() => {
+    try {
+      return parseVerifierSetting(setting).kind === 'competent';
+    } catch {
+      return false; // a bad setting fails in the row's check, with its own message
+    }
+  })();
+  let loaded: AlignedVerifier | undefined;
+  const load = () => (loaded ??= loadAlignedVerifier(COMPETENT_VERIFIER_CHECKPOINT));
+  return {
+    record: {
+      verifier: VERIFIER_CHECKPOINT,
+      ...(competent && fs.existsSync(COMPETENT_VERIFIER_CHECKPOINT)
+        ? {
+            competentVerifier: {
+              checkpoint: COMPETENT_VERIFIER_CHECKPOINT,
+              sha256: sha256Hex(fs.readFileSync(COMPETENT_VERIFIER_CHECKPOINT)).slice(0, 12),
+            },
+          }
+        : {}),
+    },
+    check: () => {
+      if (competent) load();
+    },
+    competent: () => (competent ? load() : undefined),
+  };
+}
+
 /** A kind: whether its rows train (take steps), and its row built from a row's inputs. */
 export interface Kind {
   trains: boolean;
@@ -196,15 +236,21 @@ export const KINDS: Record<MethodSpec['kind'], Kind> = {
     trains: true,
     row: (x) => {
       const c = specConfig<RlcerConfig>(defaultRlcerConfig, x.spec.rlcer, 'reasonKlTarget', x);
+      const v = verifierShare(c.verifier);
       return {
         ...common,
-        check: () => checkRlcerConfig(c),
-        record: { rlcer: c, verifier: VERIFIER_CHECKPOINT },
+        check: () => {
+          checkRlcerConfig(c);
+          v.check();
+        },
+        record: { rlcer: c, ...v.record },
         world: c.world,
         trainer: (m) =>
           oneRole(
             makeRlcerTrainer(m.policy, c, {
               verifier: m.verifier,
+              competent: v.competent(),
+              seed: m.seed,
               frozenRubricator: c.rubricSource === 'fixed_untrained' ? m.coldStart() : undefined,
             }),
             x.steps,
@@ -216,6 +262,7 @@ export const KINDS: Record<MethodSpec['kind'], Kind> = {
     trains: true,
     row: (x) => {
       const c = specConfig<EvolmConfig>(defaultEvolmConfig, x.spec.evolm, 'policyKlTarget', x);
+      const v = verifierShare(c.verifier);
       return {
         ...common,
         // EvoLM's schedule reads the total steps (its alternation period): its step 60 of 300 is no 60-step run
@@ -223,10 +270,14 @@ export const KINDS: Record<MethodSpec['kind'], Kind> = {
         needsGenerator: needsGeneratorPolicy(c),
         // the generator may read the question alone; the cold start's rubricator (quality 'coldstart') reads its CoT
         writerReads: x.spec.quality !== 'coldstart' ? c.generatorReads : 'own_cot',
-        check: () => checkEvolmConfig(c),
-        record: { evolm: c, verifier: VERIFIER_CHECKPOINT },
+        check: () => {
+          checkEvolmConfig(c);
+          v.check();
+        },
+        record: { evolm: c, ...v.record },
         world: c.world,
-        trainer: (m) => makeEvolmTrainer(m.policy, c, m.verifier, m.generator),
+        trainer: (m) =>
+          makeEvolmTrainer(m.policy, c, m.verifier, m.generator, { competent: v.competent(), seed: m.seed }),
       };
     },
   },

@@ -14,6 +14,8 @@ export const coldStartCheckpoint = (size: string, variant?: string) =>
   `data/checkpoints/coldstart-transformer-${size}${variant ? `-${variant}` : ''}.json`;
 export const scalarRmCheckpoint = (size: string) => `data/checkpoints/scalar-rm-${size}.json`;
 export const VERIFIER_CHECKPOINT = 'data/checkpoints/verifier-S.json';
+/** The competent verifier (make verifier-competent; docs/verifier.md), the knob's `competent` setting. */
+export const COMPETENT_VERIFIER_CHECKPOINT = 'data/checkpoints/verifier-competent-S.json';
 
 export interface MethodSpec {
   /** how the policy is trained: not at all (the cold start), RLVR, the static scalar RM, or RLCER with overrides */

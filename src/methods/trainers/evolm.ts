@@ -9,13 +9,17 @@
 import { tf } from '../../models/backend.js';
 import { createPolicy } from '../../models/index.js';
 import { sample, type Policy } from '../../models/policy.js';
-import { learnedJudge, oracleJudge } from '../../models/verifier.js';
+import {
+  parseVerifierSetting,
+  settingJudge,
+  type VerifierModels,
+  type VerifierSetting,
+} from '../../models/verifier.js';
 import type { Rng } from '../../util/random.js';
 import type { Problem } from '../../world/problems.js';
 import { isCorrect, parseTrace, promptTokens } from '../../world/trace.js';
 import { decode, encode } from '../../world/vocab.js';
 import { checkWorldConfig, defaultWorld, drawTrainingProblem, type WorldConfig } from '../../world/defaults.js';
-import type { Criterion } from '../../rubrics/criteria.js';
 import type { Parsed } from '../../rubrics/rubric.js';
 import { normalisedScore } from '../../rubrics/rewards.js';
 import { referencePolicy } from '../../rl/trainer.js';
@@ -80,7 +84,12 @@ export interface EvolmConfig {
    * trains it)
    */
   generatorWeights: 'shared' | 'separate';
-  verifier: 'learned' | 'oracle';
+  /**
+   * the judge's competence (docs/verifier.md): 'learned' (the frozen distilled verifier), 'competent' (the
+   * column-aligned one), 'oracle' (the teacher's exact judgement) or 'oracle@A' (exact, each verdict flipped with
+   * probability 1 - A from the run seed's own stream)
+   */
+  verifier: VerifierSetting;
   policyLr: number;
   /**
    * the generator's rate: 0.5x the policy's, the largest multiple the pre-registered rule admits
@@ -138,8 +147,7 @@ export function checkEvolmConfig(c: EvolmConfig): void {
     throw new ConfigError(`schedule must be "alternate" or "sequential" (got "${c.schedule}")`);
   if (c.generatorReads !== 'own_cot' && c.generatorReads !== 'question')
     throw new ConfigError(`generatorReads must be "own_cot" or "question" (got "${c.generatorReads}")`);
-  if (c.verifier !== 'learned' && c.verifier !== 'oracle')
-    throw new ConfigError(`verifier must be "learned" or "oracle" (got "${c.verifier}")`);
+  parseVerifierSetting(c.verifier);
   for (const k of Object.keys(c.pairSources))
     if (!(PAIR_SOURCES as readonly string[]).includes(k))
       throw new ConfigError(`unknown pair source "${k}" (known: ${PAIR_SOURCES.join(', ')})`);
@@ -239,7 +247,13 @@ export function phaseOf(
  * (generatorWeights 'separate', trained by the generator phase only) or the frozen cold start (rubricSource
  * 'frozen_coldstart', never trained). The policy's update is always a GRPO step of the policy role with its own Adam.
  */
-export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Policy, generator?: Policy) {
+export function makeEvolmTrainer(
+  policy: Policy,
+  c: EvolmConfig,
+  verifier?: Policy,
+  generator?: Policy,
+  judgeModels: Pick<VerifierModels, 'competent' | 'seed'> = {},
+) {
   checkEvolmConfig(c);
   if (c.verifier === 'learned' && !verifier) throw new ConfigError('verifier "learned" needs a verifier checkpoint');
   if (needsGeneratorPolicy(c) !== !!generator) {
@@ -249,11 +263,11 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
         : `rubricSource "${c.rubricSource}" with generatorWeights "${c.generatorWeights}" needs the generator policy`,
     );
   }
-  const judgeItems =
-    c.verifier === 'learned'
-      ? learnedJudge(verifier!)
-      : (xs: { c: Criterion; p: Problem; completion: string[] }[]) =>
-          xs.map((x) => oracleJudge(x.c, x.p, x.completion));
+  // the judge of the setting (`judgeModels`: the competent verifier, the run's seed for the noisy oracle's stream);
+  // 'learned' and 'oracle' judge as they did before the knob
+  const judge = settingJudge(c.verifier, { learned: verifier, ...judgeModels });
+  const judgeItems = judge.judge;
+  const noisy = parseVerifierSetting(c.verifier).accuracy !== null;
   // who writes rubrics: the generator (shared weights or its own), the frozen cold start, or nobody (the teacher's)
   const writer = c.rubricSource === 'teacher' ? undefined : (generator ?? policy);
   const policyOpt = tf.train.adam(c.policyLr),
@@ -357,9 +371,11 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
         weights: Object.fromEntries(Object.entries(s.weights).map(([k, v]) => [k, f32.encode(v)])),
       })),
       ...(generator && c.generatorWeights === 'separate' ? { generator: weightsOf(generator) } : {}),
+      ...(noisy ? { judgeDraws: judge.draws() } : {}),
     }),
     restore: async (s: Record<string, unknown>) => {
       policySteps = s.policySteps as number;
+      if (noisy) judge.skip(s.judgeDraws as number);
       const saved = s.snapshots as { step: number; weights: Record<string, string> }[];
       snapshots.splice(
         0,
@@ -430,6 +446,8 @@ export function makeEvolmTrainer(policy: Policy, c: EvolmConfig, verifier?: Poli
           phase: 0,
           accuracy: mean(correct),
           judge_score: mean(J),
+          // the competent or noisy judge's agreement with the teacher over this step's verdicts (absent otherwise)
+          ...(Number.isNaN(judge.lastAgreement()) ? {} : { judge_agreement: judge.lastAgreement() }),
           response_length: mean(outs.map((o) => o.length)),
           ...rubricStats(rubrics),
           ...Object.fromEntries(Object.entries({ ...upd, ...rate }).map(([k, v]) => [`policy/${k}`, v])),

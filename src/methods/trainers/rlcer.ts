@@ -4,7 +4,8 @@
 // rubricator K_valid/K + format; one PPO update over both roles with role-specific advantages.
 // One readable path per step: roll out -> write rubrics -> judge -> validity -> rewards -> PPO.
 import type { Policy } from '../../models/policy.js';
-import { learnedJudge, oracleJudge } from '../../models/verifier.js';
+import { oracleJudge, parseVerifierSetting, settingJudge, type VerifierSetting } from '../../models/verifier.js';
+import type { AlignedVerifier } from '../../models/aligned-verifier.js';
 import type { Rng } from '../../util/random.js';
 import { decode } from '../../world/vocab.js';
 import { domainOf } from '../../world/problems.js';
@@ -12,7 +13,6 @@ import { checkWorldConfig, defaultWorld, type WorldConfig } from '../../world/de
 import {
   CRITERION_NAMES,
   criterionText,
-  type Criterion,
   type CriterionName,
   criterionEnglish,
   isConcrete,
@@ -90,8 +90,12 @@ export interface RlcerConfig {
    * the first rollout)
    */
   rubricatorSees: 'each_pooled' | 'each_own' | 'one';
-  /** 'learned' (the frozen distilled verifier) or 'oracle' (the teacher's exact judgement) */
-  verifier: 'learned' | 'oracle';
+  /**
+   * the verifier's competence (docs/verifier.md): 'learned' (the frozen distilled verifier), 'competent' (the
+   * column-aligned one), 'oracle' (the teacher's exact judgement) or 'oracle@A' (exact, each verdict flipped with
+   * probability 1 - A from the run seed's own stream)
+   */
+  verifier: VerifierSetting;
   /** judged items per step re-checked against the teacher to log the learned verifier's agreement */
   agreementSample: number;
   /**
@@ -153,7 +157,7 @@ export function checkRlcerConfig(c: RlcerConfig): void {
   oneOf('constantCorrectness', c.constantCorrectness, ['none_valid', 'discriminative']);
   oneOf('cotNorm', c.cotNorm, ['rubric', 'group']);
   oneOf('rubricatorSees', c.rubricatorSees, ['each_pooled', 'each_own', 'one']);
-  oneOf('verifier', c.verifier, ['learned', 'oracle']);
+  parseVerifierSetting(c.verifier);
   if (c.reasonKlTarget !== null) requirePositive('reasonKlTarget', c.reasonKlTarget);
   if (c.weakVerifier !== null) {
     if (typeof c.weakVerifier !== 'object' || !CRITERION_NAMES.includes(c.weakVerifier.kind))
@@ -173,6 +177,10 @@ export function checkRlcerConfig(c: RlcerConfig): void {
 export interface RlcerModels {
   /** the frozen learned verifier (required when verifier = 'learned') */
   verifier?: Policy;
+  /** the frozen competent verifier (required when verifier = 'competent') */
+  competent?: AlignedVerifier;
+  /** the run's seed: the noisy oracle's stream (required when verifier = 'oracle@A') */
+  seed?: number;
   /** the frozen cold-start policy (required when rubricSource = 'fixed_untrained') */
   frozenRubricator?: Policy;
 }
@@ -315,11 +323,14 @@ export function makeRlcerTrainer(
   const opts = makeRoleOptimizers(c.ppo.lr);
   const critics = makeCritics(policy, c.ppo, (p) => createPolicy(p.config)); // none unless ppo.critic is 'separate'
   const ref = referencePolicy(policy, c.ppo.klCoef); // the cold start, frozen (none without a KL penalty)
-  const batchJudge =
-    c.verifier === 'learned'
-      ? learnedJudge(models.verifier!)
-      : (xs: { c: Criterion; p: ReasonerRollout['problem']; completion: string[] }[]) =>
-          xs.map((x) => oracleJudge(x.c, x.p, x.completion));
+  // the verifier of the setting: 'learned' and 'oracle' judge as they did before the knob
+  const verifier = settingJudge(c.verifier, {
+    learned: models.verifier,
+    competent: models.competent,
+    seed: models.seed,
+  });
+  const batchJudge = verifier.judge;
+  const noisy = parseVerifierSetting(c.verifier).accuracy !== null;
   let logged: RubricLog[] = [];
   let last: ReasonerRollout[] = [];
 
@@ -331,12 +342,14 @@ export function makeRlcerTrainer(
       optimizers: await optimizersState(opts),
       ...(c.ppo.critic === 'separate' ? { critics: await criticsState(critics) } : {}),
       ...(c.reasonKlTarget !== null ? { reasonLr: rateOf(opts.reason) } : {}),
+      ...(noisy ? { verifierDraws: verifier.draws() } : {}),
     }),
     restore: async (s) => {
       await restoreOptimizers(opts, s.optimizers as Record<string, OptimizerState>, () =>
         Object.values(policy.weights),
       );
       if (c.reasonKlTarget !== null) setRate(opts.reason, s.reasonLr as number);
+      if (noisy) verifier.skip(s.verifierDraws as number);
       if (c.ppo.critic === 'separate') await restoreCritics(critics, s.critics as Parameters<typeof restoreCritics>[1]);
     },
     step(rng) {
@@ -386,7 +399,9 @@ export function makeRlcerTrainer(
           );
         }),
       );
-      let agreement = NaN;
+      // the learned verifier's agreement on a sample (drawn from the run's stream, as before the knob); the competent
+      // and the noisy verifier measure theirs over every query without a draw; the exact one's is NaN
+      let agreement = verifier.lastAgreement();
       if (c.verifier === 'learned' && c.agreementSample > 0 && queries.length > 0) {
         const idx = Array.from({ length: Math.min(c.agreementSample, queries.length) }, () => rng.int(queries.length));
         agreement = mean(
