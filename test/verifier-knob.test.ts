@@ -18,7 +18,7 @@ import {
   criteriaFor,
 } from '../src/methods/trainers/verifier.js';
 import { checkRlcerConfig, defaultRlcerConfig, makeRlcerTrainer } from '../src/methods/trainers/rlcer.js';
-import { checkEvolmConfig, defaultEvolmConfig } from '../src/methods/trainers/evolm.js';
+import { checkEvolmConfig, defaultEvolmConfig, makeEvolmTrainer } from '../src/methods/trainers/evolm.js';
 import { table2Row } from '../src/methods/tables/table2-kinds.js';
 import {
   coldStartCheckpoint,
@@ -162,6 +162,48 @@ describe('verifier knob: the noisy oracle', () => {
     delete b.m.verifier_agreement;
     assert.deepEqual(b.m, a.m);
     assert.deepEqual(b.w, a.w);
+  });
+});
+
+describe("verifier knob: the trainers draw the flips from the run's seed", function () {
+  this.timeout(180000);
+  before(async function () {
+    if (!fs.existsSync(coldStartCheckpoint('S'))) this.skip();
+    await initBackend();
+  });
+  const untimed = (m: Record<string, number>) =>
+    Object.fromEntries(Object.entries(m).filter(([k]) => !k.endsWith('_ms')));
+  it('RLCER: the same seed gives the same step, another seed other flips', () => {
+    const step = (seed: number) =>
+      untimed(
+        makeRlcerTrainer(
+          loadPolicy(coldStartCheckpoint('S')),
+          { ...defaultRlcerConfig, prompts: 3, rollouts: 4, verifier: 'oracle@0.7' },
+          { seed },
+        ).step(makeRng(21)),
+      );
+    const a = step(9),
+      b = step(9),
+      c = step(10);
+    assert.deepEqual(b, a);
+    assert.ok(a.verifier_agreement < 1 && a.verifier_agreement !== c.verifier_agreement, JSON.stringify([a, c]));
+  });
+  it('EvoLM: the same seed gives the same step, another seed other flips', () => {
+    const step = (seed: number) =>
+      untimed(
+        makeEvolmTrainer(
+          loadPolicy(coldStartCheckpoint('S')),
+          { ...defaultEvolmConfig, prompts: 3, rollouts: 4, steps: 2, rubricSource: 'teacher', verifier: 'oracle@0.7' },
+          undefined,
+          undefined,
+          { seed },
+        ).step(0, makeRng(21)) as Record<string, number>,
+      );
+    const a = step(9),
+      b = step(9),
+      c = step(10);
+    assert.deepEqual(b, a);
+    assert.ok(a.judge_agreement < 1 && a.judge_agreement !== c.judge_agreement, JSON.stringify([a, c]));
   });
 });
 
