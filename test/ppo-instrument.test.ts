@@ -202,7 +202,7 @@ describe('PPO with a separate critic, a reference policy and a value warm-up', (
   });
   it('the value warm-up moves the critic before the first update and leaves the policy as without it', function () {
     this.timeout(60_000);
-    const w = updated({ ...c, valueWarmup: 2 }, undefined, true);
+    const w = updated({ ...c, critic: 'separate', valueWarmup: 2 }, undefined, true);
     assert.ok('reason/warmup_value_loss' in w.m);
     // the policy's update reads the critic's values through the advantages, so it may differ; the warm-up itself
     // took two critic steps beyond the update's one
