@@ -194,7 +194,13 @@ describe('PPO with a separate critic, a reference policy and a value warm-up', (
       ...defaultRlvrConfig,
       prompts: 2,
       rollouts: 2,
-      ppo: { ...defaultRlvrConfig.ppo, klCoef: 0.1, lr: { reason: 1e-2, rubric: 1e-4, hint: 1e-4 } },
+      // 'keep': an untrained policy fails every group, which 'zero' would leave without an update to measure
+      ppo: {
+        ...defaultRlvrConfig.ppo,
+        klCoef: 0.1,
+        equalGroups: 'keep',
+        lr: { reason: 1e-2, rubric: 1e-4, hint: 1e-4 },
+      },
     });
     const rng = makeRng(2);
     assert.equal(t.step(rng)['reason/kl_ref'], 0); // the policy is its reference before the first update

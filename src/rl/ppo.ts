@@ -55,8 +55,8 @@ export interface PpoConfig {
    * trained on that role's value loss alone by its own Adam at the role's rate; the policy then gets the surrogate's
    * gradient only) or 'shared' (the role's value head on the policy's trunk, its loss reaching the trunk at the role's
    * rate: the first three waves' instrument, whose value loss drags the policy when a reward moves the return's mean;
-   * docs/sensitivity.md). Still the default until the clean instrument's pilot and the quick references of each
-   * processor are rerun under 'separate' (docs/sensitivity.md). The paper describes value networks; it does not say which.
+   * docs/sensitivity.md). 'separate' is the default of the clean instrument. The paper describes value networks; it
+   * does not say which.
    */
   critic?: 'shared' | 'separate';
   /**
@@ -71,7 +71,8 @@ export interface PpoConfig {
    * reward minus its group's mean, plus its token rewards, so a rubric or process reward still ranks them by its own
    * signal; whitening's mean comes from the other groups only, so a zero stays zero) or 'resample' (DAPO's dynamic
    * sampling: the trainer draws further prompts for the all-equal groups, counted in the budget; any left are zeroed).
-   * Groups without an outcome (a role whose reward has no outcome term) are kept.
+   * Groups without an outcome (a role whose reward has no outcome term) are kept. The default 'zero' was chosen by a
+   * pre-registered drift criterion that reads no accuracy (results/sensitivity2/equal-groups-preregistration.md).
    */
   equalGroups?: EqualGroups;
 }
@@ -99,9 +100,9 @@ export const defaultPpoConfig: PpoConfig = {
   lr: { reason: 1e-4, rubric: 1e-4, hint: 1e-4 },
   roleMixing: 'separate_adam',
   lengthBuckets: 3,
-  critic: 'shared',
+  critic: 'separate',
   valueWarmup: 0,
-  equalGroups: 'keep',
+  equalGroups: 'zero',
 };
 
 export function checkPpoConfig(c: PpoConfig): void {
