@@ -6,6 +6,7 @@
 import { parseArgs as nodeParseArgs } from 'node:util';
 import { ConfigError, RunFailure } from '../io/validate.js';
 import { removeUnstartedRuns } from '../io/unstarted.js';
+import { ALLOW_DIRTY_ENV } from '../io/run.js';
 
 /** One flag: its help text and, where it has one, its default (a string, as typed on the command line). */
 export interface Flag {
@@ -262,4 +263,15 @@ export function runMain(main: () => Promise<void>): void {
     console.error(`error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     process.exit(1);
   });
+}
+
+/** The --allow-dirty flag of every command that archives records (src/io/run.ts, dirtyRecordProblem). */
+export const ALLOW_DIRTY_HELP = {
+  help: 'archive records under results/ even from a tree with uncommitted changes (campaigns never pass it)',
+  boolean: true,
+} as const;
+
+/** With --allow-dirty, this process and its children may archive a dirty tree's records under results/. */
+export function allowDirtyIf(flag: boolean | string | undefined): void {
+  if (flag === true || flag === 'true') process.env[ALLOW_DIRTY_ENV] = '1';
 }

@@ -19,7 +19,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs, runMain } from './args.js';
+import { ALLOW_DIRTY_HELP, allowDirtyIf, parseArgs, runMain } from './args.js';
 import { findFinishedRuns, openRun, readMetrics } from '../io/run.js';
 import { startEngine } from '../models/backend.js';
 import { archiveRun } from '../io/jobs.js';
@@ -134,7 +134,9 @@ runMain(async () => {
     run: "rlvr or a multiplier of the reasoner's rate",
     report: 'yes: write the table',
     out: `where the report goes (default ${CALIBRATION.out}; the generator's: ${GENERATOR_CALIBRATION.out})`,
+    'allow-dirty': ALLOW_DIRTY_HELP,
   });
+  allowDirtyIf(a['allow-dirty']);
   if (a.run) return runOne(a.run);
   if (!a.report) throw new ConfigError('give --run <rlvr|multiplier> or --report yes');
   const runs = findFinishedRuns(CALIBRATION.root).map((dir) => ({ id: path.basename(dir), metrics: readMetrics(dir) }));

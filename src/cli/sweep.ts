@@ -19,9 +19,9 @@
 // The executor options are src/cli/executor.ts's (the same in every campaign CLI).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { intArg, intListArg, parseCommand, runMain, type Command } from './args.js';
+import { ALLOW_DIRTY_HELP, allowDirtyIf, intArg, intListArg, parseCommand, runMain, type Command } from './args.js';
 import { ConfigError, RunFailure } from '../io/validate.js';
-import { loadJsonConfig } from '../io/run.js';
+import { loadJsonConfig, refuseDirtyTree } from '../io/run.js';
 import { writeCsv, writeFileAtomic } from '../io/table.js';
 import { didYouMean } from '../util/names.js';
 import { EXECUTOR_FLAGS, slurmOptions, type ExecutorArgs } from './executor.js';
@@ -81,7 +81,12 @@ const COMMANDS = {
     help:
       'one entry (what each array task runs): --config F --index i, or --sweep DIR --index i; skipped when ' +
       'finished or locked by a live process or Slurm task',
-    flags: { ...CONFIG, sweep: "a submitted sweep's directory (<root>/sweep)", index: 'entry to run' },
+    flags: {
+      ...CONFIG,
+      sweep: "a submitted sweep's directory (<root>/sweep)",
+      index: 'entry to run',
+      'allow-dirty': ALLOW_DIRTY_HELP,
+    },
   },
   status: {
     help: "counts per state, and the failed runs (with sacct's final state where sacct exists)",
@@ -94,6 +99,7 @@ const COMMANDS = {
       ...EXECUTOR_FLAGS,
       ...JOBS,
       wait: '"yes" (slurm): wait until nothing is queued or running',
+      'allow-dirty': ALLOW_DIRTY_HELP,
     },
   },
   table: {
@@ -288,14 +294,17 @@ runMain(async () => {
   }
   if (cmd === 'run') {
     if (a.index === undefined) throw new ConfigError('run needs --index');
+    allowDirtyIf(a['allow-dirty']);
     const index = intArg('index', a.index, 0);
     let dir = a.sweep;
     if (dir) {
       const spec = readSpecs(dir)[index];
       if (spec) await checkRuns([spec], `sweep entry ${index}`);
+      refuseDirtyTree(spec?.archive);
     } else {
       const { c, specs } = loadSweep(a);
       if (specs[index]) await checkRuns([specs[index]], `sweep ${c.name}`);
+      refuseDirtyTree(specs[index]?.archive);
       writeSpecs(c.root, specs);
       dir = sweepDir(c.root);
     }
@@ -331,8 +340,10 @@ runMain(async () => {
     if (st.includes('unknown'))
       console.log('  unknown: squeue gave no answer; these runs may still be queued or running (ask again later)');
   } else if (cmd === 'submit') {
+    allowDirtyIf(a['allow-dirty']);
     const ex = executorFor(a);
     await checkRuns(specs, `sweep ${c.name}`);
+    refuseDirtyTree(specs.find((s) => s.archive)?.archive);
     await ex.submit(c.root, specs);
     if (a.wait === 'yes' || ex.name === 'local') {
       await ex.wait(c.root);

@@ -11,10 +11,11 @@
 //   [--squeue-patience 600]   (the executor options: src/cli/executor.ts; local is the job pool as before)
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { choiceListArg, intArg, intListArg, parseArgs, runMain } from './args.js';
+import { ALLOW_DIRTY_HELP, allowDirtyIf, choiceListArg, intArg, intListArg, parseArgs, runMain } from './args.js';
 import { ConfigError, RunFailure } from '../io/validate.js';
 import { SIZE_NAMES } from '../models/policy.js';
 import { runLogged } from '../io/jobs.js';
+import { refuseDirtyTree } from '../io/run.js';
 import type { RunSpec } from '../io/sweep.js';
 import { campaignRoot, EXECUTOR_FLAGS, executorName, runCampaign } from './executor.js';
 import { checkRuns } from './run-checks.js';
@@ -43,8 +44,10 @@ runMain(async () => {
     sizes: "comma-separated sizes (default: the profile's)",
     seeds: "comma-separated seeds (default: the profile's)",
     archive: '"no" to ignore and not write the committed run archive',
+    'allow-dirty': ALLOW_DIRTY_HELP,
     ...EXECUTOR_FLAGS,
   });
+  allowDirtyIf(a['allow-dirty']);
   executorName(a);
   const name = a.profile,
     profile = profileSpec(name),
@@ -96,6 +99,7 @@ runMain(async () => {
       })),
     ),
   );
+  refuseDirtyTree(queue.find((j) => j.archive)?.archive);
   console.log(`[table2] profile ${name}: ${profile.steps} steps per run`);
   const specs: RunSpec[] = queue.map((j, index) => ({
     index,

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { SUMS_FILE, writeSums } from './checksums.js';
 import { spawn } from 'node:child_process';
 import { ConfigError } from './validate.js';
+import { dirtyRecordProblem } from './run.js';
 import { drawsStatus, progressBar, statusLine, stepOf, tail, TerminalStatus } from './progress.js';
 
 const TSX = './node_modules/.bin/tsx';
@@ -28,8 +29,13 @@ export interface Job {
 const NOT_ARCHIVED = new Set(['checkpoint.json', 'log.txt', 'running.pid']);
 const notArchived = (name: string) => NOT_ARCHIVED.has(name) || /^agent-\d+\.json$/.test(name) || name.endsWith('.tmp');
 
-/** Copy a finished run's record (config, metrics, tables, done.json last) into `archive`, replacing what was there. */
+/**
+ * Copy a finished run's record (config, metrics, tables, done.json last) into `archive`, replacing what was there.
+ * Refused under results/ when the record names a dirty code version (dirtyRecordProblem; --allow-dirty).
+ */
 export function archiveRun(dir: string, archive: string): void {
+  const dirty = dirtyRecordProblem(dir, archive);
+  if (dirty) throw new ConfigError(dirty);
   fs.rmSync(archive, { recursive: true, force: true });
   fs.mkdirSync(archive, { recursive: true });
   const files = fs

@@ -8,21 +8,58 @@ import { ConfigError } from './validate.js';
 import { verifySums } from './checksums.js';
 import { markStarted, noteRunFile, trackUnstarted } from './unstarted.js';
 
-/** git commit of the working tree, with "-dirty" when it has uncommitted changes. */
+/**
+ * git commit of the working tree, with "-dirty" when it has uncommitted changes: a tracked file changed, or a file
+ * under src/, analysis/ or sweeps/ that git does not track yet (code a run may import or read).
+ */
 export function codeVersion(): string {
+  const git = (args: string[]) =>
+    execFileSync('git', args, { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   try {
-    const head = execFileSync('git', ['rev-parse', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] })
-      .toString()
-      .trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    })
-      .toString()
-      .trim();
+    const head = git(['rev-parse', 'HEAD']);
+    const dirty =
+      git(['status', '--porcelain', '--untracked-files=no']) ||
+      git(['ls-files', '--others', '--exclude-standard', '--', 'src', 'analysis', 'sweeps']);
     return dirty ? `${head}-dirty` : head;
   } catch {
     return 'unknown (not a git checkout)';
   }
+}
+
+/** Set to "1" (by a CLI's --allow-dirty) to archive records of a dirty tree under results/ anyway. */
+export const ALLOW_DIRTY_ENV = 'WORKBENCH_ALLOW_DIRTY';
+
+const allowDirty = () => process.env[ALLOW_DIRTY_ENV] === '1';
+const DIRTY_HINT = 'committed records come from a clean commit (commit first, or pass --allow-dirty)';
+
+/** `where` lies under the repository's results/, whose records are committed. */
+function isCommitted(where: string): boolean {
+  const rel = path.relative(path.resolve('results'), path.resolve(where));
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/**
+ * Why the record in `dir` must not be archived at `archive` (null when it may): under results/, a record's
+ * config.json must name a clean code version unless `allow` (--allow-dirty). Elsewhere anything goes.
+ */
+export function dirtyRecordProblem(dir: string, archive: string, allow = allowDirty()): string | null {
+  if (allow || !isCommitted(archive)) return null;
+  let version = 'none';
+  try {
+    version = String(JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')).codeVersion ?? 'none');
+  } catch {}
+  if (/^[0-9a-f]{40}$/.test(version)) return null;
+  return `${dir}: its config.json names code version "${version}", not a clean commit; ${DIRTY_HINT}`;
+}
+
+/** Refuse to start runs whose records go under results/ (`archive`) from a tree with uncommitted changes. */
+export function refuseDirtyTree(archive: string | undefined, allow = allowDirty()): void {
+  if (allow || archive === undefined || !isCommitted(archive)) return;
+  const v = codeVersion();
+  if (!/^[0-9a-f]{40}$/.test(v))
+    throw new ConfigError(`runs archived under ${archive} need a clean tree (code version ${v}); ${DIRTY_HINT}`);
 }
 
 /** The engine a run ran on, as its config records it: the backend's name and the engine's description. */

@@ -63,7 +63,8 @@ export interface SweepFile {
   root?: string;
   /**
    * where each finished run's record (everything but weights and log) is copied, <archive>/<size>/<method>/<cell>/
-   * seed-<n>, to be committed: a run whose archive holds done.json counts as finished, and the table reads it
+   * seed-<n>, to be committed: a run whose archive holds done.json counts as finished, and the table reads it.
+   * Under results/ only records of a clean commit are archived, and a dirty tree does not start (--allow-dirty)
    */
   archive?: string;
   /** the Table 2 profile every run takes (docs/options.md, Profiles), when `command` is left out; default quick */
