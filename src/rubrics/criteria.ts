@@ -2,6 +2,7 @@
 // trace, covering RLCER's five categories. Each renders as an English sentence.
 import type { Problem } from '../world/problems.js';
 import { answerWidth, passWidths } from '../world/problems.js';
+import { passOp } from '../world/families.js';
 import { answerFromPass, type ParsedTrace } from '../world/trace.js';
 
 export const CATEGORIES = ['decomposition', 'validation', 'clarity', 'focus', 'specific'] as const;
@@ -35,19 +36,8 @@ const steps = (t: ParsedTrace) => t.passes.flat();
 /** A pass with repeated steps reduced to the first occurrence of each column (repeats are judged by REPEAT). */
 const unique = (cols: ParsedTrace['passes'][number]) => cols.filter((c, i) => cols.findIndex((d) => d.k === c.k) === i);
 const finalPass = (t: ParsedTrace) => unique(t.passes[t.passes.length - 1] ?? []);
-/** The operation of pass i of a problem's family. */
-export const opOf = (p: Problem, i: number) =>
-  p.family === 'add'
-    ? '+'
-    : p.family === 'sub'
-      ? '-'
-      : p.family === 'chain'
-        ? i === 0
-          ? '+'
-          : '-'
-        : i === 0
-          ? '-'
-          : '+';
+/** The operation of pass i of a problem's family (the registry's criteria hook, `passOp`). */
+export const opOf = (p: Problem, i: number) => passOp(p.family, i);
 
 export const CRITERIA = {
   STEPS: {

@@ -6,23 +6,9 @@ import { makeRng } from '../util/random.js';
 import { sampleProblem, solve, checkFamily, FAMILY_OPS, type Family, type Problem } from './problems.js';
 import { ConfigError } from '../io/validate.js';
 
-/** Difficulties (operand digits) per family: the evaluation grid. */
-export const EVAL_GRID: Record<Family, number[]> = {
-  add: [2, 3, 4, 5],
-  sub: [2, 3, 4, 5],
-  chain: [2, 3, 4],
-  chain_ood: [2, 3, 4],
-};
+// The evaluation grid and the cells beyond it are declared per family in the registry (./families.ts).
+export { EVAL_GRID, EXTRA_EVAL_CELLS } from './families.js';
 export const EVAL_SEED = 20261129;
-/**
- * Evaluation sets beyond the grid: the sparse-outcome regime's training cells (results/sensitivity/regime_criterion.csv,
- * chosen by a criterion on the cold start alone), where its in-distribution endpoint is measured.
- */
-export const EXTRA_EVAL_CELLS: { family: Family; digits: number }[] = [
-  { family: 'add', digits: 6 },
-  { family: 'sub', digits: 6 },
-  { family: 'chain', digits: 5 },
-];
 export const EVAL_SIZE = 100;
 export const EVAL_DIR = 'data/eval';
 

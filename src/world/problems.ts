@@ -1,20 +1,13 @@
-// Problem families and their exact column-by-column solutions.
+// Problems of the registry's families (./families.ts) and their exact column-by-column solutions.
 // Answers are fixed width (addition n+1 digits, subtraction n, chains n+1), leading zeros kept, so that
 // answer formatting is never the dominant error (the naive world's calibration found it was).
 import type { Rng } from '../util/random.js';
 import { ConfigError, requireInteger, requireProbability } from '../io/validate.js';
 import { MAX_COLUMNS } from './vocab.js';
+import { familySpec, type Family, type Op } from './families.js';
 
-export const FAMILIES = ['add', 'sub', 'chain', 'chain_ood'] as const;
-export type Family = (typeof FAMILIES)[number];
-/** operators per family; chain_ood (a - b + c) is an unseen combination held out of SFT and RL */
-export const FAMILY_OPS: Record<Family, ('+' | '-')[]> = {
-  add: ['+'],
-  sub: ['-'],
-  chain: ['+', '-'],
-  chain_ood: ['-', '+'],
-};
-export const TRAIN_FAMILIES: Family[] = ['add', 'sub', 'chain'];
+// The families themselves (operators, widths, operand draws) are declared in the registry, ./families.ts.
+export { FAMILIES, FAMILY_OPS, TRAIN_FAMILIES, checkFamily, type Family } from './families.js';
 
 /** One column step: inputs x (running value) and y (next operand) at column k, carry/borrow in, digit, carry/borrow out. */
 export interface Column {
@@ -37,19 +30,13 @@ export interface Problem {
   answer: number[];
 }
 
-export function checkFamily(f: string): Family {
-  if (!(FAMILIES as readonly string[]).includes(f))
-    throw new ConfigError(`unknown family "${f}" (known: ${FAMILIES.join(', ')})`);
-  return f as Family;
-}
-
 /** Digits of v, least significant first, padded to width. */
 export function digitsLsb(v: number, width: number): number[] {
   return Array.from({ length: width }, (_, k) => Math.floor(v / 10 ** k) % 10);
 }
 
 /** Column pass of x (op) y over `width` columns. */
-export function columnPass(x: number, y: number, op: '+' | '-', width: number): { columns: Column[]; value: number } {
+export function columnPass(x: number, y: number, op: Op, width: number): { columns: Column[]; value: number } {
   const xs = digitsLsb(x, width),
     ys = digitsLsb(y, width),
     columns: Column[] = [];
@@ -64,28 +51,16 @@ export function columnPass(x: number, y: number, op: '+' | '-', width: number): 
   return { columns, value: op === '+' ? x + y : x - y };
 }
 
-/** Widths of each pass and of the answer for a family at n digits. */
-export function passWidths(family: Family, n: number): number[] {
-  switch (family) {
-    case 'add':
-      return [n]; // the final carry is the answer's leading digit
-    case 'sub':
-      return [n];
-    case 'chain':
-      return [n, n + 1]; // (a + b) has n+1 digits, then - c over n+1 columns
-    case 'chain_ood':
-      return [n, n]; // (a - b) has n digits, then + c; final carry leads
-  }
-}
+/** Widths of each pass at n digits (the family's registry entry). */
+export const passWidths = (family: Family, n: number): number[] => familySpec(family).passWidths(n);
 
-export function answerWidth(family: Family, n: number): number {
-  return family === 'sub' ? n : n + 1;
-}
+/** Width of the fixed-width answer at n digits (the family's registry entry). */
+export const answerWidth = (family: Family, n: number): number => familySpec(family).answerWidth(n);
 
 /** Solve a problem exactly from its operands. */
 export function solve(family: Family, operands: number[]): Problem {
   const n = String(operands[0]).length,
-    ops = FAMILY_OPS[family],
+    ops = familySpec(family).ops,
     widths = passWidths(family, n);
   let value = operands[0];
   const passes: Column[][] = [];
@@ -101,12 +76,11 @@ export function solve(family: Family, operands: number[]): Problem {
 
 /**
  * Another surface form of a problem with the same answer (CO-RL's data decoupling): the first two operands swapped
- * where the operation commutes (add, and the a + b of chain); subtraction has no such form in this grammar and is
- * returned unchanged.
+ * where the family's first operation commutes (add, and the a + b of chain); otherwise (subtraction first) there is no
+ * such form in this grammar and the problem is returned unchanged.
  */
 export function surfaceForm(p: Problem): Problem {
-  if (p.family === 'add' || p.family === 'chain')
-    return solve(p.family, [p.operands[1], p.operands[0], ...p.operands.slice(2)]);
+  if (familySpec(p.family).commutes) return solve(p.family, [p.operands[1], p.operands[0], ...p.operands.slice(2)]);
   return p;
 }
 
@@ -131,19 +105,13 @@ export function sampleProblem(
   rng: Rng,
   knobs: ProblemKnobs = { carryFreeShare: null },
 ): Problem {
-  checkFamily(family);
+  const spec = familySpec(family);
   requireInteger('digits', digits, 1, MAX_COLUMNS - 1);
   if (knobs.carryFreeShare !== null) requireProbability('carryFreeShare', knobs.carryFreeShare);
   const wantFree = knobs.carryFreeShare === null ? null : rng.next() < knobs.carryFreeShare;
   for (let tries = 0; tries < 100000; tries++) {
-    const ops = [nDigit(digits, rng), nDigit(digits, rng), nDigit(digits, rng)];
-    let operands: number[];
-    if (family === 'add') operands = ops.slice(0, 2);
-    else if (family === 'sub') operands = [Math.max(ops[0], ops[1]), Math.min(ops[0], ops[1])];
-    else if (family === 'chain') {
-      if (ops[2] > ops[0] + ops[1]) continue;
-      operands = ops;
-    } else operands = [Math.max(ops[0], ops[1]), Math.min(ops[0], ops[1]), ops[2]];
+    const operands = spec.operands([nDigit(digits, rng), nDigit(digits, rng), nDigit(digits, rng)]);
+    if (operands === null) continue;
     const p = solve(family, operands);
     if (wantFree === null || isCarryFree(p) === wantFree) return p;
   }
