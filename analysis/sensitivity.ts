@@ -181,14 +181,19 @@ export const SEED_RULE_COLUMNS = [
 
 /**
  * The pre-registered seeds rule: per (size, cell, horizon), the larger of the pilot's paired-difference SDs on the
- * two accuracy endpoints fixes the fewest seeds whose MDE is <= TARGET_MDE (at most MAX_SEEDS, then the MDE they give);
+ * two accuracy endpoints (of the arm that spreads most, where the pilot compares several with RLVR) fixes the fewest
+ * seeds whose MDE is <= TARGET_MDE (at most MAX_SEEDS, then the MDE they give);
  * the MDE those seeds give on trace error is stated beside it. Reads the SDs only, never the means.
  */
 export function seedRule(paired: Row[]): Row[] {
   const cells = [...new Set(paired.map((r) => `${r.size}|${r.cell}|${r.horizon}`))];
   return cells.map((k) => {
     const [size, cell, horizon] = k.split('|');
-    const at = (e: string) => paired.find((r) => `${r.size}|${r.cell}|${r.horizon}` === k && r.endpoint === e);
+    // with several arms against RLVR, the arm whose difference spreads most on that endpoint
+    const at = (e: string) =>
+      paired
+        .filter((r) => `${r.size}|${r.cell}|${r.horizon}` === k && r.endpoint === e)
+        .sort((x, y) => Number(y.sd || 0) - Number(x.sd || 0))[0];
     const sdOf = (e: string) => {
       const r = at(e);
       return r && r.sd !== '' ? Number(r.sd) : null;
@@ -989,16 +994,14 @@ runMain(async () => {
     throw new ConfigError(
       `usage: tsx analysis/sensitivity.ts pilot|preregister|amend|confirm [--config F] [--out DIR] (got "${cmd ?? ''}")`,
     );
-  const records = sensitivityRecords(loadSweep(a.config ?? 'sweeps/sensitivity-pilot.json'));
-  const paired = pairedDifferences(records, 'process_oracle', 'rlvr');
+  const pilot = loadSweep(a.config ?? 'sweeps/sensitivity-pilot.json');
+  const records = sensitivityRecords(pilot);
+  // every arm of the pilot against RLVR (the first campaign's pilot had one: the positive control)
+  const paired = pilot.methods.filter((m) => m !== 'rlvr').flatMap((m) => pairedDifferences(records, m, 'rlvr'));
   writeCsv(path.join(out, 'pilot_records.csv'), records, RECORD_COLUMNS);
   writeCsv(path.join(out, 'pilot.csv'), paired, PAIRED_COLUMNS);
   writeCsv(path.join(out, 'power.csv'), seedRule(paired), SEED_RULE_COLUMNS);
-  writeCsv(
-    path.join(out, 'pilot_parity.csv'),
-    sensitivityParity([loadSweep(a.config ?? 'sweeps/sensitivity-pilot.json')]),
-    ['regime', ...PARITY_COLUMNS],
-  );
+  writeCsv(path.join(out, 'pilot_parity.csv'), sensitivityParity([pilot]), ['regime', ...PARITY_COLUMNS]);
   // where no pilot ran (M), the committed full profile's RLCER - RLVR spread; S beside it as a check
   writeCsv(path.join(out, 'committed_spread.csv'), [...committedSpread('S'), ...committedSpread('M')], SPREAD_COLUMNS);
   console.log(
