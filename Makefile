@@ -69,6 +69,7 @@ help:
 	@echo "make regime-map the pre-registered regime map (sweeps/regimes.json, 189 runs; EXECUTOR=local|slurm) -> results/regimes/"
 	@echo "make mutation   StrykerJS over the reward and evaluation code -> results/mutation/ (incremental; FORCE=1 all: ~35 min, busy 2 cores)"
 	@echo "make sparse-regime  the sparse-outcome regime's criterion on the cold start alone -> results/sensitivity/regime_criterion.csv"
+	@echo "make sparse-criterion  the clean instrument's sparse regime: SFT budgets of one wide cold-start run, the criterion on them alone -> results/sensitivity2/sparse-criterion.csv"
 	@echo "make sensitivity-pilot  RLVR and process_oracle, 3 seeds, both regimes, 60 and 300 steps -> results/sensitivity/pilot.csv, power.csv"
 	@echo "make sensitivity-preregister  the pre-registration and the campaign's sweeps from the pilot's SDs (docs/sensitivity.md)"
 	@echo "make reproduce-sensitivity  the pre-registered confirmatory campaign (resumable) -> results/sensitivity/confirm/"
@@ -369,7 +370,7 @@ clean-runs:
 	rm -rf runs
 
 # ---- the sensitivity pilot and campaign (docs/sensitivity.md; results/sensitivity/preregistration.md) ----
-.PHONY: coldstart-wide sparse-regime-wide sensitivity-amend sparse-regime sensitivity-pilot sensitivity-preregister reproduce-sensitivity trace-split evolm-oracle
+.PHONY: sparse-criterion coldstart-wide sparse-regime-wide sensitivity-amend sparse-regime sensitivity-pilot sensitivity-preregister reproduce-sensitivity trace-split evolm-oracle
 # the sparse-outcome regime's criterion on the cold start alone -> results/sensitivity/regime_criterion.csv
 sparse-regime:
 	$(TSX) src/cli/sparse-regime.ts
@@ -407,6 +408,18 @@ trace-split:
 coldstart-wide:
 	$(TSX) src/cli/coldstart.ts --arch transformer --size S --seed 0 --resume yes --out runs/coldstart/transformer-S-wide \
 	  --checkpoint data/checkpoints/coldstart-transformer-S-wide.json --config data/configs/coldstart-wide.json
+# the clean instrument's sparse regime (results/sensitivity2/sparse-criterion.md): one SFT run of the wide cold start's
+# settings, resumed at each candidate budget and checkpointed there (runs/coldstart/wide-budget-<steps>.json; Adam's
+# state restored, so it is one run), then the criterion on those cold starts alone -> sparse-criterion.csv, and the
+# chosen budget's checkpoint -> data/checkpoints/coldstart-transformer-S-wide-<steps>.json (--coldstart wide-<steps>)
+SPARSE2_BUDGETS ?= 2000 2250 2500 2750 3000 3250 3500 3750 4000 4250 4500
+sparse-criterion:
+	for b in $(SPARSE2_BUDGETS); do [ -f runs/coldstart/wide-budget-$$b.json ] || \
+	  $(TSX) src/cli/coldstart.ts --arch transformer --size S --seed 0 --resume yes --steps $$b \
+	  --out runs/coldstart/transformer-S-wide-budget --checkpoint runs/coldstart/wide-budget-$$b.json \
+	  --config data/configs/coldstart-wide.json; done
+	$(TSX) src/cli/sparse-criterion.ts --budgets $$(echo $(SPARSE2_BUDGETS) | tr ' ' ,) \
+	  --chosen-out 'data/checkpoints/coldstart-transformer-S-wide-{budget}.json'
 # EvoLM's exact-judge rows at Table 2's full profile, S, 3 seeds, on kernel generation 1 (the committed EvoLM rows')
 evolm-oracle:
 	WORKBENCH_KERNELS=1 $(TSX) src/cli/table2.ts --profile full --methods evolm-oracle --sizes S $(EXECUTOR_FLAGS)

@@ -96,6 +96,9 @@ runMain(async () => {
   // what resuming reads is read before openRun (which starts a fresh metrics.jsonl): a bad file loses nothing
   const ck = resume ? readCheckpoint(ckFile) : null,
     start = ck ? Number(ck.meta.step) : 0;
+  // a checkpoint past the budget asked for would be written out as that budget's model
+  if (start > sft.steps)
+    throw new ConfigError(`${out} is at step ${start}, past --steps ${sft.steps}: pass another --out, or more steps`);
   if (resume && !fs.existsSync(path.join(out, 'metrics.jsonl'))) {
     throw new ConfigError(`${out} has a checkpoint but no metrics.jsonl to resume: pass another --out, or remove it`);
   }

@@ -1,0 +1,130 @@
+// The clean instrument's sparse-regime criterion (src/rl/sparse-criterion.ts), by hand: which true steps a trace
+// writes right, a cell's measures from two hand-written groups, each threshold just met and just missed, and the rule
+// that picks the budget and the cells.
+import { strict as assert } from 'node:assert';
+import { solve } from '../src/world/problems.js';
+import { parseTrace } from '../src/world/trace.js';
+import { processScore } from '../src/world/process.js';
+import {
+  chooseSparseRegime,
+  measureCell,
+  SPARSE2_MAX_PASS,
+  SPARSE2_MIN_FORMED,
+  SPARSE2_MIN_STEP,
+  sparseCriterion,
+  stepCredits,
+} from '../src/rl/sparse-criterion.js';
+
+// 47 + 85: column 0: 7 + 5 = 12 (digit 2, carry 1); column 1: 4 + 8 + 1 = 13 (digit 3, carry 1); answer 132
+const add = solve('add', [47, 85]);
+const tr = (s: string) => parseTrace(s.split(' '));
+const RIGHT = 'C0 7 5 0 1 2 C1 4 8 1 1 3 A 1 3 2 <eos>';
+const WRONG_C1 = 'C0 7 5 0 1 2 C1 4 8 1 1 2 A 1 2 2 <eos>'; // column 1's digit wrong
+const SHORTCUT = 'A 1 3 2 <eos>'; // right, no step written
+const TRUNCATED = 'C0 7 5 0 1 2 C1'; // column 0 right, then cut off
+const close = (a: number | null, b: number) => assert.ok(a !== null && Math.abs(a - b) < 1e-12, `${a} != ${b}`);
+
+describe('sparse criterion: the steps a trace writes right', () => {
+  it('credits a true step only when its first occurrence in its pass has all five fields right', () => {
+    assert.deepEqual(stepCredits(add, tr(RIGHT)), [[true, true]]);
+    assert.deepEqual(stepCredits(add, tr(WRONG_C1)), [[true, false]]);
+    assert.deepEqual(stepCredits(add, tr(SHORTCUT)), [[false, false]]);
+    assert.deepEqual(stepCredits(add, tr(TRUNCATED)), [[true, false]]);
+    // a wrong first C0 is not rescued by a right repeat
+    assert.deepEqual(stepCredits(add, tr('C0 7 5 0 0 2 C0 7 5 0 1 2 C1 4 8 1 1 3 A 1 3 2 <eos>')), [[false, true]]);
+  });
+  it('credits per pass: chain steps written in the wrong pass earn nothing', () => {
+    // 12 + 34 - 25: pass 0 over 2 columns (46), pass 1 over 3 columns (046 - 025 = 021)
+    const chain = solve('chain', [12, 34, 25]);
+    const t = tr('C0 2 4 0 0 6 C1 1 3 0 0 4 | C0 6 5 0 0 1 C1 4 2 0 0 2 C2 0 0 0 0 0 A 0 2 1 <eos>');
+    assert.deepEqual(stepCredits(chain, t), [
+      [true, true],
+      [true, true, true],
+    ]);
+    const swapped = tr('C0 6 5 0 0 1 | C0 2 4 0 0 6 A 0 2 1 <eos>');
+    assert.deepEqual(stepCredits(chain, swapped), [
+      [false, false],
+      [false, false, false],
+    ]);
+  });
+  it('agrees with the process score on how many true steps are right', () => {
+    for (const s of [RIGHT, WRONG_C1, SHORTCUT, TRUNCATED]) {
+      const n = stepCredits(add, tr(s))
+        .flat()
+        .filter((x) => x).length;
+      assert.equal(n, processScore(add, tr(s)).correct, s);
+    }
+  });
+});
+
+describe('sparse criterion: a cell measured by hand', () => {
+  // group 1: right, wrong C1, right shortcut, truncated (process 1, 1/2, 0, 1/2); group 2: two wrong shortcuts (0, 0)
+  const m = measureCell([
+    { problem: add, traces: [RIGHT, WRONG_C1, SHORTCUT, TRUNCATED].map(tr) },
+    { problem: add, traces: ['A 1 3 3 <eos>', 'A 1 3 3 <eos>'].map(tr) },
+  ]);
+  it('pass, well-formed, step-writing and all-wrong shares', () => {
+    assert.equal(m.groups, 2);
+    assert.equal(m.samples, 6);
+    close(m.pass, (2 / 4 + 0) / 2);
+    close(m.wellFormed, 5 / 6);
+    close(m.stepWriting, 3 / 6);
+    close(m.allWrongGroups, 1 / 2);
+  });
+  it('per-column step accuracy over the step-writing traces, and over every trace', () => {
+    // step-writing traces: RIGHT, WRONG_C1, TRUNCATED; C0 right in all three, C1 in RIGHT only
+    assert.equal(m.stepAccuracy.length, 2);
+    close(m.stepAccuracy[0], 1);
+    close(m.stepAccuracy[1], 1 / 3);
+    close(m.stepAccuracyAll[0], 3 / 6);
+    close(m.stepAccuracyAll[1], 1 / 6);
+  });
+  it("the process score's mean and within-group spread", () => {
+    close(m.processMean, (1 + 0.5 + 0 + 0.5 + 0 + 0) / 6);
+    const sd1 = Math.sqrt((0.5 ** 2 + 0 + 0.5 ** 2 + 0) / 3); // sample SD of 1, 1/2, 0, 1/2 about 1/2
+    close(m.processSdWithin, (sd1 + 0) / 2);
+    close(m.processSpreadGroups, 1 / 2);
+    close(m.processSdWithinAllWrong, 0);
+  });
+  it('a column no step-writing trace reached counts as unknown (0); no all-wrong group gives null', () => {
+    const only = measureCell([{ problem: add, traces: [SHORTCUT, SHORTCUT].map(tr) }]);
+    assert.deepEqual(only.stepAccuracy, [0, 0]);
+    assert.equal(only.processSdWithinAllWrong, null);
+    assert.equal(only.allWrongGroups, 0);
+  });
+});
+
+describe('sparse criterion: the thresholds', () => {
+  const base = { pass: 0.05, wellFormed: 0.5, stepAccuracy: [0.8, 0.95, null] };
+  it('are 0.05, 0.8 and 0.5, each met at its value', () => {
+    assert.deepEqual([SPARSE2_MAX_PASS, SPARSE2_MIN_STEP, SPARSE2_MIN_FORMED], [0.05, 0.8, 0.5]);
+    assert.deepEqual(sparseCriterion(base), { meets: true, failed: [] });
+  });
+  it('a candidate just missing one threshold fails on that one alone', () => {
+    assert.deepEqual(sparseCriterion({ ...base, pass: 0.0501 }).failed, ['pass']);
+    assert.deepEqual(sparseCriterion({ ...base, stepAccuracy: [0.8, 0.7999, null] }).failed, ['step C1']);
+    assert.deepEqual(sparseCriterion({ ...base, wellFormed: 0.4999 }).failed, ['well-formed']);
+    assert.equal(sparseCriterion({ ...base, pass: 0.0501 }).meets, false);
+  });
+  it('every column counts, and a cell with no column fails', () => {
+    assert.deepEqual(sparseCriterion({ ...base, stepAccuracy: [0.5, 0.9, 0.1] }).failed, ['step C0', 'step C2']);
+    assert.deepEqual(sparseCriterion({ ...base, stepAccuracy: [null, null] }).failed, ['no columns']);
+  });
+});
+
+describe('sparse criterion: the rule', () => {
+  it('takes the largest budget with a cell meeting every threshold, and every such cell there', () => {
+    const rows = [
+      { budget: 3000, cell: 'add-7', meets: true },
+      { budget: 3000, cell: 'chain-6', meets: true },
+      { budget: 3500, cell: 'add-7', meets: false },
+      { budget: 3500, cell: 'chain-6', meets: true },
+      { budget: 3500, cell: 'sub-7', meets: true },
+      { budget: 4000, cell: 'chain-6', meets: false },
+    ];
+    assert.deepEqual(chooseSparseRegime(rows), { budget: 3500, cells: ['chain-6', 'sub-7'] });
+  });
+  it('chooses nothing when no candidate meets the criterion', () => {
+    assert.equal(chooseSparseRegime([{ budget: 4500, cell: 'chain-6', meets: false }]), null);
+  });
+});
