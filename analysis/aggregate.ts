@@ -4,7 +4,8 @@ import * as dfd from 'danfojs-node';
 import type { Row } from '../src/io/table.js';
 
 export { tQuantile95 } from '../src/util/stats.js';
-import { tQuantile95 } from '../src/util/stats.js';
+import { mean, tQuantile95 } from '../src/util/stats.js';
+import { TRAIN_FAMILIES } from '../src/world/families.js';
 import { POWER_COLUMNS, powerCells } from '../src/util/power.js';
 
 /**
@@ -163,9 +164,9 @@ export function withInDistribution<T extends { run: string; seed: unknown; measu
   }
   const extra = [...by].flatMap(([k, m]) => {
     const [run, seed] = k.split('\u0000'),
-      fam = ['add', 'sub', 'chain'].map((f) => m[f]);
+      fam = TRAIN_FAMILIES.map((f) => m[f]);
     return fam.every((v) => Number.isFinite(v)) && !('in_distribution' in m)
-      ? [{ run, seed, measure: 'in_distribution', value: (fam[0] + fam[1] + fam[2]) / 3 }]
+      ? [{ run, seed, measure: 'in_distribution', value: mean(fam) }]
       : [];
   });
   return [...rows, ...extra];

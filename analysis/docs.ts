@@ -35,6 +35,7 @@ import { ConfigError } from '../src/io/validate.js';
 import { runMain } from '../src/cli/args.js';
 import { METHODS } from '../src/methods/tables/table2.js';
 import { CORL_METHODS } from '../src/methods/tables/table1.js';
+import { FAMILIES } from '../src/world/families.js';
 
 /** Labels of method ids, columns and options, shared by every table (a marker's label:KEY overrides). */
 export const LABELS: Record<string, string> = {
@@ -42,10 +43,7 @@ export const LABELS: Record<string, string> = {
   ...Object.fromEntries(Object.entries(CORL_METHODS).map(([k, m]) => [k, m.label])),
   method: 'row',
   average: 'average accuracy',
-  add: 'add',
-  sub: 'sub',
-  chain: 'chain',
-  chain_ood: 'chain_ood',
+  ...Object.fromEntries(FAMILIES.map((f) => [f, f])),
   rubric_quality: 'rubric quality',
   reward_std_ratio: 'reward std, end / start',
   seeds: 'seeds',

@@ -7,7 +7,8 @@ import { mean } from '../src/util/stats.js';
 import { EVOLM_ABLATIONS, EVOLM_QUESTION, METHODS, TABLE2_ROWS } from '../src/methods/tables/table2.js';
 import type { Figure } from './figures.js';
 import { longFigure } from './long.js';
-import { band, FAMILY_COLORS, METHOD_COLORS } from './style.js';
+import { band, METHOD_COLORS } from './style.js';
+import { FAMILIES, isHeldOut } from '../src/world/families.js';
 
 const SMOOTH = 5;
 
@@ -164,10 +165,10 @@ export function evalFigure(rows: Row[], methods: string[], size: string, source:
   });
   const layout: Record<string, unknown> = {
     title: { text: `Held-out accuracy during training (size ${size}), per family` },
-    grid: { rows: 2, columns: 2, pattern: 'independent' },
+    grid: { rows: Math.max(2, Math.ceil(families.length / 2)), columns: 2, pattern: 'independent' },
     height: 700,
     annotations: families.map((f, k) => ({
-      text: f === 'chain_ood' ? 'chain_ood (held-out lengths)' : f,
+      text: isHeldOut(f) ? `${f} (held-out lengths)` : f,
       showarrow: false,
       xref: `x${k + 1} domain`,
       yref: `y${k + 1} domain`,
@@ -193,7 +194,7 @@ export function evalFigure(rows: Row[], methods: string[], size: string, source:
   };
 }
 
-const FAMILY_ORDER = Object.keys(FAMILY_COLORS);
+const FAMILY_ORDER: readonly string[] = FAMILIES;
 
 /** The mix of criterion kinds the rubricator proposes over training (shares of proposed criteria, stacked). */
 export function kindMixFigure(curves: Row[], method: string, size: string, source: string): Figure {

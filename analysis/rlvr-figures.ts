@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { readCsv, type Row } from '../src/io/table.js';
 import type { Figure } from './figures.js';
 import { FAMILY_COLORS } from './style.js';
+import { isHeldOut } from '../src/world/families.js';
 
 /** Evaluation accuracy (avg@n) per family against the RL step, mean and 95% CI over seeds. */
 export function rlvrAccuracyFigure(curve: Row[], source = 'results/rlvr/eval_curve.csv'): Figure {
@@ -19,11 +20,11 @@ export function rlvrAccuracyFigure(curve: Row[], source = 'results/rlvr/eval_cur
       return {
         type: 'scatter',
         mode: 'lines+markers',
-        name: f === 'chain_ood' ? 'chain_ood (held out)' : f,
+        name: isHeldOut(f) ? `${f} (held out)` : f,
         x: rs.map((r) => Number(r.step)),
         y: rs.map((r) => Number(r.accuracy_mean)),
         error_y: { type: 'data', array: rs.map((r) => Number(r.accuracy_ci95) || 0) },
-        line: { color: FAMILY_COLORS[f], dash: f === 'chain_ood' ? 'dot' : 'solid' },
+        line: { color: FAMILY_COLORS[f], dash: isHeldOut(f) ? 'dot' : 'solid' },
       };
     }),
     layout: {

@@ -28,6 +28,7 @@ import {
 import { CAMPAIGN_ARMS, CAMPAIGN_ARMS_60, CAMPAIGN_ARMS_M } from '../src/methods/tables/table2.js';
 import { PARITY_COLUMNS, updateParity } from './parity.js';
 import { readMetrics } from '../src/io/run.js';
+import { TRAIN_FAMILIES } from '../src/world/families.js';
 
 /**
  * The pre-registered primary endpoints, and the secondary ones written beside them. Records written before wave 4's
@@ -246,7 +247,7 @@ export function committedSpread(size: string, a = 'rlcer', b = 'rlvr', root = 'r
       const rows = readCsv(path.join(dir, d, 'eval.csv'));
       const fam = (f: string) => mean(rows.filter((r) => r.family === f).map((r) => Number(r.accuracy)));
       out.set(Number(d.slice(5)), {
-        in_distribution: mean(['add', 'sub', 'chain'].map(fam)),
+        in_distribution: mean(TRAIN_FAMILIES.map(fam)),
         chain_ood: fam('chain_ood'),
       });
     }

@@ -1,4 +1,6 @@
 // One colour per method across every figure (and per family), and the 95% band drawn under a mean curve.
+import { FAMILIES } from '../src/world/families.js';
+
 /** Table 2's methods and the RLCER ablations (a method keeps its colour in every figure that shows it). */
 export const METHOD_COLORS: Record<string, string> = {
   sft: '#000000',
@@ -20,13 +22,14 @@ export const METHOD_COLORS: Record<string, string> = {
   evolm_two_model: '#5b2a86',
 };
 
-/** The world's problem families (RLVR's per-family curves, the held-out evaluation panels). */
-export const FAMILY_COLORS: Record<string, string> = {
-  add: '#1f77b4',
-  sub: '#d62728',
-  chain: '#2ca02c',
-  chain_ood: '#9467bd',
-};
+/**
+ * The world's problem families (RLVR's per-family curves, the held-out evaluation panels): the registry's families in
+ * its order, each the next colour of this palette.
+ */
+const FAMILY_PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#17becf', '#7f7f7f'];
+export const FAMILY_COLORS: Record<string, string> = Object.fromEntries(
+  FAMILIES.map((f, i) => [f, FAMILY_PALETTE[i % FAMILY_PALETTE.length]]),
+);
 
 /** A filled band between lo and hi (a 95% interval), drawn under its line, without a legend entry. */
 export function band(

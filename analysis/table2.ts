@@ -26,6 +26,7 @@ import { runMain } from '../src/cli/args.js';
 import { ConfigError } from '../src/io/validate.js';
 import { CLAIM_PARITY_COLUMNS, claimParity, PARITY_COLUMNS, updateParity } from './parity.js';
 import { mean } from '../src/util/stats.js';
+import { FAMILIES } from '../src/world/families.js';
 import { REPORTED, TABLE2_ROWS, METHODS, TABLE2_ARCHIVE, profileSpec } from '../src/methods/tables/table2.js';
 
 /** Finished run directories of a profile: runs/table2/<profile>/<size>/<method>/seed-<n>. */
@@ -508,7 +509,7 @@ export function aggregateTable2(
 
 /** A readable print of the table: one line per (size, method), columns mean ± half-width. */
 function printTable(rows: Row[]): void {
-  const cols = ['rubric_quality', 'add', 'sub', 'chain', 'chain_ood', 'average'];
+  const cols = ['rubric_quality', ...FAMILIES, 'average'];
   console.log(['size', 'method'.padEnd(26), ...cols.map((c) => c.padStart(15))].join(' '));
   for (const key of [...new Set(rows.map((r) => `${r.size}|${r.method}`))]) {
     const [size, method] = key.split('|');

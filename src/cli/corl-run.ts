@@ -17,7 +17,7 @@ import { loadPolicy } from '../models/index.js';
 import { checkCheckpoints, saveCheckpoint } from '../models/policy.js';
 import { makeRng } from '../util/random.js';
 import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
-import type { Family } from '../world/problems.js';
+import { TRAIN_FAMILIES } from '../world/problems.js';
 import { evalReport, familyAccuracy, majorityAnswer } from '../rl/evaluate.js';
 import { defaultLabelFreeConfig, makeLabelFreeTrainer } from '../methods/trainers/label-free.js';
 import {
@@ -90,7 +90,7 @@ runMain(async () => {
   const agents = names.map((n) => loadPolicy(agentCheckpoint(n)));
 
   // held-out problems for the theory link: the training families' evaluation sets, past the accuracy-eval slice
-  const problems = (['add', 'sub', 'chain'] as Family[]).flatMap((f) =>
+  const problems = TRAIN_FAMILIES.flatMap((f) =>
     EVAL_GRID[f].flatMap((d) => loadEvalSet(f, d).slice(50, 50 + perCell)),
   );
   const before = agents.map((ag, n) => sampleAnswers(ag, problems, thN, makeRng(7_000_000 + 31 * seed + n)));

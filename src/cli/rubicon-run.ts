@@ -15,7 +15,7 @@ import { checkCheckpoints, sample } from '../models/policy.js';
 import { learnedJudge, loadVerifier } from '../models/verifier.js';
 import { makeRng } from '../util/random.js';
 import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
-import type { Family } from '../world/problems.js';
+import { TRAIN_FAMILIES } from '../world/problems.js';
 import { decode, encode } from '../world/vocab.js';
 import { evalReport, familyAccuracy } from '../rl/evaluate.js';
 import { mean } from '../util/stats.js';
@@ -89,9 +89,7 @@ runMain(async () => {
   // every dimension on both families' prompts (held-out problems), so the seesaw shows in one table
   const judge = learnedJudge(verifier),
     rng = makeRng(9_000_000 + seed);
-  const problems = (['add', 'sub', 'chain'] as Family[]).flatMap((f) =>
-    EVAL_GRID[f].flatMap((d) => loadEvalSet(f, d).slice(0, perCell)),
-  );
+  const problems = TRAIN_FAMILIES.flatMap((f) => EVAL_GRID[f].flatMap((d) => loadEvalSet(f, d).slice(0, perCell)));
   // zero steps is the untrained cold start: the reference row (aggregator none, schedule base) the seesaw is read against
   const defence = cfg.steps > 0 && hasDefence(cfg.defence, cfg.aggregator) ? 'yes' : 'no';
   const base =

@@ -5,6 +5,7 @@ import { sampleProblem, TRAIN_FAMILIES, type Family, type Problem, type ProblemK
 import type { Rng } from '../util/random.js';
 import { EVAL_GRID } from './datasets.js';
 import { ConfigError } from '../io/validate.js';
+import { requireNotHeldOut } from './families.js';
 
 export interface WorldConfig {
   /** families RL trains on (chain_ood is held out everywhere) */
@@ -32,8 +33,12 @@ export const defaultWorld: WorldConfig = {
   labelNoise: 0,
 };
 
-/** Throws a ConfigError naming the first bad world knob (cells outside the training families, a noise not in [0, 1)). */
+/**
+ * Throws a ConfigError naming the first bad world knob (an unknown or held-out training family, cells outside the
+ * training families, a noise not in [0, 1)).
+ */
 export function checkWorldConfig(w: WorldConfig): void {
+  requireNotHeldOut(w.trainFamilies, 'RL training');
   if (w.trainCells != null) {
     if (!Array.isArray(w.trainCells) || w.trainCells.length === 0)
       throw new ConfigError('world.trainCells must be null or a non-empty list');

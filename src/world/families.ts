@@ -112,6 +112,8 @@ export const FAMILY_OPS: Record<Family, readonly Op[]> = byFamily((s) => s.ops);
 export const TRAIN_FAMILIES: Family[] = FAMILIES.filter((f) => !SPECS[f].heldOut);
 /** The held-out families (evaluated, never trained on). */
 export const HELD_OUT_FAMILIES: Family[] = FAMILIES.filter((f) => SPECS[f].heldOut);
+/** Whether a name (a table's family column, say) is a held-out family; false for any other name. */
+export const isHeldOut = (f: string): boolean => (HELD_OUT_FAMILIES as readonly string[]).includes(f);
 /** Difficulties (operand digits) per family: the evaluation grid. */
 export const EVAL_GRID: Record<Family, number[]> = byFamily((s) => [...s.evalDigits]);
 /** Evaluation sets beyond the grid, family by family. */

@@ -2,6 +2,7 @@
 // each model of the cross-family pair; CO-RL settings name their ring of models (agent n supervised by n-1).
 import { ConfigError } from '../../io/validate.js';
 import type { Row } from '../../io/table.js';
+import { TRAIN_FAMILIES } from '../../world/families.js';
 import type { DeepPartial } from '../../io/config.js';
 import type { LabelFreeConfig, LabelFreeMethod } from '../trainers/label-free.js';
 
@@ -77,7 +78,7 @@ export const agentFamily = (name: string) => name.split('-')[0];
 export const MATCH_TOLERANCE = 0.05;
 
 /** The families an agent's cold-start accuracy is averaged over: the RL training families (chain_ood is held out). */
-export const PAIR_FAMILIES = ['add', 'sub', 'chain'];
+export const PAIR_FAMILIES: string[] = [...TRAIN_FAMILIES];
 
 /**
  * Each model's cold-start accuracy from the cold-start report's rows (model, family, difficulty, accuracy): per family

@@ -11,6 +11,7 @@ import { parseTrace, promptTokens } from '../../world/trace.js';
 import { encode } from '../../world/vocab.js';
 import { referenceRubric, sampleTeacherRubric, toTokens } from '../../rubrics/rubric.js';
 import { EVAL_GRID } from '../../world/datasets.js';
+import { familySpec, requireNotHeldOut } from '../../world/families.js';
 import {
   ConfigError,
   requireNonNegative,
@@ -64,8 +65,7 @@ export function checkColdStartData(c: ColdStartData): void {
   requireProbability('rubricShare', c.rubricShare);
   requireProbability('rubricQuestionShare', c.rubricQuestionShare);
   requireProbability('hintShare', c.hintShare);
-  if (c.families.includes('chain_ood'))
-    throw new ConfigError('chain_ood is the held-out family and cannot be in the cold-start mixture');
+  requireNotHeldOut(c.families, 'the cold-start mixture');
   for (const [f, ds] of Object.entries(c.digits ?? {})) {
     if (!Array.isArray(ds) || ds.length === 0) throw new ConfigError(`digits.${f} must be a non-empty list`);
     ds.forEach((d) => requireInteger(`digits.${f}`, d, 1, 7));
@@ -102,7 +102,7 @@ export function sampleExample(c: ColdStartData, rng: Rng): Example {
     const rubric = sampleTeacherRubric(p, rng, parseTrace(cot));
     return { kind: 'rubric', prompt: encode(promptTokens(p, 'rubric', cot)), completion: encode(toTokens(rubric)) };
   }
-  if (u < c.rubricShare + c.hintShare && family !== 'chain') {
+  if (u < c.rubricShare + c.hintShare && familySpec(family).coldStartHints) {
     // the hint is a short reference rubric; the trace follows it (a careful style)
     const items = referenceRubric(p).items.filter((i) => i.points > 0);
     const hint = toTokens({ domain: domainOf(family), items: items.slice(0, 2 + rng.int(2)) }).slice(0, -1);

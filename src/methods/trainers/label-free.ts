@@ -9,7 +9,7 @@ import type { Rng } from '../../util/random.js';
 import { surfaceForm, type Problem } from '../../world/problems.js';
 import { answerOf, parseTrace, promptTokens } from '../../world/trace.js';
 import { encode, decode } from '../../world/vocab.js';
-import { defaultWorld, drawTrainingProblem, type WorldConfig } from '../../world/defaults.js';
+import { checkWorldConfig, defaultWorld, drawTrainingProblem, type WorldConfig } from '../../world/defaults.js';
 import { majorityAnswer } from '../../rl/evaluate.js';
 import { fromGrid, mean, type Rollout } from '../../rl/rollout.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../../rl/grpo.js';
@@ -74,7 +74,7 @@ export function checkLabelFreeConfig(c: LabelFreeConfig, agents: number): void {
     throw new ConfigError(`method must be one of ${LABEL_FREE_METHODS.join(', ')} (got "${c.method}")`);
   if (c.method === 'corl' && agents < 2) throw new ConfigError('corl needs at least two agents (a ring)');
   checkGrpoConfig(c.grpo);
-  if (c.world.trainFamilies.includes('chain_ood')) throw new ConfigError('chain_ood is held out of RL training');
+  checkWorldConfig(c.world);
 }
 
 interface AgentRollout extends Rollout {

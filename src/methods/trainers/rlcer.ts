@@ -170,7 +170,6 @@ export function checkRlcerConfig(c: RlcerConfig): void {
   checkPpoConfig(c.ppo);
   if (c.ppo.equalGroups === 'resample')
     throw new ConfigError('ppo.equalGroups "resample" is RLVR-kind only; RLCER takes "keep" or "zero"');
-  if (c.world.trainFamilies.includes('chain_ood')) throw new ConfigError('chain_ood is held out of RL training');
   checkWorldConfig(c.world);
 }
 

