@@ -1,28 +1,14 @@
 // `make data`: write the fixed evaluation sets and their checksums under data/eval/.
 import * as path from 'node:path';
 import { writeFileAtomic } from '../io/table.js';
-import {
-  EVAL_DIR,
-  EVAL_GRID,
-  EXTRA_EVAL_CELLS,
-  evalFile,
-  generateEvalSet,
-  serialise,
-  sha256,
-} from '../world/datasets.js';
-import type { Family } from '../world/problems.js';
+import { EVAL_DIR, evalFile, generateEvalSet, serialise, sha256 } from '../world/datasets.js';
+import { EVAL_CELLS } from '../world/families.js';
 import { parseArgs, runMain } from './args.js';
 
 runMain(async () => {
   parseArgs(process.argv.slice(2), {});
   const sums: string[] = [];
-  const cells = [
-    ...(Object.entries(EVAL_GRID) as [Family, number[]][]).flatMap(([family, grid]) =>
-      grid.map((digits) => ({ family, digits })),
-    ),
-    ...EXTRA_EVAL_CELLS,
-  ];
-  for (const { family, digits } of cells) {
+  for (const { family, digits } of EVAL_CELLS) {
     const text = serialise(generateEvalSet(family, digits));
     writeFileAtomic(evalFile(family, digits), text);
     sums.push(`${sha256(text)}  ${path.basename(evalFile(family, digits))}`);

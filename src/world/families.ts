@@ -120,6 +120,11 @@ export const EVAL_GRID: Record<Family, number[]> = byFamily((s) => [...s.evalDig
 export const EXTRA_EVAL_CELLS: { family: Family; digits: number }[] = FAMILIES.flatMap((family) =>
   SPECS[family].extraEvalDigits.map((digits) => ({ family, digits })),
 );
+/** Every committed evaluation set (data/eval/): the grid, family by family, then the cells beyond it. */
+export const EVAL_CELLS: { family: Family; digits: number }[] = [
+  ...FAMILIES.flatMap((family) => EVAL_GRID[family].map((digits) => ({ family, digits }))),
+  ...EXTRA_EVAL_CELLS,
+];
 
 /**
  * The operator a criterion judges pass i of a family's trace with: the family's i-th; a pass past the family's last
