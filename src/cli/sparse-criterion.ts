@@ -17,7 +17,7 @@ import { loadPolicy } from '../models/index.js';
 import { evaluateReasoner } from '../rl/evaluate.js';
 import { chooseSparseRegime, measureCell, sparseCriterion } from '../rl/sparse-criterion.js';
 import { EVAL_SEED, generateEvalSet } from '../world/datasets.js';
-import { checkFamily, type Family } from '../world/problems.js';
+import { checkFamily, passWidths, type Family } from '../world/problems.js';
 import { writeCsv, type Row } from '../io/table.js';
 import { ConfigError } from '../io/validate.js';
 import { sha256Hex } from '../io/checksums.js';
@@ -59,7 +59,7 @@ runMain(async () => {
   checkCheckpoints(...files);
   await initBackend();
   const code = codeVersion();
-  const maxCols = Math.max(...cells.map((c) => c.digits + (c.family === 'chain' ? 1 : 0)));
+  const maxCols = Math.max(...cells.flatMap((c) => passWidths(c.family, c.digits)));
   const rows: Row[] = [],
     verdicts: { budget: number; cell: string; meets: boolean }[] = [];
   for (const [i, budget] of budgets.entries()) {
