@@ -3,8 +3,9 @@
 // step, then --reps timed steps from the transformer-S cold start (CO-RL: the transformer-S and GRU-S pair), each
 // step's time split where its trainer logs it (sampling, the rubricator, the judge, the update; the rest is
 // bookkeeping), after three untimed RLVR steps that build the process's graphs. Written to results/bench/steps.csv: per method the median step over all runs' timed steps, its
-// min-max, and its ratio to RLVR's median step measured in the same runs. Speed only: the steps' numbers are the
-// trainers' own, untouched.
+// min-max, and its ratio to RLVR's median step measured in the same runs; printed beside it, each run's own ratio and
+// their median, and the load average at the start and the end. Speed only: the steps' numbers are the trainers' own,
+// untouched.
 import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
 import { choiceListArg, intArg, parseArgs, runMain } from './args.js';
@@ -141,6 +142,10 @@ export function stepsTable(byBackend: { backend: string; engine: string; times: 
   return rows;
 }
 
+/** The runs' own ratios to RLVR and their median, for the printed table (empty for RLVR and without runs). */
+const runRatios = (xs: number[] | undefined) =>
+  xs?.length ? `; per run ${xs.map((x) => `x${x.toFixed(2)}`).join(' ')}, their median x${median(xs).toFixed(2)}` : '';
+
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
     reps: { help: 'timed steps per method and run (EvoLM: per phase)', default: '5' },
@@ -154,7 +159,10 @@ runMain(async () => {
     runs = intArg('runs', a.runs, 1);
   const methods = choiceListArg('methods', a.methods, BENCH_METHODS);
   if (a.worker) return worker(methods, reps);
+  const loadAtStart = os.loadavg().map((x) => x.toFixed(2));
   const measured: { backend: string; engine: string; times: StepTime[] }[] = [];
+  // each run's own ratios to RLVR (its medians), printed as the run ends and beside the table's line
+  const perRun = new Map<string, number[]>();
   for (const backend of choiceListArg('backends', a.backends, ['tensorflow', 'wasm'] as const)) {
     const times: StepTime[] = [];
     let engine = '';
@@ -180,7 +188,14 @@ runMain(async () => {
         .map(([k, v]) => `${k}=${v}`)
         .join(' ');
       times.push(...m.times);
-      console.log(`[bench-steps] ${backend} run ${run + 1}/${runs} done`);
+      const set = stepsTable([{ backend, engine, times: m.times }]).filter((r) => r.method !== 'rlvr');
+      for (const r of set)
+        perRun.set(`${backend} ${r.method}`, [
+          ...(perRun.get(`${backend} ${r.method}`) ?? []),
+          Number(r.ratio_to_rlvr),
+        ]);
+      const ratios = set.map((r) => `${r.method} x${Number(r.ratio_to_rlvr).toFixed(2)}`).join(', ');
+      console.log(`[bench-steps] ${backend} run ${run + 1}/${runs} done; its ratios to RLVR: ${ratios}`);
     }
     if (times.length) measured.push({ backend, engine, times });
   }
@@ -189,8 +204,12 @@ runMain(async () => {
   for (const r of rows)
     console.log(
       `${r.backend} ${String(r.method).padEnd(22)} ${Number(r.step_ms).toFixed(0).padStart(6)} ms ` +
-        `(${Number(r.min_ms).toFixed(0)}-${Number(r.max_ms).toFixed(0)}), x${Number(r.ratio_to_rlvr).toFixed(2)} RLVR`,
+        `(${Number(r.min_ms).toFixed(0)}-${Number(r.max_ms).toFixed(0)}), x${Number(r.ratio_to_rlvr).toFixed(2)} RLVR` +
+        runRatios(perRun.get(`${r.backend} ${r.method}`)),
     );
   const load = os.loadavg().map((x) => x.toFixed(2));
-  console.log(`${a.out}: ${rows.length} rows; cpus ${os.cpus().length}, load average ${load.join(' ')}`);
+  console.log(
+    `${a.out}: ${rows.length} rows; cpus ${os.cpus().length}, load average ${load.join(' ')} ` +
+      `(at the start ${loadAtStart.join(' ')})`,
+  );
 });
