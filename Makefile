@@ -252,6 +252,7 @@ T2_TABLES := table2.csv,ablations.csv,table2_claims.csv,table2_power.csv,table2_
 LONG_TABLES = long.csv,long_final.csv,long_claims.csv,long_power.csv,long_parity.csv
 CONFIRM_TABLES = records.csv,table.csv,claims.csv,power.csv,pooled.csv,parity.csv,parity_by_arm.csv
 TRACE_SPLIT_TABLES = trace_split_records.csv,trace_split_rollouts.csv,trace_split_proxy.csv
+TRAJECTORY_TABLES := trajectory.csv,trajectory_summary.csv
 CORL_T8_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,claims.csv,power.csv,curves.csv,table8_reported.csv
 CORL_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,theory_rules.csv,phase.csv,matched_budget.csv,claims.csv,power.csv,curves.csv,table1_reported.csv
 verify-results: verify-quick
@@ -287,6 +288,11 @@ verify-results: verify-quick
 	$(if $(wildcard results/sensitivity/confirm),$(TSX) analysis/compare-results.ts runs/verify/confirm results/sensitivity/confirm --only $(CONFIRM_TABLES))
 	$(if $(wildcard results/sensitivity/confirm/trace_split_records.csv),rm -rf runs/verify/trace-split && $(TSX) analysis/trace-split.ts --out runs/verify/trace-split > /dev/null)
 	$(if $(wildcard results/sensitivity/confirm/trace_split_records.csv),$(TSX) analysis/compare-results.ts runs/verify/trace-split results/sensitivity/confirm --only $(TRACE_SPLIT_TABLES))
+	rm -rf runs/verify/sensitivity2 && mkdir -p runs/verify/sensitivity2
+	$(TSX) analysis/equal-groups.ts results/runs/sensitivity2/equal-groups runs/verify/sensitivity2/equal-groups.csv > /dev/null
+	$(TSX) analysis/compare-results.ts runs/verify/sensitivity2 results/sensitivity2 --only equal-groups.csv
+	$(if $(wildcard results/sensitivity2/trajectory.csv),$(TSX) analysis/trajectory.ts --out runs/verify/sensitivity2 > /dev/null)
+	$(if $(wildcard results/sensitivity2/trajectory.csv),$(TSX) analysis/compare-results.ts runs/verify/sensitivity2 results/sensitivity2 --only $(TRAJECTORY_TABLES))
 
 # CO-RL's Table 1 analogue (needs make corl-agents first); same profiles and resumption as Table 2
 reproduce-corl:
