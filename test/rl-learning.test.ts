@@ -1,9 +1,9 @@
 // PPO and GRPO learn on a toy task: reward +1 when the first completion token is "7", -1 otherwise.
 import { strict as assert } from 'node:assert';
 import { initBackend, tf } from '../src/models/backend.js';
-import { createPolicy } from '../src/models/index.js';
+import { copyPolicy, createPolicy } from '../src/models/index.js';
 import { modelConfig, sample, type Policy } from '../src/models/policy.js';
-import { defaultPpoConfig, makeRoleOptimizers, ppoUpdate } from '../src/rl/ppo.js';
+import { defaultPpoConfig, makeCritics, makeRoleOptimizers, ppoUpdate } from '../src/rl/ppo.js';
 import { defaultGrpoConfig, grpoAdvantages, grpoUpdate } from '../src/rl/grpo.js';
 import type { Rollout } from '../src/rl/rollout.js';
 import { makeRng } from '../src/util/random.js';
@@ -50,8 +50,10 @@ describe('RL engine learns a toy task', function () {
     const policy = createPolicy(modelConfig('transformer', 'S', 11));
     const p0 = probSeven(policy);
     const opts = makeRoleOptimizers({ reason: 3e-3, rubric: 3e-3, hint: 3e-3 });
-    for (let s = 0; s < 12; s++)
-      ppoUpdate(policy, opts, rollouts(policy, 4, 16, s), { ...defaultPpoConfig, minibatches: 1 }, makeRng(s));
+    // the default instrument: a separate critic, fitted from the policy's value head as it goes (16 updates)
+    const c = { ...defaultPpoConfig, minibatches: 1 },
+      critics = makeCritics(policy, c, copyPolicy);
+    for (let s = 0; s < 16; s++) ppoUpdate(policy, opts, rollouts(policy, 4, 16, s), c, makeRng(s), undefined, critics);
     const p1 = probSeven(policy);
     assert.ok(p1 > Math.max(0.5, 5 * p0), `P(7) went from ${p0} to ${p1}`);
   });

@@ -2,7 +2,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import { initBackend, tf } from '../src/models/backend.js';
-import { createPolicy, loadPolicy } from '../src/models/index.js';
+import { copyPolicy, createPolicy, loadPolicy } from '../src/models/index.js';
 import { modelConfig } from '../src/models/policy.js';
 import {
   cotRewards,
@@ -13,7 +13,7 @@ import {
   rubricatorReward,
 } from '../src/rubrics/rewards.js';
 import { judgePairs, pairwiseAccuracy } from '../src/methods/tables/rubric-quality.js';
-import { defaultPpoConfig, makeRoleOptimizers, ppoUpdate } from '../src/rl/ppo.js';
+import { defaultPpoConfig, makeCritics, makeRoleOptimizers, ppoUpdate } from '../src/rl/ppo.js';
 import { defaultGrpoConfig, grpoUpdate } from '../src/rl/grpo.js';
 import {
   defaultRlcerConfig,
@@ -432,13 +432,8 @@ describe('PPO over two roles on shared weights', function () {
     }));
     // the paper's rates (rubricator 10x), set explicitly: the defaults are the calibrated 1x
     const lr = { reason: 1e-4, rubric: 1e-3, hint: 1e-4 };
-    ppoUpdate(
-      policy,
-      makeRoleOptimizers(lr),
-      rs,
-      { ...defaultPpoConfig, lr, epochs: 1, minibatches: 1, roleMixing },
-      rng,
-    );
+    const c = { ...defaultPpoConfig, lr, epochs: 1, minibatches: 1, roleMixing };
+    ppoUpdate(policy, makeRoleOptimizers(lr), rs, c, rng, undefined, makeCritics(policy, c, copyPolicy));
     const d = Math.max(
       ...Object.keys(before).map((k) => tf.tidy(() => policy.weights[k].sub(before[k]).abs().max().dataSync()[0])),
     );
@@ -459,13 +454,8 @@ describe('PPO over two roles on shared weights', function () {
     const run = (lengthBuckets: number) => {
       const policy = createPolicy(modelConfig('transformer', 'S', 8));
       const sgd = { reason: tf.train.sgd(0.05), rubric: tf.train.sgd(0.05), hint: tf.train.sgd(0.05) };
-      const m = ppoUpdate(
-        policy,
-        sgd,
-        rs,
-        { ...defaultPpoConfig, epochs: 1, minibatches: 1, lengthBuckets },
-        makeRng(3),
-      );
+      const c = { ...defaultPpoConfig, epochs: 1, minibatches: 1, lengthBuckets };
+      const m = ppoUpdate(policy, sgd, rs, c, makeRng(3), undefined, makeCritics(policy, c, copyPolicy));
       return { policy, m };
     };
     void rng;
