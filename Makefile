@@ -253,6 +253,7 @@ LONG_TABLES = long.csv,long_final.csv,long_claims.csv,long_power.csv,long_parity
 CONFIRM_TABLES = records.csv,table.csv,claims.csv,power.csv,pooled.csv,parity.csv,parity_by_arm.csv
 TRACE_SPLIT_TABLES = trace_split_records.csv,trace_split_rollouts.csv,trace_split_proxy.csv
 TRAJECTORY_TABLES := trajectory.csv,trajectory_summary.csv
+EVOLM_SPREAD_TABLES := oracle_spread.csv,oracle_spread_split.csv
 CORL_T8_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,claims.csv,power.csv,curves.csv,table8_reported.csv
 CORL_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,theory_rules.csv,phase.csv,matched_budget.csv,claims.csv,power.csv,curves.csv,table1_reported.csv
 verify-results: verify-quick
@@ -293,6 +294,9 @@ verify-results: verify-quick
 	$(TSX) analysis/compare-results.ts runs/verify/sensitivity2 results/sensitivity2 --only equal-groups.csv
 	$(if $(wildcard results/sensitivity2/trajectory.csv),$(TSX) analysis/trajectory.ts --out runs/verify/sensitivity2 > /dev/null)
 	$(if $(wildcard results/sensitivity2/trajectory.csv),$(TSX) analysis/compare-results.ts runs/verify/sensitivity2 results/sensitivity2 --only $(TRAJECTORY_TABLES))
+	rm -rf runs/verify/evolm-spread
+	$(TSX) analysis/evolm-spread.ts --out runs/verify/evolm-spread > /dev/null
+	$(TSX) analysis/compare-results.ts runs/verify/evolm-spread results/evolm --only $(EVOLM_SPREAD_TABLES)
 
 # CO-RL's Table 1 analogue (needs make corl-agents first); same profiles and resumption as Table 2
 reproduce-corl:
