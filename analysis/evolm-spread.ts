@@ -27,7 +27,6 @@ import { mean, pearson } from '../src/util/stats.js';
 
 type Line = Record<string, unknown>;
 
-/** The measures of a span: name -> (policy lines, generator lines) -> value (NaN when it has none). */
 const num = (l: Line, k: string) => (typeof l[k] === 'number' ? (l[k] as number) : Number.NaN);
 const finiteMean = (xs: number[]) => {
   const f = xs.filter(Number.isFinite);
@@ -35,6 +34,7 @@ const finiteMean = (xs: number[]) => {
 };
 const avg = (ls: Line[], k: string) => finiteMean(ls.map((l) => num(l, k)));
 const sum = (ls: Line[], k: string) => ls.reduce((a, l) => a + (Number.isFinite(num(l, k)) ? num(l, k) : 0), 0);
+/** The measures of a span: name -> (policy lines, generator lines) -> value (NaN when it has none). */
 export const MEASURES: Record<string, (p: Line[], g: Line[]) => number> = {
   accuracy: (p) => avg(p, 'accuracy'),
   probe_accuracy: (p) => avg(p, 'probe_accuracy'),
@@ -191,6 +191,18 @@ export function summarise(method: string, seeds: SeedRecord[]): { rows: Row[]; s
   return { rows, split };
 }
 
+/** The per-seed rows and the split of a row's finished seeds under `root` (seed-<n> folders with done.json). */
+export function spreadOf(root: string, method: string): { rows: Row[]; split: Row[] } {
+  const seeds = fs
+    .readdirSync(root)
+    .map((d) => /^seed-(\d+)$/.exec(d))
+    .filter((m): m is RegExpExecArray => m !== null && fs.existsSync(path.join(root, m[0], 'done.json')))
+    .map((m) => readSeed(path.join(root, m[0]), Number(m[1])))
+    .sort((x, y) => x.seed - y.seed);
+  if (seeds.length < 2) throw new Error(`fewer than 2 finished seeds under ${root}`);
+  return summarise(method, seeds);
+}
+
 runMain(async () => {
   if (process.argv[1] && !/evolm-spread\.ts$/.test(process.argv[1])) return; // imported, not run
   const a = parseArgs(process.argv.slice(2), {
@@ -198,17 +210,10 @@ runMain(async () => {
     method: { help: 'the row named in the tables', default: 'evolm_oracle_judge' },
     out: { help: 'output directory (oracle_spread.csv, oracle_spread_split.csv)', default: 'results/evolm' },
   });
-  const seeds = fs
-    .readdirSync(a.root)
-    .map((d) => /^seed-(\d+)$/.exec(d))
-    .filter((m): m is RegExpExecArray => m !== null && fs.existsSync(path.join(a.root, m[0], 'done.json')))
-    .map((m) => readSeed(path.join(a.root, m[0]), Number(m[1])))
-    .sort((x, y) => x.seed - y.seed);
-  if (seeds.length < 2) throw new Error(`fewer than 2 finished seeds under ${a.root}`);
-  const { rows, split } = summarise(a.method, seeds);
+  const { rows, split } = spreadOf(a.root, a.method);
   fs.mkdirSync(a.out, { recursive: true });
   writeCsv(path.join(a.out, 'oracle_spread.csv'), rows);
   writeCsv(path.join(a.out, 'oracle_spread_split.csv'), split);
   const outcome = rows.filter((r) => r.window === 'all').map((r) => `seed ${r.seed} ${r.outcome}`);
-  console.log(`${seeds.length} seeds (${outcome.join(', ')}) -> ${a.out}/oracle_spread*.csv`);
+  console.log(`${outcome.length} seeds (${outcome.join(', ')}) -> ${a.out}/oracle_spread*.csv`);
 });

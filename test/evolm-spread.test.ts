@@ -1,15 +1,18 @@
 // analysis/evolm-spread.ts: the blocks, the onset, the separation and its chance, the per-seed rows and the split,
 // by hand on made-up metrics lines.
 import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
 import {
   blocksOf,
   chanceOfSeparation,
   MEASURES,
   onsetBlock,
   separates,
+  spreadOf,
   summarise,
   type SeedRecord,
 } from '../analysis/evolm-spread.js';
+import { toCsv } from '../src/io/table.js';
 
 /** A policy line (phase 0) and a generator line (phase 1) with the fields the summary reads. */
 const pol = (step: number, accuracy: number, judge = 0.5, kl = 0.001) => ({
@@ -123,5 +126,11 @@ describe("EvoLM's spread under the exact judge (analysis/evolm-spread.ts)", () =
     assert.equal(at('3', 'accuracy').separates, 'yes');
     assert.equal(at('3', 'accuracy').chance, 1); // one seed each: any difference separates
     assert.equal(at('early', 'response_length').separates, 'no'); // equal values
+  });
+
+  it('recomputes the committed tables from the committed records, byte for byte (as make verify-results)', () => {
+    const { rows, split } = spreadOf('results/runs/table2/full/S/evolm_oracle_judge', 'evolm_oracle_judge');
+    assert.equal(toCsv(rows), fs.readFileSync('results/evolm/oracle_spread.csv', 'utf8'));
+    assert.equal(toCsv(split), fs.readFileSync('results/evolm/oracle_spread_split.csv', 'utf8'));
   });
 });
