@@ -245,12 +245,16 @@ export function parseSeeds(s: string): number[] {
 }
 
 /**
- * Run a CLI main. Bad input (ConfigError) prints one line `error: <message>` and exits 2; an expected failure
- * (RunFailure: some runs of a pool failed) prints one line and exits 1; anything else is a bug: its full stack
- * trace, exit 1. Either way a run directory this process opened and that holds no step yet is removed.
+ * Run a CLI main and settle on its exit status. Bad input (ConfigError) prints one line `error: <message>` and is 2;
+ * an expected failure (RunFailure: some runs of a pool failed) prints one line and is 1; anything else is a bug: its
+ * full stack trace, 1. Either way a run directory this process opened and that holds no step yet is removed. 0 when
+ * main resolves.
  */
-export function runMain(main: () => Promise<void>): void {
-  main().catch((e: unknown) => {
+export async function mainStatus(main: () => Promise<void>): Promise<number> {
+  try {
+    await main();
+    return 0;
+  } catch (e: unknown) {
     try {
       removeUnstartedRuns();
     } catch (c) {
@@ -258,10 +262,17 @@ export function runMain(main: () => Promise<void>): void {
     }
     if (e instanceof ConfigError || e instanceof RunFailure) {
       console.error(`error: ${e.message.replace(/\s*\n\s*/g, ' ')}`);
-      process.exit(e instanceof ConfigError ? 2 : 1);
+      return e instanceof ConfigError ? 2 : 1;
     }
     console.error(`error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-    process.exit(1);
+    return 1;
+  }
+}
+
+/** Run a CLI main (mainStatus): a failure exits with its status; a main that resolves lets the process end. */
+export function runMain(main: () => Promise<void>): void {
+  void mainStatus(main).then((code) => {
+    if (code !== 0) process.exit(code);
   });
 }
 

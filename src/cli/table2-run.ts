@@ -63,8 +63,9 @@ function probeAccuracy(policy: Policy, seed: number): number {
   return outs.filter((o, i) => isCorrect(problems[i], parseTrace(decode(o)))).length / problems.length;
 }
 
-runMain(async () => {
-  const a = parseArgs(process.argv.slice(2), TABLE2_RUN_FLAGS);
+/** One run, as `tsx src/cli/table2-run.ts <argv>` runs it (src/cli/worker.ts runs it in a long-lived process). */
+export async function table2Run(argv: string[]): Promise<void> {
+  const a = parseArgs(argv, TABLE2_RUN_FLAGS);
   // the method, profile, size, seed and steps, the row's config built from the user's overrides, and every checkpoint
   // the run reads, checked before its directory is made (src/cli/table2-plan.ts: what a sweep checks of every run)
   const plan = planTable2Run(a);
@@ -324,7 +325,7 @@ runMain(async () => {
       { endpoint: 'process_score', value: e.process_score, n: e.samples, cells: cellsText },
     ].map((r) => ({ method, size, seed, step: atStep, ...r }));
   }
-});
+}
 
 /** Steps between two logged batches of a positive control's rollouts. */
 const ROLLOUT_LOG_EVERY = 10;
@@ -342,3 +343,6 @@ function rolloutLine(step: number, r: ReasonerRollout): string {
     process: r.components.process ?? processScore(r.problem, r.trace).score,
   });
 }
+
+if (process.argv[1]?.endsWith('table2-run.ts') && process.argv[1].includes('cli'))
+  runMain(() => table2Run(process.argv.slice(2)));
