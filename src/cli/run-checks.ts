@@ -8,7 +8,8 @@ import { METHODS } from '../methods/tables/table2.js';
 /** Checks one run from its command line after the script; throws a ConfigError naming the first bad thing. */
 export type RunChecker = (args: string[]) => void;
 
-const TABLE2_RUN = 'src/cli/table2-run.ts';
+/** The script of one Table 2 run, as the campaigns' and sweeps' jobs name it. */
+export const TABLE2_RUN = 'src/cli/table2-run.ts';
 
 /** The run CLIs whose runs are checked here, by script (loaded when needed: the planners load the models). */
 const CHECKERS: Record<string, () => Promise<RunChecker>> = {

@@ -24,7 +24,7 @@ import { ConfigError, RunFailure } from '../io/validate.js';
 import { loadJsonConfig, refuseDirtyTree } from '../io/run.js';
 import { writeCsv, writeFileAtomic } from '../io/table.js';
 import { didYouMean } from '../util/names.js';
-import { EXECUTOR_FLAGS, slurmOptions, type ExecutorArgs } from './executor.js';
+import { EXECUTOR_FLAGS, poolWorker, slurmOptions, type ExecutorArgs } from './executor.js';
 import { checkRuns, methodsOf } from './run-checks.js';
 import {
   aggregateSweep,
@@ -141,6 +141,7 @@ function executorFor(a: ExecutorArgs & { jobs?: string }): Executor {
   const name = a.executor ?? EXECUTOR_FLAGS.executor.default;
   return makeExecutor(name, {
     jobs: intArg('jobs', a.jobs ?? JOBS.jobs.default, 1),
+    worker: poolWorker(a),
     ...(name === 'slurm' ? slurmOptions(a) : {}),
   });
 }

@@ -1,5 +1,6 @@
-// `make reproduce-table2`: every (size, method, seed) run of a profile as its own process, two at a time (one per
-// core), skipping runs already finished (a run directory with done.json), then the tidy table and the figures.
+// `make reproduce-table2`: every (size, method, seed) run of a profile, two at a time (one per core: each core's runs
+// in turn in one long-lived worker, or with --workers no each its own process), skipping runs already finished (a run
+// directory with done.json), then the tidy table and the figures.
 // An archived profile (full) also counts a run as finished when its committed record is in TABLE2_ARCHIVE, and
 // archives each run it finishes; --archive no runs everything afresh in runs/ and archives nothing.
 // Every run is planned and checked (src/cli/table2-plan.ts: method, profile, size, seed, the row's config, its
@@ -18,7 +19,7 @@ import { runLogged } from '../io/jobs.js';
 import { refuseDirtyTree } from '../io/run.js';
 import type { RunSpec } from '../io/sweep.js';
 import { campaignRoot, EXECUTOR_FLAGS, executorName, runCampaign } from './executor.js';
-import { checkRuns } from './run-checks.js';
+import { checkRuns, TABLE2_RUN } from './run-checks.js';
 import {
   coldStartCheckpoint,
   EVOLM_ABLATIONS,
@@ -111,7 +112,7 @@ runMain(async () => {
     seed: j.seed,
     cell: 'baseline',
     args: [
-      'src/cli/table2-run.ts',
+      TABLE2_RUN,
       '--method',
       j.method,
       '--size',

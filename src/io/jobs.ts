@@ -5,10 +5,12 @@
 // e.g. 2026-11-29T20:40) stops a pool from starting jobs after it, so that a session ends with no run half done.
 // A job with an `archive` directory has its finished run's record (everything but the checkpoint and the log)
 // copied there, and counts as done when the archive holds done.json: a committed archive outlives runs/.
+// With a PoolWorker, each slot of the pool runs the jobs of the worker's run scripts in one long-lived process (the
+// worker's script, given as data) in turn instead of a process per job, replacing the process if it dies.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SUMS_FILE, writeSums } from './checksums.js';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { ConfigError } from './validate.js';
 import { dirtyRecordProblem } from './run.js';
 import { drawsStatus, progressBar, statusLine, stepOf, tail, TerminalStatus } from './progress.js';
@@ -69,6 +71,76 @@ export function runLogged(args: string[], log: string): Promise<number> {
       resolve(code ?? 1);
     });
   });
+}
+
+/**
+ * A long-lived process that runs jobs in turn: `script` (a tsx script, e.g. src/cli/worker.ts) takes
+ * `{ args, log }` over its IPC channel and answers `{ code, bytes? }`; `runs` are the scripts (a job's args[0]) it
+ * runs.
+ */
+export interface PoolWorker {
+  script: string;
+  runs: string[];
+}
+
+/**
+ * One worker process (PoolWorker's script, under node with tsx's loader: an IPC channel reaches the script itself,
+ * where the tsx command would hold it in its own wrapper process). `run` resolves to the job's exit code: the worker's
+ * answer, or, where the worker ends during the job, its exit code (1 on a signal), as the job's own process would have
+ * ended; undefined where the job never reached the worker (it had ended: the job goes to a fresh one). Output the
+ * worker writes past its redirection (native libraries) is appended to the current job's log.
+ */
+export class RunWorker {
+  private readonly child: ChildProcess;
+  private log: string | undefined;
+  private settle: ((code: number | undefined) => void) | undefined;
+  /** the process has ended: start another for the next job */
+  ended = false;
+  /** the bytes of tensors the worker held after its last job, as it answered (none answered yet: undefined) */
+  bytes: number | undefined;
+
+  constructor(script: string) {
+    this.child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const out = (d: Buffer) => {
+      if (this.log) fs.appendFileSync(this.log, d);
+    };
+    this.child.stdout!.on('data', out);
+    this.child.stderr!.on('data', out);
+    this.child.on('message', (m: { code: number; bytes?: number }) => {
+      this.bytes = m.bytes;
+      this.done(m.code);
+    });
+    this.child.on('error', () => {}); // a send to a process that has just ended: its close settles the job
+    this.child.on('close', (code) => {
+      this.ended = true;
+      this.done(code ?? 1);
+    });
+  }
+
+  private done(code: number | undefined): void {
+    const settle = this.settle;
+    this.settle = undefined;
+    settle?.(code);
+  }
+
+  /** Run one job (`args`: its tsx command), its output to `log` (created afresh, as runLogged's). */
+  run(args: string[], log: string): Promise<number | undefined> {
+    fs.mkdirSync(path.dirname(log), { recursive: true });
+    fs.writeFileSync(log, '');
+    this.log = log;
+    return new Promise((resolve) => {
+      this.settle = resolve;
+      if (!this.child.connected) return this.done(undefined);
+      this.child.send({ args, log }, (e) => {
+        if (e) this.done(undefined);
+      });
+    });
+  }
+
+  /** Let the worker end (after its job, if it has one). */
+  close(): void {
+    if (this.child.connected) this.child.disconnect();
+  }
 }
 
 /**
@@ -189,11 +261,12 @@ export async function runJobs(
   jobs: Job[],
   parallel: number,
   log?: (line: string) => void,
+  worker?: PoolWorker,
 ): Promise<number> {
   const status = log === undefined && drawsStatus(process.stdout.isTTY) ? new TerminalStatus() : undefined;
   const print = log ?? (status ? (line: string) => status.print(line) : console.log);
   try {
-    return await pool(name, jobs, parallel, print, status);
+    return await pool(name, jobs, parallel, print, status, worker);
   } finally {
     status?.clear();
   }
@@ -205,6 +278,7 @@ async function pool(
   parallel: number,
   log: (line: string) => void,
   status: TerminalStatus | undefined,
+  worker: PoolWorker | undefined,
 ): Promise<number> {
   // runs finished before they had an archive (or by a pool without one) are archived now
   for (const j of jobs)
@@ -253,7 +327,26 @@ async function pool(
   const deadline = process.env.JOBS_DEADLINE ? Date.parse(process.env.JOBS_DEADLINE) : null;
   if (deadline !== null && Number.isNaN(deadline))
     throw new ConfigError(`JOBS_DEADLINE must be a date such as 2026-11-29T20:40 (got "${process.env.JOBS_DEADLINE}")`);
-  const worker = async () => {
+  const slot = async () => {
+    // this slot's worker process, started for its first job of the worker's scripts and replaced when it ends
+    let w: RunWorker | undefined;
+    const run = async (j: Job) => {
+      const log = path.join(j.dir, 'log.txt');
+      if (!worker?.runs.includes(j.args[0])) return runLogged(j.args, log);
+      for (;;) {
+        if (!w || w.ended) w = new RunWorker(worker.script);
+        const code = await w.run(j.args, log);
+        if (code !== undefined) return code;
+        w.ended = true;
+      }
+    };
+    try {
+      await jobsOfSlot(run);
+    } finally {
+      w?.close();
+    }
+  };
+  const jobsOfSlot = async (run: (j: Job) => Promise<number>) => {
     for (let j = todo.shift(); j; j = todo.shift()) {
       if (deadline !== null && Date.now() > deadline) {
         log(`[${name}] JOBS_DEADLINE passed: not starting ${j.label} or the ${todo.length} after it`);
@@ -266,7 +359,7 @@ async function pool(
         continue;
       }
       running.add(j);
-      const code = await runLogged(j.args, path.join(j.dir, 'log.txt'));
+      const code = await run(j);
       running.delete(j);
       fs.rmSync(path.join(j.dir, 'running.pid'), { force: true });
       finished++;
@@ -280,7 +373,7 @@ async function pool(
       redraw();
     }
   };
-  await Promise.all(Array.from({ length: parallel }, worker)).finally(() => clearInterval(ticker));
+  await Promise.all(Array.from({ length: parallel }, slot)).finally(() => clearInterval(ticker));
   log(`[${name}] finished in ${minutes(Date.now() - t0)}${failed ? `, ${failed} failed (rerun to retry them)` : ''}`);
   return failed;
 }

@@ -14,7 +14,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { ConfigError, RunFailure } from './validate.js';
 import { overlayConfig } from './config.js';
 import { didYouMean } from '../util/names.js';
-import { archiveRun, processAlive, runJobs } from './jobs.js';
+import { archiveRun, processAlive, runJobs, type PoolWorker } from './jobs.js';
 import { readCsv, writeFileAtomic, type Row } from './table.js';
 import { meanInterval } from '../util/stats.js';
 import { POOLED_COLUMNS, pooledCells, POWER_COLUMNS, powerCells } from '../util/power.js';
@@ -743,10 +743,10 @@ export const toSubmit = (states: TaskState[], indices?: number[]) =>
   (indices ?? states.map((_, i) => i)).filter((i) => states[i] === 'failed' || states[i] === 'missing');
 
 /**
- * Local processes: the job pool of src/io/jobs.ts (one run per process, `parallel` at a time, logs in
- * <run>/log.txt).
+ * Local processes: the job pool of src/io/jobs.ts (`parallel` at a time, logs in <run>/log.txt; one run per process,
+ * or with `worker` the runs of its scripts in one long-lived process per slot).
  */
-export function localExecutor(parallel = 2, log?: (s: string) => void): Executor {
+export function localExecutor(parallel = 2, log?: (s: string) => void, worker?: PoolWorker): Executor {
   const alive = processAlive;
   return {
     name: 'local',
@@ -758,6 +758,7 @@ export function localExecutor(parallel = 2, log?: (s: string) => void): Executor
         todo.map((i) => ({ label: specs[i].label, dir: specs[i].dir, args: specs[i].args, archive: specs[i].archive })),
         parallel,
         log,
+        worker,
       );
       return { submitted: todo };
     },
@@ -1006,8 +1007,8 @@ export function slurmExecutor(o: SlurmOptions = {}): Executor {
 }
 
 /** An executor by name: "local" (`jobs` processes) or "slurm" (the options passed through). */
-export function makeExecutor(name: string, o: SlurmOptions & { jobs?: number } = {}): Executor {
-  if (name === 'local') return localExecutor(o.jobs ?? 2, o.log);
+export function makeExecutor(name: string, o: SlurmOptions & { jobs?: number; worker?: PoolWorker } = {}): Executor {
+  if (name === 'local') return localExecutor(o.jobs ?? 2, o.log, o.worker);
   if (name === 'slurm') return slurmExecutor(o);
   throw new ConfigError(`executor must be "local" or "slurm" (got "${name}")`);
 }

@@ -202,6 +202,16 @@ export async function startEngine(settings: EngineSettings = engineSettings()): 
 }
 
 /**
+ * The engine's variables as a fresh process has them, for a long-lived worker's next run (src/cli/worker.ts): every
+ * variable disposed, and tfjs's counter that names unnamed variables back at 0 (the weights are unnamed, an optimizer's
+ * slots are named after them, and checkpoints record those names: `0/m`, not `279/m`, in a worker's second run).
+ */
+export function resetVariables(): void {
+  tf.disposeVariables();
+  Object.assign(tf.engine().constructor, { nextVariableId: 0 }); // the Engine class's static counter
+}
+
+/**
  * What the workbench reads of tfjs-node's backend beyond tfjs' types: its binding's TensorFlow version, and the
  * SavedModel session calls the decode and training graphs run through (decode-graph.ts).
  */
