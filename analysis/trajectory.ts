@@ -1,10 +1,11 @@
 // The early training trajectory of every arm against RLVR's, before and after the clean instrument: "before" reads
 // the first campaign's records (results/runs/sensitivity/S-baseline: critic shared, equalGroups keep, 300-step runs
 // whose first 60 steps are read), "after" the clean instrument's pilot (results/runs/sensitivity2/pilot: critic
-// separate, equalGroups zero, 60 steps), on the seeds both hold. From each run's metrics.jsonl: the training accuracy
+// separate, equalGroups zero, 60 steps). From each run's metrics.jsonl: the training accuracy
 // of each step's rollouts, the role's value loss and its approx. KL per update. Per instrument, arm and window of
-// steps: the means over seeds, the paired difference to RLVR on the same seed with its 95% t-interval, and the seeds
-// where the arm's accuracy is below RLVR's. Descriptive: it decides nothing (docs/sensitivity.md).
+// steps: the means over the seeds the arm and RLVR hold under both instruments, the paired difference to RLVR on the
+// same seed with its 95% t-interval, and the seeds where the arm's accuracy is below RLVR's. Descriptive: it decides
+// nothing (docs/sensitivity.md).
 //   tsx analysis/trajectory.ts [--before DIR] [--after DIR] [--out DIR]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -42,18 +43,20 @@ const window = (xs: number[], [a, b]: [number, number]) => mean(xs.slice(a - 1, 
 const round = (x: number | null) => (x === null || !Number.isFinite(x) ? '' : Number(x.toPrecision(6)));
 
 /**
- * The summary rows of one instrument: per arm and window, over `seeds`, the means of accuracy, value loss and approx.
- * KL, the paired difference of accuracy to RLVR with its interval, and the seeds below RLVR.
+ * The summary rows of one instrument: per arm and window, over the arm's `seedsOf`, the means of accuracy, value loss
+ * and approx. KL, the paired difference of accuracy to RLVR with its interval, and the seeds below RLVR.
  */
 export function summarise(
   instrument: string,
   series: Map<string, Map<number, Record<string, number[]>>>,
-  seeds: number[],
+  seedsOf: (arm: string) => number[],
 ): Row[] {
   const rlvr = series.get('rlvr')!;
   const rows: Row[] = [];
   for (const [arm, bySeed] of series)
     for (const w of WINDOWS) {
+      const seeds = seedsOf(arm);
+      if (seeds.length === 0) continue;
       const acc = seeds.map((s) => window(bySeed.get(s)!.accuracy, w));
       const d = seeds.map((s, i) => acc[i] - window(rlvr.get(s)!.accuracy, w));
       const ci = meanInterval(d);
@@ -86,16 +89,20 @@ runMain(async () => {
   const read = (root: string) => new Map(arms.map((m) => [m, armSeries(root, m)]));
   const before = read(a.before),
     after = read(a.after);
-  // the seeds every arm holds under both instruments: the before/after rows are paired on the same seeds
-  const all = [...before.values(), ...after.values()];
-  const seeds = [...after.get('rlvr')!.keys()].filter((s) => all.every((m) => m.has(s))).sort((x, y) => x - y);
-  if (seeds.length < 2) throw new Error(`fewer than 2 seeds finished in every arm under both (${seeds})`);
+  // per arm, the seeds it and RLVR hold under both instruments: its before/after rows are paired on the same seeds
+  const seedsOf = (arm: string) =>
+    [...after.get(arm)!.keys()]
+      .filter((s) => [before, after].every((m) => m.get(arm)!.has(s) && m.get('rlvr')!.has(s)))
+      .sort((x, y) => x - y);
+  if (arms.every((m) => seedsOf(m).length < 2)) throw new Error('no arm has 2 seeds finished under both instruments');
   const steps: Row[] = [];
   for (const [instrument, series] of [
     ['first', before],
     ['clean', after],
   ] as const)
-    for (const [arm, bySeed] of series)
+    for (const [arm, bySeed] of series) {
+      const seeds = seedsOf(arm);
+      if (seeds.length === 0) continue;
       for (let t = 0; t < STEPS; t++)
         steps.push({
           instrument,
@@ -106,11 +113,13 @@ runMain(async () => {
             SERIES.map((k) => [k.replace('reason/', ''), round(mean(seeds.map((s) => bySeed.get(s)![k][t])))]),
           ),
         });
+    }
   fs.mkdirSync(a.out, { recursive: true });
   writeCsv(path.join(a.out, 'trajectory.csv'), steps);
   writeCsv(path.join(a.out, 'trajectory_summary.csv'), [
-    ...summarise('first', before, seeds),
-    ...summarise('clean', after, seeds),
+    ...summarise('first', before, seedsOf),
+    ...summarise('clean', after, seedsOf),
   ]);
-  console.log(`trajectories of ${arms.length} arms on seeds ${seeds.join(',')} -> ${a.out}/trajectory*.csv`);
+  const seen = arms.map((m) => `${m} ${seedsOf(m).length}`).join(', ');
+  console.log(`trajectories (seeds per arm: ${seen}) -> ${a.out}/trajectory*.csv`);
 });

@@ -29,7 +29,7 @@ describe('the early trajectory against RLVR (analysis/trajectory.ts)', () => {
         ]),
       ],
     ]);
-    const rows = summarise('clean', series, [1, 2]);
+    const rows = summarise('clean', series, () => [1, 2]);
     const at = (m: string, w: string) => rows.find((r) => r.method === m && r.steps === w)!;
     // steps 1-10: pc 0.2 and 0.7 against 0.5 and 0.6: differences -0.3 and +0.1
     assert.equal(at('pc', '1-10').accuracy, 0.45);
