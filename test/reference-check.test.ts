@@ -21,6 +21,11 @@ import type { Processor } from '../src/util/machine.js';
 const ROOT = 'results/references';
 const AMD = 'results/references/quick/AuthenticAMD-25-1-avx2+fma+avx',
   INTEL = 'results/references/quick/GenuineIntel-unrecorded';
+// both processors' references of one generation (the first; the same code on each), kept as they were committed: the
+// evidence that the tolerance check passes another processor's honest runs, whichever references are fresh today
+const GEN1 = 'test/fixtures/references-gen1',
+  AMD1 = `${GEN1}/quick/AuthenticAMD-25-1-avx2+fma+avx`,
+  INTEL1 = `${GEN1}/quick/GenuineIntel-unrecorded`;
 const proc = (key: string): Processor => ({ name: key, vendor: key, family: '1', model: '2', isa: 'avx2', key });
 /** A scratch folder holding a copy of `dir`'s tables and runs (to sabotage). */
 function copyOf(dir: string): string {
@@ -38,17 +43,29 @@ function sabotage(dir: string, f: (s: number, m: Record<string, unknown>) => Rec
 }
 
 describe('references per processor', () => {
-  it('the committed quick references are both fresh, and each names its processor key', () => {
+  it('each committed quick reference names its processor key; the fresh ones are the newest generation', () => {
     const refs = listReferences('quick', ROOT);
     assert.ok(refs.length >= 2);
+    const newest = Math.max(...refs.map((r) => r.info.generation));
+    assert.ok(refs.some((r) => r.fresh));
     for (const r of refs) {
-      assert.equal(r.fresh, true, `${r.info.key} is stale`);
       assert.equal(path.basename(r.dir), r.info.key);
+      assert.equal(r.fresh, r.info.generation === newest, `${r.info.key}: generation ${r.info.generation}`);
     }
+    // the first generation's pair: both fresh then
+    assert.deepEqual(
+      listReferences('quick', GEN1).map((r) => [r.info.generation, r.fresh]),
+      [
+        [1, true],
+        [1, true],
+      ],
+    );
   });
-  it("the other known processor's honest runs pass the tolerance check, both ways", () => {
-    assert.deepEqual(toleranceCheck(`${AMD}/tables`, `${AMD}/runs`, INTEL), []);
-    assert.deepEqual(toleranceCheck(`${INTEL}/tables`, `${INTEL}/runs`, AMD), []);
+  it("the other known processor's honest runs pass the tolerance check, both ways (one generation)", () => {
+    assert.deepEqual(toleranceCheck(`${AMD1}/tables`, `${AMD1}/runs`, INTEL1), []);
+    assert.deepEqual(toleranceCheck(`${INTEL1}/tables`, `${INTEL1}/runs`, AMD1), []);
+    // across generations (another PPO by default) they do not
+    assert.notDeepEqual(toleranceCheck(`${AMD1}/tables`, `${AMD1}/runs`, AMD), []);
   });
   it('on its own processor the match is byte for byte, and a moved table fails it', () => {
     const amd = proc('AuthenticAMD-25-1-avx2+fma+avx');
@@ -65,9 +82,9 @@ describe('references per processor', () => {
   });
   describe('a sabotaged engine fails the tolerance check', () => {
     const broken = (f: (s: number, m: Record<string, unknown>) => Record<string, unknown>) => {
-      const d = copyOf(AMD);
+      const d = copyOf(AMD1);
       sabotage(path.join(d, 'runs'), f);
-      return toleranceCheck(path.join(d, 'tables'), path.join(d, 'runs'), INTEL);
+      return toleranceCheck(path.join(d, 'tables'), path.join(d, 'runs'), INTEL1);
     };
     it('a policy that never updates (learning rate 0: no approx. KL, the cold start sampled every step)', () => {
       const p = broken((_s, m) => ({ ...m, 'reason/approx_kl': 0, 'policy/approx_kl': 0 }));
@@ -89,12 +106,12 @@ describe('references per processor', () => {
       );
     });
     it('a run that stops early, and a table whose rows changed', () => {
-      const d = copyOf(AMD);
+      const d = copyOf(AMD1);
       const run = Object.keys(readRunMetrics(path.join(d, 'runs')))[0];
       fs.writeFileSync(path.join(d, 'runs', run, 'metrics.jsonl'), '');
       const t = path.join(d, 'tables', 'table2.csv');
       fs.writeFileSync(t, fs.readFileSync(t, 'utf8').replace(/\n[^\n]*\n$/, '\n'));
-      const p = toleranceCheck(path.join(d, 'tables'), path.join(d, 'runs'), INTEL);
+      const p = toleranceCheck(path.join(d, 'tables'), path.join(d, 'runs'), INTEL1);
       assert.ok(
         p.some((x) => x.startsWith(`${run}: step 0 (steps)`)),
         p.join('\n'),
@@ -129,10 +146,13 @@ describe('references per processor', () => {
   });
   it('adopting: unchanged tables keep the generation; moved ones start a new one and mark the others stale', () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'refroot-'));
-    fs.cpSync(ROOT, root, { recursive: true });
+    fs.cpSync(GEN1, root, { recursive: true });
     const amd = proc('AuthenticAMD-25-1-avx2+fma+avx');
-    assert.deepEqual(adoptReference('quick', `${AMD}/tables`, `${AMD}/runs`, amd, root), { generation: 1, stale: [] });
-    const moved = copyOf(AMD);
+    assert.deepEqual(adoptReference('quick', `${AMD1}/tables`, `${AMD1}/runs`, amd, root), {
+      generation: 1,
+      stale: [],
+    });
+    const moved = copyOf(AMD1);
     const t = path.join(moved, 'tables', 'table2.csv');
     fs.writeFileSync(t, fs.readFileSync(t, 'utf8').replace(/0\.5/, '0.6'));
     const r = adoptReference('quick', path.join(moved, 'tables'), path.join(moved, 'runs'), amd, root);
@@ -144,7 +164,7 @@ describe('references per processor', () => {
     );
     // the Intel machine now falls back to the tolerance check against the AMD reference, and says its own is stale
     const intel = { ...proc('GenuineIntel-unrecorded') };
-    const c = checkAgainstReferences('quick', `${INTEL}/tables`, `${INTEL}/runs`, intel, root);
+    const c = checkAgainstReferences('quick', `${INTEL1}/tables`, `${INTEL1}/runs`, intel, root);
     assert.match(c.lines[c.lines.length - 1], /this processor's reference \(GenuineIntel-unrecorded\) is stale/);
   });
 });
