@@ -124,6 +124,14 @@ export const SETTINGS: SettingGroup[] = [
         readers: ['src/io/table.ts'],
       },
       {
+        name: 'WORKBENCH_ALLOW_DIRTY',
+        default: 'unset',
+        does:
+          '`1` (set by `--allow-dirty`): records of a tree with uncommitted changes may be archived under `results/`, ' +
+          'and campaigns archiving there may start from one (no campaign sets it)',
+        readers: ['src/io/run.ts', 'src/cli/args.ts'],
+      },
+      {
         name: 'JOBS_PROGRESS_S',
         default: '60',
         does: "seconds between the pool's lines on its running jobs (`0` turns them off)",

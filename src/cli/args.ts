@@ -6,7 +6,6 @@
 import { parseArgs as nodeParseArgs } from 'node:util';
 import { ConfigError, RunFailure } from '../io/validate.js';
 import { removeUnstartedRuns } from '../io/unstarted.js';
-import { ALLOW_DIRTY_ENV } from '../io/run.js';
 
 /** One flag: its help text and, where it has one, its default (a string, as typed on the command line). */
 export interface Flag {
@@ -284,5 +283,5 @@ export const ALLOW_DIRTY_HELP = {
 
 /** With --allow-dirty, this process and its children may archive a dirty tree's records under results/. */
 export function allowDirtyIf(flag: boolean | string | undefined): void {
-  if (flag === true || flag === 'true') process.env[ALLOW_DIRTY_ENV] = '1';
+  if (flag === true || flag === 'true') process.env.WORKBENCH_ALLOW_DIRTY = '1';
 }

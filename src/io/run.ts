@@ -28,10 +28,8 @@ export function codeVersion(): string {
   }
 }
 
-/** Set to "1" (by a CLI's --allow-dirty) to archive records of a dirty tree under results/ anyway. */
-export const ALLOW_DIRTY_ENV = 'WORKBENCH_ALLOW_DIRTY';
-
-const allowDirty = () => process.env[ALLOW_DIRTY_ENV] === '1';
+/** WORKBENCH_ALLOW_DIRTY=1 (a CLI's --allow-dirty): archive records of a dirty tree under results/ anyway. */
+const allowDirty = () => process.env.WORKBENCH_ALLOW_DIRTY === '1';
 const DIRTY_HINT = 'committed records come from a clean commit (commit first, or pass --allow-dirty)';
 
 /** `where` lies under the repository's results/, whose records are committed. */
