@@ -10,12 +10,13 @@ PROFILE ?= quick
 # campaign target takes them: reproduce-table2, -long, -evolm, -evolm-controls, -corl, -rubicon, -sensitivity,
 # evolm-oracle, regime-map, sensitivity-pilot, coldstart, corl-agents. Slurm only: SBATCH_ARGS (flags to sbatch),
 # CONCURRENCY (most array tasks at once), POLL_SECONDS (between squeue polls, default 30), SQUEUE_PATIENCE (seconds a
-# failing squeue is retried before the wait stops with an error, default 600)
+# failing squeue is retried before the wait stops with an error, default 600). Local only: WORKERS=no runs each Table 2
+# run as its own process (default: each core's runs in turn in one long-lived worker; docs/sweeps.md)
 EXECUTOR ?= local
 SBATCH_ARGS ?=
 EXECUTOR_FLAGS = --executor $(EXECUTOR) $(if $(SBATCH_ARGS),--sbatch-args "$(SBATCH_ARGS)") \
   $(if $(CONCURRENCY),--concurrency $(CONCURRENCY)) $(if $(POLL_SECONDS),--poll-seconds $(POLL_SECONDS)) \
-  $(if $(SQUEUE_PATIENCE),--squeue-patience $(SQUEUE_PATIENCE))
+  $(if $(SQUEUE_PATIENCE),--squeue-patience $(SQUEUE_PATIENCE)) $(if $(WORKERS),--workers $(WORKERS))
 
 .PHONY: verify-results reproduce-long corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon rubicon-preregister table2-report
 

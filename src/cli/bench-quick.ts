@@ -5,7 +5,8 @@
 // judge, the update). Written to results/bench/quick.csv, one row per part, in core-seconds (CPU seconds of the
 // processes; the parts timed inside a run are its wall time on its own core: one thread each). What no record times (process start,
 // loading, the orchestrator, the report) is the CPU total less the runs' own seconds. Speed only: the runs are the
-// quick profile's, and their tables are still compared with the committed reference.
+// quick profile's, and their tables are still compared with the committed reference. --workers no times the pool with
+// a process per run (the pool's escape from its long-lived workers), recorded in the table's workers column.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -62,12 +63,16 @@ runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
     out: { help: 'the CSV written', default: 'results/bench/quick.csv' },
     logs: { help: 'where the two logs go', default: 'runs/bench-quick' },
+    workers: { help: "the pool's --workers: yes (long-lived workers), no (a process per run)", default: 'yes' },
   });
   fs.rmSync('runs/table2/quick', { recursive: true, force: true });
   fs.rmSync('runs/results/quick', { recursive: true, force: true });
   fs.mkdirSync(a.logs, { recursive: true });
   const load0 = os.loadavg()[0];
-  const runs = timed('./node_modules/.bin/tsx src/cli/table2.ts --profile quick', `${a.logs}/runs.log`);
+  const runs = timed(
+    `./node_modules/.bin/tsx src/cli/table2.ts --profile quick --workers ${a.workers}`,
+    `${a.logs}/runs.log`,
+  );
   const report = timed('make --no-print-directory table2-report', `${a.logs}/report.log`);
   const s = runSeconds('runs/table2/quick');
   const cpu = runs.user + runs.sys + report.user + report.sys;
@@ -82,7 +87,13 @@ runMain(async () => {
     ...PARTS.map((k) => ({ part: `steps: ${k}`, wall_s: '', core_s: r2(s.parts[k]) })),
     { part: 'runs: the rest inside the processes', wall_s: '', core_s: r2(s.inProcess - stepParts) },
     { part: 'runs: outside the timed part of each run', wall_s: '', core_s: r2(runs.user + runs.sys - s.inProcess) },
-  ].map((r) => ({ ...r, runs: s.runs, load_average_start: r2(load0), load_average_end: r2(os.loadavg()[0]) }));
+  ].map((r) => ({
+    ...r,
+    runs: s.runs,
+    load_average_start: r2(load0),
+    load_average_end: r2(os.loadavg()[0]),
+    workers: a.workers,
+  }));
   writeCsv(a.out, rows);
   for (const r of rows)
     console.log(`${String(r.part).padEnd(42)} wall ${String(r.wall_s).padStart(6)}  core-s ${r.core_s}`);
