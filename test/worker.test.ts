@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { RunWorker, runJobs, runLogged } from '../src/io/jobs.js';
 import { WORKER } from '../src/cli/executor.js';
 import { TABLE2_RUN } from '../src/cli/run-checks.js';
+import { codeVersion } from '../src/io/run.js';
 
 /**
  * What a record holds of the wall clock, the only thing allowed to differ between the two ways of running it:
@@ -19,6 +20,8 @@ import { TABLE2_RUN } from '../src/cli/run-checks.js';
  *   trainer's wall-clock timing of the step's parts;
  * - log.txt (not archived with a record): the `eta N min` of each step line and the final `done in N min`, and the
  *   lines TensorFlow's C++ library writes to stderr as it loads (once per process, so in a worker's first run only).
+ * And config.json's `codeVersion` only where the tree's code version changed while the runs ran (other people commit
+ * in this working tree): each run records the commit it ran at.
  */
 const WALL_CLOCK = {
   'config.json': ['startedAt'],
@@ -26,12 +29,12 @@ const WALL_CLOCK = {
 };
 const TF_LOAD_LINE = /^(WARNING: All log messages before absl::InitializeLog|I0000 00:00:)/;
 
-/** A file's text with its wall-clock fields blanked (WALL_CLOCK); any other file as it is. */
-function comparable(dir: string, file: string): string | Buffer {
+/** A file's text with its wall-clock fields blanked (WALL_CLOCK, and `also`); any other file as it is. */
+function comparable(dir: string, file: string, also: string[] = []): string | Buffer {
   const bytes = fs.readFileSync(path.join(dir, file));
   if (file in WALL_CLOCK) {
     const o = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
-    for (const k of WALL_CLOCK[file as keyof typeof WALL_CLOCK]) {
+    for (const k of [...WALL_CLOCK[file as keyof typeof WALL_CLOCK], ...(file === 'config.json' ? also : [])]) {
       assert.ok(k in o, `${dir}/${file} has ${k}`);
       o[k] = '(wall clock)';
     }
@@ -72,8 +75,10 @@ describe('workers that keep their graphs', function () {
   const dirOf = (how: string, r: (typeof RUNS)[number]) => path.join(root, how, `${r.method}-seed-${r.seed}`);
   const codes: Record<string, number | undefined> = {};
   const bytesAfter: (number | undefined)[] = [];
+  const versions: string[] = [];
 
   before(async () => {
+    versions.push(codeVersion());
     for (const r of RUNS) {
       const dir = dirOf('process', r);
       codes[`process ${r.method}`] = await runLogged(args(r, dir), path.join(dir, 'log.txt'));
@@ -90,6 +95,7 @@ describe('workers that keep their graphs', function () {
     } finally {
       w.close();
     }
+    versions.push(codeVersion());
   });
   after(() => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -108,9 +114,10 @@ describe('workers that keep their graphs', function () {
       assert.deepEqual(fs.readdirSync(b).sort(), files, `${r.method}: the same files`);
       for (const f of ['config.json', 'metrics.jsonl', 'checkpoint.json', 'final.csv', 'eval.csv', 'log.txt'])
         assert.ok(files.includes(f), `${r.method} wrote ${f}`);
+      const moved = versions[0] !== versions[1] ? ['codeVersion'] : [];
       for (const f of files) {
-        const x = comparable(a, f),
-          y = comparable(b, f);
+        const x = comparable(a, f, moved),
+          y = comparable(b, f, moved);
         if (typeof x === 'string') assert.equal(y, x, `${r.method} ${f}`);
         else assert.ok(Buffer.isBuffer(y) && x.equals(y), `${r.method} ${f}: the same bytes`);
       }
