@@ -21,7 +21,7 @@ EXECUTOR_FLAGS = --executor $(EXECUTOR) $(if $(SBATCH_ARGS),--sbatch-args "$(SBA
 .PHONY: verify-results reproduce-long corl-agents reproduce-corl reproduce-evolm reproduce-evolm-controls reproduce-rubicon rubicon-preregister table2-report
 
 .PHONY: coldstart-q coldstart-q-report
-.PHONY: reproduce-table2 scalar-rm help setup test typecheck format lint theory figures notebooks lab docs clean-runs data coldstart bench-steps bench-quick rate-calibration quick-reference verify-quick mutation coldstart-save-partial coldstart-report rlvr world-criteria bench verifier verifier-competent verifier-drift serve-rewards serve-llm bench-rewards test-slurm regime-map
+.PHONY: sensitivity2-pilot reproduce-table2 scalar-rm help setup test typecheck format lint theory figures notebooks lab docs clean-runs data coldstart bench-steps bench-quick rate-calibration quick-reference verify-quick mutation coldstart-save-partial coldstart-report rlvr world-criteria bench verifier verifier-competent verifier-drift serve-rewards serve-llm bench-rewards test-slurm regime-map
 COLDSTART_MODELS ?= transformer-S gru-S transformer-M gru-M
 RLVR_SEEDS ?= 0 1
 
@@ -72,6 +72,7 @@ help:
 	@echo "make sparse-regime  the sparse-outcome regime's criterion on the cold start alone -> results/sensitivity/regime_criterion.csv"
 	@echo "make sparse-criterion  the clean instrument's sparse regime: SFT budgets of one wide cold-start run, the criterion on them alone -> results/sensitivity2/sparse-criterion.csv"
 	@echo "make sensitivity-pilot  RLVR and process_oracle, 3 seeds, both regimes, 60 and 300 steps -> results/sensitivity/pilot.csv, power.csv"
+	@echo "make sensitivity2-pilot  the clean instrument's pilot, 7 arms x 6 seeds, S, 60 steps -> results/sensitivity2/pilot.csv, power.csv, trajectory*.csv"
 	@echo "make sensitivity-preregister  the pre-registration and the campaign's sweeps from the pilot's SDs (docs/sensitivity.md)"
 	@echo "make reproduce-sensitivity  the pre-registered confirmatory campaign (resumable) -> results/sensitivity/confirm/"
 	@echo "make trace-split  what the campaign's records say about trace error, split (wrong step / repeat) -> results/sensitivity/confirm/trace_split_*.csv"
@@ -254,6 +255,7 @@ LONG_TABLES = long.csv,long_final.csv,long_claims.csv,long_power.csv,long_parity
 CONFIRM_TABLES = records.csv,table.csv,claims.csv,power.csv,pooled.csv,parity.csv,parity_by_arm.csv
 TRACE_SPLIT_TABLES = trace_split_records.csv,trace_split_rollouts.csv,trace_split_proxy.csv
 TRAJECTORY_TABLES := trajectory.csv,trajectory_summary.csv
+PILOT2_TABLES := pilot_records.csv,pilot.csv,power.csv,pilot_parity.csv,committed_spread.csv
 EVOLM_SPREAD_TABLES := oracle_spread.csv,oracle_spread_split.csv
 CORL_T8_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,claims.csv,power.csv,curves.csv,table8_reported.csv
 CORL_TABLES = table1.csv,pairs.csv,error_overlap.csv,theory_vs_experiment.csv,theory_rules.csv,phase.csv,matched_budget.csv,claims.csv,power.csv,curves.csv,table1_reported.csv
@@ -293,6 +295,8 @@ verify-results: verify-quick
 	rm -rf runs/verify/sensitivity2 && mkdir -p runs/verify/sensitivity2
 	$(TSX) analysis/equal-groups.ts results/runs/sensitivity2/equal-groups runs/verify/sensitivity2/equal-groups.csv > /dev/null
 	$(TSX) analysis/compare-results.ts runs/verify/sensitivity2 results/sensitivity2 --only equal-groups.csv
+	$(if $(wildcard results/sensitivity2/pilot.csv),$(TSX) analysis/sensitivity.ts pilot --config sweeps/sensitivity2-pilot.json --root /nonexistent --out runs/verify/sensitivity2 > /dev/null)
+	$(if $(wildcard results/sensitivity2/pilot.csv),$(TSX) analysis/compare-results.ts runs/verify/sensitivity2 results/sensitivity2 --only $(PILOT2_TABLES))
 	$(if $(wildcard results/sensitivity2/trajectory.csv),$(TSX) analysis/trajectory.ts --out runs/verify/sensitivity2 > /dev/null)
 	$(if $(wildcard results/sensitivity2/trajectory.csv),$(TSX) analysis/compare-results.ts runs/verify/sensitivity2 results/sensitivity2 --only $(TRAJECTORY_TABLES))
 	rm -rf runs/verify/evolm-spread
@@ -389,6 +393,12 @@ sparse-regime:
 sensitivity-pilot:
 	$(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity-pilot.json $(EXECUTOR_FLAGS) --wait yes
 	$(TSX) analysis/sensitivity.ts pilot
+# the clean instrument's pilot in the default regime (docs/sensitivity.md, "The clean instrument"): its runs, the
+# paired spreads that size the campaign, and every arm's early trajectory before (the first campaign's records) and after
+sensitivity2-pilot:
+	$(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity2-pilot.json $(EXECUTOR_FLAGS) --wait yes
+	$(TSX) analysis/sensitivity.ts pilot --config sweeps/sensitivity2-pilot.json --out results/sensitivity2
+	$(TSX) analysis/trajectory.ts
 # the pre-registration and the campaign's sweeps, from the pilot's SDs (committed before the campaign's first run)
 sensitivity-preregister:
 	$(TSX) analysis/sensitivity.ts preregister
