@@ -64,6 +64,15 @@ describe('sensitivity pilot', () => {
     assert.ok(Math.abs(Number(base.mde_trace_error) - mde(0.05, Number(base.seeds))) < 1e-12);
     assert.equal(sparse.seeds, 20);
     assert.equal(sparse.target_met, 'no');
+    // several arms against RLVR in one cell: the arm whose difference spreads most on each endpoint
+    const [many] = seedRule([
+      { size: 'S', cell: 'baseline', horizon: 60, endpoint: 'in_distribution', a: 'x', sd: 0.01, seeds: 6 },
+      { size: 'S', cell: 'baseline', horizon: 60, endpoint: 'in_distribution', a: 'y', sd: 0.025, seeds: 5 },
+      { size: 'S', cell: 'baseline', horizon: 60, endpoint: 'chain_ood', a: 'x', sd: 0.02, seeds: 6 },
+    ]);
+    assert.equal(many.sd_used, 0.025);
+    assert.equal(many.pilot_seeds, 5);
+    assert.equal(many.sd_chain_ood, 0.02);
     assert.deepEqual(campaignSeeds([base, sparse], [{ size: 'M', seeds_rule: 3 }]), {
       S: { baseline: Math.max(8, Number(base.seeds)), sparse: 20 },
       M: 8,
