@@ -35,20 +35,31 @@ export function policyRollouts(
   });
 }
 
-/** One binary cross-entropy step of a classifier read at the last token (verifier, scalar reward model); returns the loss. */
-export function bceStep(model: Policy, opt: tf.Optimizer, inputs: number[][], labels: boolean[]): number {
+/**
+ * One step of binary cross-entropy between `labels` and `logits()` over `weights`: a non-finite loss stops before it
+ * reaches them, the gradient is clipped to global norm 1 and applied by `opt`. Returns the loss.
+ */
+export function bceUpdate(
+  weights: tf.Variable[],
+  opt: tf.Optimizer,
+  labels: boolean[],
+  logits: () => tf.Tensor,
+  what = 'classifier',
+): number {
   const y = tf.tensor1d(labels.map(Number));
-  const { value, grads } = tf.variableGrads(
-    () => tf.losses.sigmoidCrossEntropy(y, verifierLogits(model, inputs)) as tf.Scalar,
-    Object.values(model.weights),
-  );
+  const { value, grads } = tf.variableGrads(() => tf.losses.sigmoidCrossEntropy(y, logits()) as tf.Scalar, weights);
   const loss = value.dataSync()[0];
   try {
-    if (!Number.isFinite(loss)) throw new Error(`classifier loss is ${loss}: stopping before it reaches the weights`);
+    if (!Number.isFinite(loss)) throw new Error(`${what} loss is ${loss}: stopping before it reaches the weights`);
     clipByGlobalNorm(grads, 1);
     opt.applyGradients(grads as tf.NamedTensorMap);
   } finally {
     tf.dispose([value, y, ...Object.values(grads)]);
   }
   return loss;
+}
+
+/** One binary cross-entropy step of a classifier read at the last token (verifier, scalar reward model); returns the loss. */
+export function bceStep(model: Policy, opt: tf.Optimizer, inputs: number[][], labels: boolean[]): number {
+  return bceUpdate(Object.values(model.weights), opt, labels, () => verifierLogits(model, inputs));
 }

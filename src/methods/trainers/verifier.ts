@@ -16,8 +16,7 @@ import {
   type AlignedVerifier,
   type CotView,
 } from '../../models/aligned-verifier.js';
-import { clipByGlobalNorm } from '../../rl/optim.js';
-import { bceStep, policyRollouts, type PolicyRollout } from '../../rl/supervised.js';
+import { bceStep, bceUpdate, policyRollouts, type PolicyRollout } from '../../rl/supervised.js';
 import type { Rng } from '../../util/random.js';
 import type { Problem } from '../../world/problems.js';
 import { parseTrace, type ParsedTrace } from '../../world/trace.js';
@@ -417,21 +416,12 @@ export function competentStep(
   batch: { criterion: number[]; value: number; counts: number[]; view: CotView; label: boolean }[],
 ): number {
   const b = makeAlignedBatch(batch);
-  const y = tf.tensor1d(batch.map((x) => Number(x.label)));
-  const { value, grads } = tf.variableGrads(
-    () => tf.losses.sigmoidCrossEntropy(y, model.forward(b)) as tf.Scalar,
-    Object.values(model.weights),
-  );
-  const loss = value.dataSync()[0];
   try {
-    if (!Number.isFinite(loss)) throw new Error(`verifier loss is ${loss}: stopping before it reaches the weights`);
-    clipByGlobalNorm(grads, 1);
-    opt.applyGradients(grads as tf.NamedTensorMap);
+    const labels = batch.map((x) => x.label);
+    return bceUpdate(Object.values(model.weights), opt, labels, () => model.forward(b), 'verifier');
   } finally {
-    tf.dispose([value, y, ...Object.values(grads)]);
     disposeAlignedBatch(b);
   }
-  return loss;
 }
 
 export interface KindAccuracy {
