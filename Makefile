@@ -71,6 +71,7 @@ help:
 	@echo "make mutation   StrykerJS over the reward and evaluation code -> results/mutation/ (incremental; FORCE=1 all: ~35 min, busy 2 cores)"
 	@echo "make sparse-regime  the sparse-outcome regime's criterion on the cold start alone -> results/sensitivity/regime_criterion.csv"
 	@echo "make sparse-criterion  the clean instrument's sparse regime: SFT budgets of one wide cold-start run, the criterion on them alone -> results/sensitivity2/sparse-criterion.csv"
+	@echo "make sparse-criterion-careful  its amendment 1: the same criterion on a careful-style cold start's budgets"
 	@echo "make sensitivity-pilot  RLVR and process_oracle, 3 seeds, both regimes, 60 and 300 steps -> results/sensitivity/pilot.csv, power.csv"
 	@echo "make sensitivity2-pilot  the clean instrument's pilot, 7 arms x 6 seeds, S, 60 steps -> results/sensitivity2/pilot.csv, power.csv, trajectory*.csv"
 	@echo "make sensitivity-preregister  the pre-registration and the campaign's sweeps from the pilot's SDs (docs/sensitivity.md)"
@@ -385,7 +386,7 @@ clean-runs:
 	rm -rf runs
 
 # ---- the sensitivity pilot and campaign (docs/sensitivity.md; results/sensitivity/preregistration.md) ----
-.PHONY: sparse-criterion coldstart-wide sparse-regime-wide sensitivity-amend sparse-regime sensitivity-pilot sensitivity-preregister reproduce-sensitivity trace-split evolm-oracle
+.PHONY: sparse-criterion sparse-criterion-careful coldstart-wide sparse-regime-wide sensitivity-amend sparse-regime sensitivity-pilot sensitivity-preregister reproduce-sensitivity trace-split evolm-oracle
 # the sparse-outcome regime's criterion on the cold start alone -> results/sensitivity/regime_criterion.csv
 sparse-regime:
 	$(TSX) src/cli/sparse-regime.ts
@@ -441,6 +442,19 @@ sparse-criterion:
 	  --config data/configs/coldstart-wide.json; done
 	$(TSX) src/cli/sparse-criterion.ts --budgets $$(echo $(SPARSE2_BUDGETS) | tr ' ' ,) \
 	  --chosen-out 'data/checkpoints/coldstart-transformer-S-wide-{budget}.json'
+# amendment 1 of the clean instrument's sparse regime (results/sensitivity2/sparse-criterion-careful.md): the same
+# measure, criterion and rule on one SFT run of a careful mixture (systematic and verified traces only, no planted
+# teacher error; data/configs/coldstart-careful.json) -> sparse-criterion-careful.csv, and the chosen budget's
+# checkpoint -> data/checkpoints/coldstart-transformer-S-careful-<steps>.json (--coldstart careful-<steps>)
+SPARSE2_CAREFUL_BUDGETS ?= 1000 1250 1500 1750 2000 2250 2500 2750 3000 3250 3500 3750 4000 4250 4500
+sparse-criterion-careful:
+	for b in $(SPARSE2_CAREFUL_BUDGETS); do [ -f runs/coldstart/careful-budget-$$b.json ] || \
+	  $(TSX) src/cli/coldstart.ts --arch transformer --size S --seed 0 --resume yes --steps $$b \
+	  --out runs/coldstart/transformer-S-careful-budget --checkpoint runs/coldstart/careful-budget-$$b.json \
+	  --config data/configs/coldstart-careful.json; done
+	$(TSX) src/cli/sparse-criterion.ts --budgets $$(echo $(SPARSE2_CAREFUL_BUDGETS) | tr ' ' ,) \
+	  --checkpoints 'runs/coldstart/careful-budget-{budget}.json' --out results/sensitivity2/sparse-criterion-careful.csv \
+	  --chosen-out 'data/checkpoints/coldstart-transformer-S-careful-{budget}.json'
 # EvoLM's exact-judge rows at Table 2's full profile, S, 3 seeds, on kernel generation 1 (the committed EvoLM rows')
 evolm-oracle:
 	WORKBENCH_KERNELS=1 $(TSX) src/cli/table2.ts --profile full --methods evolm-oracle --sizes S $(EXECUTOR_FLAGS)
