@@ -74,6 +74,7 @@ help:
 	@echo "make sparse-criterion-careful  its amendment 1: the same criterion on a careful-style cold start's budgets"
 	@echo "make sensitivity-pilot  RLVR and process_oracle, 3 seeds, both regimes, 60 and 300 steps -> results/sensitivity/pilot.csv, power.csv"
 	@echo "make sensitivity2-pilot  the clean instrument's pilot, 7 arms x 6 seeds, S, 60 steps -> results/sensitivity2/pilot.csv, power.csv, trajectory*.csv"
+	@echo "make sensitivity2-preregister  the clean instrument's pre-registration (default regime) and its sweeps; make sensitivity2-campaign runs them"
 	@echo "make sensitivity-preregister  the pre-registration and the campaign's sweeps from the pilot's SDs (docs/sensitivity.md)"
 	@echo "make reproduce-sensitivity  the pre-registered confirmatory campaign (resumable) -> results/sensitivity/confirm/"
 	@echo "make trace-split  what the campaign's records say about trace error, split (wrong step / repeat) -> results/sensitivity/confirm/trace_split_*.csv"
@@ -300,6 +301,9 @@ verify-results: verify-quick
 	$(if $(wildcard results/sensitivity2/pilot.csv),$(TSX) analysis/compare-results.ts runs/verify/sensitivity2 results/sensitivity2 --only $(PILOT2_TABLES))
 	$(if $(wildcard results/sensitivity2/trajectory.csv),$(TSX) analysis/trajectory.ts --out runs/verify/sensitivity2 > /dev/null)
 	$(if $(wildcard results/sensitivity2/trajectory.csv),$(TSX) analysis/compare-results.ts runs/verify/sensitivity2 results/sensitivity2 --only $(TRAJECTORY_TABLES))
+	$(if $(wildcard results/sensitivity2/preregistration.md),$(TSX) analysis/sensitivity2.ts preregister --out runs/verify/sensitivity2 --sweeps runs/verify/sensitivity2/sweeps > /dev/null)
+	$(if $(wildcard results/sensitivity2/preregistration.md),$(TSX) analysis/compare-results.ts runs/verify/sensitivity2 results/sensitivity2 --only preregistration.md)
+	$(if $(wildcard results/sensitivity2/preregistration.md),$(TSX) analysis/compare-results.ts runs/verify/sensitivity2/sweeps sweeps --only $(CAMPAIGN2_SWEEPS))
 	rm -rf runs/verify/evolm-spread
 	$(TSX) analysis/evolm-spread.ts --out runs/verify/evolm-spread > /dev/null
 	$(TSX) analysis/compare-results.ts runs/verify/evolm-spread results/evolm --only $(EVOLM_SPREAD_TABLES)
@@ -386,7 +390,7 @@ clean-runs:
 	rm -rf runs
 
 # ---- the sensitivity pilot and campaign (docs/sensitivity.md; results/sensitivity/preregistration.md) ----
-.PHONY: sparse-criterion sparse-criterion-careful coldstart-wide sparse-regime-wide sensitivity-amend sparse-regime sensitivity-pilot sensitivity-preregister reproduce-sensitivity trace-split evolm-oracle
+.PHONY: sensitivity2-preregister sensitivity2-campaign sparse-criterion sparse-criterion-careful coldstart-wide sparse-regime-wide sensitivity-amend sparse-regime sensitivity-pilot sensitivity-preregister reproduce-sensitivity trace-split evolm-oracle
 # the sparse-outcome regime's criterion on the cold start alone -> results/sensitivity/regime_criterion.csv
 sparse-regime:
 	$(TSX) src/cli/sparse-regime.ts
@@ -400,6 +404,14 @@ sensitivity2-pilot:
 	$(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity2-pilot.json $(EXECUTOR_FLAGS) --wait yes
 	$(TSX) analysis/sensitivity.ts pilot --config sweeps/sensitivity2-pilot.json --out results/sensitivity2
 	$(TSX) analysis/trajectory.ts
+# the clean instrument's pre-registration (default regime) and its campaign's sweeps, from the clean pilot's SDs and the
+# first campaign's where the pilot has no horizon (committed before the campaign's first run); then the campaign
+CAMPAIGN2_SWEEPS = sensitivity2-S-baseline.json,sensitivity2-M-baseline.json
+sensitivity2-preregister:
+	$(TSX) analysis/sensitivity2.ts preregister
+sensitivity2-campaign:
+	$(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity2-S-baseline.json $(EXECUTOR_FLAGS) --wait yes
+	$(TSX) src/cli/sweep.ts submit --config sweeps/sensitivity2-M-baseline.json $(EXECUTOR_FLAGS) --wait yes
 # the pre-registration and the campaign's sweeps, from the pilot's SDs (committed before the campaign's first run)
 sensitivity-preregister:
 	$(TSX) analysis/sensitivity.ts preregister
