@@ -5,8 +5,8 @@
 // (figures) are listed when they differ but do not fail the comparison (fonts and browser versions change them).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runMain } from '../src/cli/args.js';
-import { ConfigError } from '../src/io/validate.js';
+import { runMain } from '../src/io/args.js';
+import { ConfigError } from '../src/util/validate.js';
 
 /** Every file under dir, as paths relative to it, sorted. */
 function files(dir: string): string[] {

@@ -31,8 +31,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, type Cell, type Row } from '../src/io/table.js';
-import { ConfigError } from '../src/io/validate.js';
-import { runMain } from '../src/cli/args.js';
+import { ConfigError } from '../src/util/validate.js';
+import { runMain } from '../src/io/args.js';
 import { METHODS } from '../src/methods/tables/table2.js';
 import { CORL_METHODS } from '../src/methods/tables/table1.js';
 import { FAMILIES } from '../src/world/families.js';

@@ -20,7 +20,7 @@
 //   tsx analysis/evolm-spread.ts [--root DIR] [--method NAME] [--out DIR]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs, runMain } from '../src/cli/args.js';
+import { parseArgs, runMain } from '../src/io/args.js';
 import { readMetrics } from '../src/io/run.js';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { mean, pearson } from '../src/util/stats.js';

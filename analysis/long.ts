@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
-import { runMain } from '../src/cli/args.js';
+import { runMain } from '../src/io/args.js';
 import {
   CLAIM_COLUMNS,
   CLAIM_POWER_COLUMNS,

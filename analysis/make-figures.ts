@@ -10,9 +10,9 @@ import { writeFigures, type Figure } from './figures.js';
 import { writeGallery } from './gallery.js';
 import { figureThemes } from './figure-themes.js';
 import { sweepFigures, worldKnobs } from './regimes-figures.js';
-import { parseArgsWithPositionals, runMain } from '../src/cli/args.js';
+import { parseArgsWithPositionals, runMain } from '../src/io/args.js';
 import { loadJsonConfig } from '../src/io/run.js';
-import { ConfigError } from '../src/io/validate.js';
+import { ConfigError } from '../src/util/validate.js';
 import type { SweepFile } from '../src/io/sweep.js';
 
 runMain(async () => {

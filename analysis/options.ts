@@ -12,7 +12,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import ts from 'typescript';
-import { runMain } from '../src/cli/args.js';
+import { runMain } from '../src/io/args.js';
 import { defaultRlvrConfig } from '../src/methods/trainers/rlvr.js';
 import { defaultRlcerConfig } from '../src/methods/trainers/rlcer.js';
 import { defaultEvolmConfig } from '../src/methods/trainers/evolm.js';

@@ -14,8 +14,8 @@
 //   tsx analysis/reference-check.ts adopt --profile quick --tables runs/results/quick --runs runs/table2/quick
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs, runMain } from '../src/cli/args.js';
-import { ConfigError } from '../src/io/validate.js';
+import { parseArgs, runMain } from '../src/io/args.js';
+import { ConfigError } from '../src/util/validate.js';
 import { parseCsv } from '../src/io/csv.js';
 import { thisProcessor, type Processor } from '../src/util/machine.js';
 import { compareResults } from './compare-results.js';

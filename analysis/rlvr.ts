@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, writeCsv } from '../src/io/table.js';
 import { meanCi } from './aggregate.js';
-import { runMain } from '../src/cli/args.js';
+import { runMain } from '../src/io/args.js';
 import { mean } from '../src/util/stats.js';
 
 export function aggregateRlvr(runs: string, out: string): void {

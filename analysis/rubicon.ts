@@ -27,7 +27,7 @@ import {
 import { RUBICON_REPORTED, TASK_PAIRS, type TaskPair } from '../src/rubrics/rubicon.js';
 import { hasDefence, RUBICON_ARCHIVE, RUBICON_PROFILES, type Defence } from '../src/methods/trainers/rubicon-train.js';
 import type { AggregatorName } from '../src/rubrics/aggregators.js';
-import { runMain } from '../src/cli/args.js';
+import { runMain } from '../src/io/args.js';
 import { mean } from '../src/util/stats.js';
 
 /** Finished runs under <root>/<profile>, and the archived records under <archive>/<profile> not replaced by runs/. */

@@ -5,13 +5,13 @@
 // Usage: tsx analysis/sensitivity.ts pilot [--config sweeps/sensitivity-pilot.json] [--out results/sensitivity]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs, runMain } from '../src/cli/args.js';
+import { parseArgs, runMain } from '../src/io/args.js';
 import { loadJsonConfig } from '../src/io/run.js';
 import { defaultCommand, expandSweep, type SweepConfig } from '../src/io/sweep.js';
 import { readCsv, writeCsv, writeFileAtomic, type Row } from '../src/io/table.js';
 import { PROCESS_WEIGHT } from '../src/methods/trainers/process-oracle.js';
 import { verifySums } from '../src/io/checksums.js';
-import { ConfigError } from '../src/io/validate.js';
+import { ConfigError } from '../src/util/validate.js';
 import { mean, meanInterval, median } from '../src/util/stats.js';
 import {
   halfWidth,

@@ -6,11 +6,11 @@
 // Usage: tsx analysis/sensitivity2.ts preregister [--out results/sensitivity2] [--sweeps sweeps]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs, runMain } from '../src/cli/args.js';
+import { parseArgs, runMain } from '../src/io/args.js';
 import { loadJsonConfig } from '../src/io/run.js';
 import { expandSweep, type SweepConfig } from '../src/io/sweep.js';
 import { readCsv, writeFileAtomic, type Row } from '../src/io/table.js';
-import { ConfigError } from '../src/io/validate.js';
+import { ConfigError } from '../src/util/validate.js';
 import { CAMPAIGN_ARMS, CAMPAIGN_ARMS_300, CAMPAIGN_ARMS_M } from '../src/methods/tables/table2.js';
 import { PROCESS_WEIGHT } from '../src/methods/trainers/process-oracle.js';
 import { mde, seedsFor } from '../src/util/power.js';

@@ -9,7 +9,7 @@
 // Make's own variables (PROFILE, SEEDS, EXECUTOR, ...) are make's, listed by `make help`, not here.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runMain } from '../src/cli/args.js';
+import { runMain } from '../src/io/args.js';
 
 export interface Setting {
   name: string;
@@ -129,7 +129,7 @@ export const SETTINGS: SettingGroup[] = [
         does:
           '`1` (set by `--allow-dirty`): records of a tree with uncommitted changes may be archived under `results/`, ' +
           'and campaigns archiving there may start from one (no campaign sets it)',
-        readers: ['src/io/run.ts', 'src/cli/args.ts'],
+        readers: ['src/io/run.ts', 'src/io/args.ts'],
       },
       {
         name: 'JOBS_PROGRESS_S',

@@ -25,7 +25,7 @@ import {
   withEndpoints,
   withInDistribution,
 } from './aggregate.js';
-import { runMain } from '../src/cli/args.js';
+import { runMain } from '../src/io/args.js';
 import { mean } from '../src/util/stats.js';
 import {
   coldStartAccuracy,

@@ -22,8 +22,8 @@ import {
   withInDistribution,
   type Scores,
 } from './aggregate.js';
-import { runMain } from '../src/cli/args.js';
-import { ConfigError } from '../src/io/validate.js';
+import { runMain } from '../src/io/args.js';
+import { ConfigError } from '../src/util/validate.js';
 import { CLAIM_PARITY_COLUMNS, claimParity, PARITY_COLUMNS, updateParity } from './parity.js';
 import { mean } from '../src/util/stats.js';
 import { FAMILIES } from '../src/world/families.js';

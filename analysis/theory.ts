@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { meanCi } from './aggregate.js';
-import { runMain } from '../src/cli/args.js';
+import { runMain } from '../src/io/args.js';
 
 export const EXACT_TABLES = [
   'self_reward_field',

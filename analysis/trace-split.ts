@@ -23,7 +23,7 @@
 // Usage: tsx analysis/trace-split.ts [--root results/runs/sensitivity] [--out results/sensitivity/confirm]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs, runMain } from '../src/cli/args.js';
+import { parseArgs, runMain } from '../src/io/args.js';
 import { readGzipLines } from '../src/io/gzip-lines.js';
 import { readCsv, writeCsv, type Row } from '../src/io/table.js';
 import { mean, meanInterval } from '../src/util/stats.js';

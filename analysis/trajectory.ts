@@ -9,7 +9,7 @@
 //   tsx analysis/trajectory.ts [--before DIR] [--after DIR] [--out DIR]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs, runMain } from '../src/cli/args.js';
+import { parseArgs, runMain } from '../src/io/args.js';
 import { readMetrics } from '../src/io/run.js';
 import { writeCsv, type Row } from '../src/io/table.js';
 import { mean, meanInterval } from '../src/util/stats.js';

@@ -9,7 +9,7 @@
 // is `verdicts moved: N` (exit 1 when N > 0).
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import { runMain } from '../src/cli/args.js';
+import { runMain } from '../src/io/args.js';
 import { parseCsv } from '../src/io/csv.js';
 
 const isNumber = (v: string) => v !== '' && !Number.isNaN(Number(v));

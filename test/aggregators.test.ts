@@ -11,7 +11,7 @@ import {
   weightedSum,
   type Dimension,
 } from '../src/rubrics/aggregators.js';
-import { ConfigError } from '../src/io/validate.js';
+import { ConfigError } from '../src/util/validate.js';
 import { makeRng } from '../src/util/random.js';
 
 const close = (a: number, b: number) => assert.ok(Math.abs(a - b) < 1e-12, `${a} != ${b}`);

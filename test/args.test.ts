@@ -1,9 +1,9 @@
-// The CLIs' flag parsing (src/cli/args.ts, on node:util's parseArgs): `--k v` and `--k=v`, switches, defaults
+// The CLIs' flag parsing (src/io/args.ts, on node:util's parseArgs): `--k v` and `--k=v`, switches, defaults
 // defined once (in the parsed result and in --help), one-line errors, and subcommand help that asks for nothing.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { helpText, parseArgs, parseArgsWithPositionals, parseCommand, type Flags } from '../src/cli/args.js';
-import { ConfigError } from '../src/io/validate.js';
+import { helpText, parseArgs, parseArgsWithPositionals, parseCommand, type Flags } from '../src/io/args.js';
+import { ConfigError } from '../src/util/validate.js';
 
 const TSX = './node_modules/.bin/tsx';
 
@@ -27,7 +27,7 @@ function configError(f: () => unknown): string {
   assert.fail('no error');
 }
 
-describe('CLI flags (src/cli/args.ts)', () => {
+describe('CLI flags (src/io/args.ts)', () => {
   it('--k=v is --k v; the last of a repeated flag wins', () => {
     const a = parseArgs(['--steps', '12', '--out', 'runs/x'], FLAGS);
     const b = parseArgs(['--steps=12', '--out=runs/x'], FLAGS);

@@ -6,9 +6,9 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { choiceListArg, intArg, intListArg } from '../src/cli/args.js';
+import { choiceListArg, intArg, intListArg } from '../src/io/args.js';
 import { failureLine, runJobs } from '../src/io/jobs.js';
-import { ConfigError } from '../src/io/validate.js';
+import { ConfigError } from '../src/util/validate.js';
 
 const TSX = './node_modules/.bin/tsx';
 const COLD_START = 'data/checkpoints/coldstart-transformer-S.json';
@@ -73,7 +73,7 @@ describe('CLI errors', function () {
   fs.writeFileSync(path.join(resumeDir, 'metrics.jsonl'), '{"step":0,"loss":1}\n');
   const bug = file(
     'bug.mts',
-    `import { runMain } from ${JSON.stringify(path.resolve('src/cli/args.ts'))};\n` +
+    `import { runMain } from ${JSON.stringify(path.resolve('src/io/args.ts'))};\n` +
       'runMain(async () => { throw new TypeError("boom"); });\n',
   );
 

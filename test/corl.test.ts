@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { readCsv } from '../src/io/table.js';
 import { archiveRun } from '../src/io/jobs.js';
-import { ConfigError } from '../src/io/validate.js';
+import { ConfigError } from '../src/util/validate.js';
 import {
   AGENT_CHECKPOINTS,
   checkMatchedMethod,

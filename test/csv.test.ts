@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CsvSyntaxError, parseCsv } from '../src/io/csv.js';
 import { readCsv, toCsv } from '../src/io/table.js';
-import { ConfigError } from '../src/io/validate.js';
+import { ConfigError } from '../src/util/validate.js';
 
 /** The reader before RFC 4180 (src/io/table.ts until 2026-12): quotes toggled anywhere, records split on LF alone. */
 function previousReader(text: string): string[][] {

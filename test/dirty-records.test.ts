@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { archiveRun } from '../src/io/jobs.js';
 import { codeVersion, dirtyRecordProblem, refuseDirtyTree } from '../src/io/run.js';
-import { ConfigError } from '../src/io/validate.js';
+import { ConfigError } from '../src/util/validate.js';
 
 const CLEAN = 'a'.repeat(40);
 

@@ -23,7 +23,7 @@ import { referenceRubric } from '../src/rubrics/rubric.js';
 import { normalisedScore } from '../src/rubrics/rewards.js';
 import { decode } from '../src/world/vocab.js';
 import { coldStartCheckpoint } from '../src/methods/tables/table2.js';
-import { ConfigError } from '../src/io/validate.js';
+import { ConfigError } from '../src/util/validate.js';
 import { makeRng } from '../src/util/random.js';
 
 describe('EvoLM (hand-computed)', () => {

@@ -30,11 +30,11 @@ import {
   type Parsed,
   type RubricSet,
 } from '../src/rubrics/rubric.js';
-import { ConfigError } from '../src/io/validate.js';
+import { ConfigError } from '../src/util/validate.js';
 import { loadJsonConfig, readMetrics } from '../src/io/run.js';
 import { mergeConfig } from '../src/io/config.js';
 import { readCsv, toCsv, type Row } from '../src/io/table.js';
-import { parseArgs } from '../src/cli/args.js';
+import { parseArgs } from '../src/io/args.js';
 import { checkTheoryConfig, defaultTheoryConfig } from '../src/theory/experiments.js';
 import { loadEvalSet, serialise } from '../src/world/datasets.js';
 import { FAMILIES, sampleProblem, type Problem } from '../src/world/problems.js';

@@ -22,7 +22,7 @@ import { initBackend } from '../src/models/backend.js';
 import { createPolicy } from '../src/models/index.js';
 import { readCheckpoint, saveCheckpoint, type ModelConfig } from '../src/models/policy.js';
 import { VOCAB } from '../src/world/vocab.js';
-import { ConfigError, requireOddK, requireProbability } from '../src/io/validate.js';
+import { ConfigError, requireOddK, requireProbability } from '../src/util/validate.js';
 import { meanCi, tQuantile95 } from '../analysis/aggregate.js';
 import { checkTheoryConfig, defaultTheoryConfig } from '../src/theory/experiments.js';
 import { mergeConfig } from '../src/io/config.js';

@@ -10,7 +10,7 @@ import { adaptOptimizer, adaptRate, LR_FACTOR, MAX_LR, MIN_LR, rateOf } from '..
 import { defaultRlcerConfig, makeRlcerTrainer } from '../src/methods/trainers/rlcer.js';
 import { defaultEvolmConfig, makeEvolmTrainer } from '../src/methods/trainers/evolm.js';
 import { coldStartCheckpoint, methodSpec, rlvrKlTarget, TABLE2_ARCHIVE } from '../src/methods/tables/table2.js';
-import { ConfigError } from '../src/io/validate.js';
+import { ConfigError } from '../src/util/validate.js';
 import { makeRng } from '../src/util/random.js';
 
 const close = (a: number, b: number, what = '') =>

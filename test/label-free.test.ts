@@ -15,7 +15,7 @@ import {
   rentReward,
   ttrlRewards,
 } from '../src/methods/trainers/label-free.js';
-import { ConfigError } from '../src/io/validate.js';
+import { ConfigError } from '../src/util/validate.js';
 import { makeRng } from '../src/util/random.js';
 import { V } from '../src/world/vocab.js';
 

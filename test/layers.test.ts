@@ -101,6 +101,16 @@ describe('layers', () => {
     assert.deepEqual(bad, [], `imports against the layering (README.md, Layout):\n  ${bad.join('\n  ')}`);
   });
 
+  it('src/util/ is the lowest room: it imports nothing from src/io/ (validation and ConfigError live in util/)', () => {
+    const bad = tsFiles('.', 'src/util').flatMap((f) =>
+      importsOf(f, fs.readFileSync(f, 'utf8'))
+        .filter((t) => t.startsWith('src/io/'))
+        .map((t) => `${f} imports ${t}`),
+    );
+    assert.deepEqual(bad, [], bad.join('\n  '));
+    assert.ok(fs.existsSync('src/util/validate.ts') && !fs.existsSync('src/io/validate.ts'));
+  });
+
   it('src/methods/ holds trainers/, tables/ and service/ only, and no trainer imports another method file', () => {
     const files = tsFiles('.', 'src/methods');
     const folders = [...new Set(files.map((f) => f.split('/')[2]))].sort();
@@ -145,7 +155,7 @@ describe('layers', () => {
       "const d = await import('../io/table.js');",
       "import { e } from '../../analysis/aggregate.js';",
       "import * as fs from 'node:fs';",
-      "// import { f } from '../cli/args.js' in a comment is no import",
+      "// import { f } from '../io/args.js' in a comment is no import",
     ].join('\n');
     const imports = importsOf('src/theory/x.ts', text);
     assert.deepEqual(imports.sort(), [

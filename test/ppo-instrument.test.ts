@@ -19,7 +19,7 @@ import {
 import { defaultGrpoConfig, grpoUpdate } from '../src/rl/grpo.js';
 import type { Rollout } from '../src/rl/rollout.js';
 import { makeRng } from '../src/util/random.js';
-import { ConfigError } from '../src/io/validate.js';
+import { ConfigError } from '../src/util/validate.js';
 import { defaultRlvrConfig, makeRlvrTrainer } from '../src/methods/trainers/rlvr.js';
 import { checkRlcerConfig, defaultRlcerConfig } from '../src/methods/trainers/rlcer.js';
 

@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
 import { startRewardServer, isLoopbackHost, type RewardServer } from '../src/cli/reward-server.js';
 import { defaultServiceConfig, type ScoredGroup } from '../src/methods/service/reward-routes.js';
-import { ConfigError } from '../src/io/validate.js';
+import { ConfigError } from '../src/util/validate.js';
 
 const TOKEN_A = 'token-a-0123456789abcdef';
 const TOKEN_B = 'token-b-fedcba9876543210';

@@ -26,7 +26,7 @@ import { sftStep, sampleExample, defaultColdStartData } from '../src/methods/tra
 import { criterionText, parseCriterion } from '../src/rubrics/criteria.js';
 import type { Parsed, RubricItem } from '../src/rubrics/rubric.js';
 import { makeRng } from '../src/util/random.js';
-import { ConfigError } from '../src/io/validate.js';
+import { ConfigError } from '../src/util/validate.js';
 import { coldStartCheckpoint } from '../src/methods/tables/table2.js';
 import { decode } from '../src/world/vocab.js';
 import { promptTokens } from '../src/world/trace.js';

@@ -481,7 +481,7 @@ describe('Rubicon after the fair comparisons (docs/rubicon-fairness.md)', () => 
   it('configuration: soft scores, defence and task pair are checked; an antagonistic interaction fails before any step', async () => {
     const { checkRubiconConfig, defaultRubiconConfig } = await import('../src/methods/trainers/rubicon-train.js');
     const { defaultAggregatorParams } = await import('../src/rubrics/aggregators.js');
-    const { ConfigError } = await import('../src/io/validate.js');
+    const { ConfigError } = await import('../src/util/validate.js');
     assert.deepEqual(
       [defaultRubiconConfig.softScores, defaultRubiconConfig.defence, defaultRubiconConfig.tasks],
       ['probability', 'auto', 'standard'],

@@ -25,7 +25,7 @@ import {
   type SlurmAnswer,
   type SweepConfig,
 } from '../src/io/sweep.js';
-import { RunFailure } from '../src/io/validate.js';
+import { RunFailure } from '../src/util/validate.js';
 import { campaignRoot, campaignSpecs, executorName } from '../src/cli/executor.js';
 
 // a fake client: each call answers the next line of <bin>/<name>.plan (the last line repeats); no plan: it fails as

@@ -27,7 +27,7 @@ import {
   METHODS,
 } from '../src/methods/tables/table2.js';
 import { LONG_CLAIMS, LONG_COLUMNS, longFigure, longTable } from '../analysis/long.js';
-import { ConfigError } from '../src/io/validate.js';
+import { ConfigError } from '../src/util/validate.js';
 
 const close = (a: number, b: number, what: string, tol = 1e-12) =>
   assert.ok(Math.abs(a - b) <= tol, `${what}: ${a} != ${b}`);

@@ -26,7 +26,7 @@ import {
   methodSpec,
   VERIFIER_CHECKPOINT,
 } from '../src/methods/tables/table2.js';
-import { ConfigError } from '../src/io/validate.js';
+import { ConfigError } from '../src/util/validate.js';
 import { makeRng } from '../src/util/random.js';
 import { FAMILIES, sampleProblem, type Problem } from '../src/world/problems.js';
 import { STYLES, writeTrace } from '../src/world/teacher.js';

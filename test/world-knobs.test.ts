@@ -20,7 +20,7 @@ import { noisyLabel, type ReasonerRollout } from '../src/rl/trainer.js';
 import { defaultRlcerConfig, makeRlcerTrainer, weakenVerdicts } from '../src/methods/trainers/rlcer.js';
 import { methodSpec } from '../src/methods/tables/table2.js';
 import { makeRng, type Rng } from '../src/util/random.js';
-import { ConfigError } from '../src/io/validate.js';
+import { ConfigError } from '../src/util/validate.js';
 
 /** An Rng whose next() returns `xs` in order (and counts the draws); the other methods are not used by the knobs. */
 function stubRng(xs: number[]): Rng & { draws: number } {

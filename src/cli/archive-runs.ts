@@ -6,11 +6,11 @@
 //   tsx src/cli/archive-runs.ts <from> <to> [--merge] [--allow-dirty]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgsWithPositionals, runMain } from './args.js';
+import { parseArgsWithPositionals, runMain } from '../io/args.js';
 import { archiveRun } from '../io/jobs.js';
 import { findFinishedRuns } from '../io/run.js';
-import { ALLOW_DIRTY_HELP, allowDirtyIf } from './args.js';
-import { ConfigError } from '../io/validate.js';
+import { ALLOW_DIRTY_HELP, allowDirtyIf } from '../io/args.js';
+import { ConfigError } from '../util/validate.js';
 
 runMain(async () => {
   const { args, positionals } = parseArgsWithPositionals(

@@ -11,8 +11,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseArgs, runMain } from './args.js';
-import { RunFailure } from '../io/validate.js';
+import { parseArgs, runMain } from '../io/args.js';
+import { RunFailure } from '../util/validate.js';
 import { writeCsv, type Row } from '../io/table.js';
 
 const PARTS = ['sample', 'rubric', 'judge', 'update'] as const;

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { intArg, parseArgs, runMain } from './args.js';
+import { intArg, parseArgs, runMain } from '../io/args.js';
 import { startRewardServer } from './reward-server.js';
 import { defaultServiceConfig } from '../methods/service/reward-routes.js';
 import { startLlmServer } from './llm-server.js';

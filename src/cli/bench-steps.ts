@@ -8,7 +8,7 @@
 // untouched.
 import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
-import { choiceListArg, intArg, parseArgs, runMain } from './args.js';
+import { choiceListArg, intArg, parseArgs, runMain } from '../io/args.js';
 import { writeCsv, type Row } from '../io/table.js';
 import { engineInfo, initBackend, tf } from '../models/backend.js';
 import { createPolicy, loadPolicy } from '../models/index.js';

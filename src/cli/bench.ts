@@ -8,8 +8,8 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import { parseArgs, runMain } from './args.js';
-import { ConfigError } from '../io/validate.js';
+import { parseArgs, runMain } from '../io/args.js';
+import { ConfigError } from '../util/validate.js';
 import { engineInfo, engineSettings, initBackend, tf } from '../models/backend.js';
 import { createPolicy, loadPolicy } from '../models/index.js';
 import { modelConfig, sample, type Size } from '../models/policy.js';

@@ -3,7 +3,7 @@
 // each CoT style, and the rubricator's format validity rate.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { choiceArg, intArg, parseArgs, runMain } from './args.js';
+import { choiceArg, intArg, parseArgs, runMain } from '../io/args.js';
 import { initBackend } from '../models/backend.js';
 import { checkCheckpoints } from '../models/policy.js';
 import { loadPolicy } from '../models/index.js';
@@ -12,7 +12,7 @@ import { rubricFormatValidity } from '../rl/rubricator.js';
 import { sampleProblem, TRAIN_FAMILIES } from '../world/problems.js';
 import { EVAL_GRID } from '../world/datasets.js';
 import { readCsv, writeCsv, type Row } from '../io/table.js';
-import { ConfigError } from '../io/validate.js';
+import { ConfigError } from '../util/validate.js';
 import { makeRng } from '../util/random.js';
 
 runMain(async () => {

@@ -8,7 +8,7 @@
 //   [--checkpoint-every N] [--save-partial yes] [--partial DIR] [--init CHECKPOINT] [--config JSON]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { intArg, parseArgs, runMain } from './args.js';
+import { intArg, parseArgs, runMain } from '../io/args.js';
 import { checkResumeKernels, openRun, loadJsonConfig, readMetrics } from '../io/run.js';
 import { engineSettings, startEngine, tf } from '../models/backend.js';
 import { createPolicy } from '../models/index.js';
@@ -32,7 +32,7 @@ import { mergeConfig } from '../io/config.js';
 import { makeRng } from '../util/random.js';
 import { optimizerState, restoreOptimizer, type OptimizerState } from '../rl/optim.js';
 import { setRate } from '../rl/kl-adaptive.js';
-import { ConfigError } from '../io/validate.js';
+import { ConfigError } from '../util/validate.js';
 import { sha256Hex } from '../io/checksums.js';
 
 /** Where unfinished cold starts keep their resumable state between machines (committed). */

@@ -7,8 +7,8 @@
 // Usage: tsx src/cli/coldstarts.ts --models "transformer-S gru-S" | --corl-agents yes [--jobs 2]
 //   [--executor local|slurm] [--sbatch-args "..."] [--concurrency K] [--poll-seconds 30] [--squeue-patience 600]
 import * as path from 'node:path';
-import { parseArgs, intArg, runMain } from './args.js';
-import { ConfigError, RunFailure } from '../io/validate.js';
+import { parseArgs, intArg, runMain } from '../io/args.js';
+import { ConfigError, RunFailure } from '../util/validate.js';
 import { campaignRoot, EXECUTOR_FLAGS, executorName, runCampaign, type CampaignJob } from './executor.js';
 
 const ARCHS = ['transformer', 'gru'],

@@ -5,7 +5,7 @@
 // Usage: tsx src/cli/corl-ensemble.ts [--profile quick|full] [--samples 4] [--problems 16]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { intArg, parseArgs, runMain } from './args.js';
+import { intArg, parseArgs, runMain } from '../io/args.js';
 import { initBackend } from '../models/backend.js';
 import { loadPolicy } from '../models/index.js';
 import { writeCsv } from '../io/table.js';

@@ -3,7 +3,7 @@
 // the training families). Checks that the matched-strength rule (matchedPair, MATCH_TOLERANCE) still picks the
 // pair that corl_diff_family_matched trains.
 // Usage: tsx src/cli/corl-pairs.ts [results/coldstart/report.csv] [results/corl/pairs.csv]
-import { parseArgsWithPositionals, runMain } from './args.js';
+import { parseArgsWithPositionals, runMain } from '../io/args.js';
 import { readCsv, writeCsv } from '../io/table.js';
 import { checkMatchedMethod, coldStartAccuracy, pairRows } from '../methods/tables/table1.js';
 

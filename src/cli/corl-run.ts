@@ -8,11 +8,11 @@
 //        [--agents transformer-S,gru-S]  (override the method's agents, e.g. for a smoke run)
 //        [--overlap-protocols paper,multi_sample]  (src/methods/tables/corl-analysis.ts OVERLAP_PROTOCOLS; default both)
 import * as fs from 'node:fs';
-import { choiceListArg, intArg, parseArgs, runMain } from './args.js';
+import { choiceListArg, intArg, parseArgs, runMain } from '../io/args.js';
 import { openRun, loadJsonConfig } from '../io/run.js';
 import { startEngine } from '../models/backend.js';
 import { mergeConfig } from '../io/config.js';
-import { ConfigError } from '../io/validate.js';
+import { ConfigError } from '../util/validate.js';
 import { loadPolicy } from '../models/index.js';
 import { checkCheckpoints, saveCheckpoint } from '../models/policy.js';
 import { makeRng } from '../util/random.js';

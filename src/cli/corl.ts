@@ -8,8 +8,8 @@
 //   (the executor options: src/cli/executor.ts; local is the job pool as before)
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { intArg, parseArgs, runMain } from './args.js';
-import { ConfigError, RunFailure } from '../io/validate.js';
+import { intArg, parseArgs, runMain } from '../io/args.js';
+import { ConfigError, RunFailure } from '../util/validate.js';
 import { campaignRoot, EXECUTOR_FLAGS, executorName, runCampaign } from './executor.js';
 import { agentCheckpoint, CORL_ARCHIVE, corlMethodSpec, corlProfile, profileGroups } from '../methods/tables/table1.js';
 

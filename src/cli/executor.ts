@@ -4,8 +4,8 @@
 // then a wait for the queue (makeExecutor and runToEnd of src/io/sweep.ts), its sweep files under runs/sweeps/<name>.
 // The local pool runs Table 2's runs in long-lived workers, one per slot (src/cli/worker.ts), each keeping its graphs
 // from one run to the next, with records byte for byte a fresh process's; `--workers no` runs a process per run.
-import { intArg, type Flags } from './args.js';
-import { ConfigError } from '../io/validate.js';
+import { intArg, type Flags } from '../io/args.js';
+import { ConfigError } from '../util/validate.js';
 import { TABLE2_RUN } from './run-checks.js';
 import { runJobs, type Job, type PoolWorker } from '../io/jobs.js';
 import { makeExecutor, runToEnd, SLURM_DEFAULTS, type RunSpec, type SlurmOptions } from '../io/sweep.js';

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { writeFileAtomic } from '../io/table.js';
 import { EVAL_DIR, evalFile, generateEvalSet, serialise, sha256 } from '../world/datasets.js';
 import { EVAL_CELLS } from '../world/families.js';
-import { parseArgs, runMain } from './args.js';
+import { parseArgs, runMain } from '../io/args.js';
 
 runMain(async () => {
   parseArgs(process.argv.slice(2), {});

@@ -19,12 +19,12 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ALLOW_DIRTY_HELP, allowDirtyIf, parseArgs, runMain } from './args.js';
+import { ALLOW_DIRTY_HELP, allowDirtyIf, parseArgs, runMain } from '../io/args.js';
 import { findFinishedRuns, openRun, readMetrics } from '../io/run.js';
 import { startEngine } from '../models/backend.js';
 import { archiveRun } from '../io/jobs.js';
 import { writeCsv, writeFileAtomic } from '../io/table.js';
-import { ConfigError } from '../io/validate.js';
+import { ConfigError } from '../util/validate.js';
 import { loadPolicy } from '../models/index.js';
 import { loadVerifier } from '../models/verifier.js';
 import { defaultRlvrConfig, makeRlvrTrainer } from '../methods/trainers/rlvr.js';

@@ -8,7 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { floatJson, HttpError, parseJsonBody, readBody } from '../io/json-http.js';
-import { ConfigError } from '../io/validate.js';
+import { ConfigError } from '../util/validate.js';
 import {
   corlRoute,
   defaultServiceConfig,

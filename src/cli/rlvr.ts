@@ -2,7 +2,7 @@
 // evaluations on the fixed sets, periodic checkpoints, and cold-start vs final accuracy per family.
 // Usage: tsx src/cli/rlvr.ts [--checkpoint data/checkpoints/coldstart-transformer-S.json] [--seed 0] [--steps N] [--out DIR] [--config F]
 import * as path from 'node:path';
-import { intArg, parseArgs, runMain } from './args.js';
+import { intArg, parseArgs, runMain } from '../io/args.js';
 import { openRun, loadJsonConfig } from '../io/run.js';
 import { startEngine } from '../models/backend.js';
 import { loadPolicy } from '../models/index.js';

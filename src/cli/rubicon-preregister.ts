@@ -6,8 +6,8 @@
 // results/rubicon/preregistration-rule.md; this refuses to run without it. A few CPU-minutes at the defaults.
 // Usage: tsx src/cli/rubicon-preregister.ts [--problems N] [--rollouts K] [--out FILE]
 import * as fs from 'node:fs';
-import { intArg, parseArgs, runMain } from './args.js';
-import { ConfigError } from '../io/validate.js';
+import { intArg, parseArgs, runMain } from '../io/args.js';
+import { ConfigError } from '../util/validate.js';
 import { writeCsv } from '../io/table.js';
 import { initBackend } from '../models/backend.js';
 import { loadPolicy } from '../models/index.js';

@@ -6,7 +6,7 @@
 // Usage: tsx src/cli/rubicon-run.ts --aggregator veto --schedule stagewise [--filter yes] [--defence auto|yes|no]
 //   [--tasks standard|competing] [--seed 0] [--steps N] [--out DIR]
 // (--steps 0 evaluates the cold start: the `base` row of its task pair)
-import { intArg, parseArgs, runMain } from './args.js';
+import { intArg, parseArgs, runMain } from '../io/args.js';
 import { openRun, loadJsonConfig } from '../io/run.js';
 import { startEngine } from '../models/backend.js';
 import { mergeConfig } from '../io/config.js';

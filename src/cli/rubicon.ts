@@ -7,8 +7,8 @@
 //   [--sbatch-args "..."] [--concurrency K] [--poll-seconds 30] [--squeue-patience 600]
 //   (the executor options: src/cli/executor.ts; local is the job pool as before)
 import * as path from 'node:path';
-import { intArg, parseArgs, runMain } from './args.js';
-import { ConfigError, RunFailure } from '../io/validate.js';
+import { intArg, parseArgs, runMain } from '../io/args.js';
+import { ConfigError, RunFailure } from '../util/validate.js';
 import type { Job } from '../io/jobs.js';
 import { campaignRoot, EXECUTOR_FLAGS, executorName, runCampaign } from './executor.js';
 import { RUBICON_ARCHIVE, RUBICON_PROFILES, RUBICON_RUNS, rubiconRunDir } from '../methods/trainers/rubicon-train.js';

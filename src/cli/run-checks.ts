@@ -1,7 +1,7 @@
 // Every run of a sweep or a profile built and checked before the first one starts: its method, its flags and its
 // config (keys, value types, ranges), by the run's own CLI's planner, in this process (no run is started, nothing
 // trains). A command whose script has no planner here is checked by its own process when it runs.
-import { ConfigError } from '../io/validate.js';
+import { ConfigError } from '../util/validate.js';
 import type { RunSpec } from '../io/sweep.js';
 import { METHODS } from '../methods/tables/table2.js';
 

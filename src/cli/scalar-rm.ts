@@ -1,6 +1,6 @@
 // `make scalar-rm`: train the static scalar reward model once on the cold-start model's rollouts, then freeze it
 // (data/checkpoints/scalar-rm-<size>.json); its held-out accuracy goes to results/scalar_rm/accuracy.csv.
-import { choiceArg, intArg, parseArgs, runMain } from './args.js';
+import { choiceArg, intArg, parseArgs, runMain } from '../io/args.js';
 import { openRun } from '../io/run.js';
 import { startEngine } from '../models/backend.js';
 import { writeCsv } from '../io/table.js';

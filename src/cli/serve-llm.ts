@@ -3,7 +3,7 @@
 // construction, for plumbing only); --model FILE.gguf serves a real one. Then point the reward service at it:
 //   make serve-rewards SERVE_ARGS='--reward rlcer --judge-url http://127.0.0.1:8089/v1 --judge-model tiny-random-llama'
 import * as path from 'node:path';
-import { intArg, parseArgs, runMain } from './args.js';
+import { intArg, parseArgs, runMain } from '../io/args.js';
 import { startLlmServer } from './llm-server.js';
 import { writeTinyLlamaGguf } from '../models/gguf.js';
 

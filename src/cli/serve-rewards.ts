@@ -1,10 +1,10 @@
 // `make serve-rewards`: the reward service on 127.0.0.1:5057 (OpenRLHF's --reward.remote_url / --remote_rm_url
 // http://127.0.0.1:5057/get_reward; verl and TRL through python/reward_shims.py). docs/reward-service.md.
-import { choiceArg, intArg, parseArgs, runMain } from './args.js';
+import { choiceArg, intArg, parseArgs, runMain } from '../io/args.js';
 import { REWARDS, startRewardServer } from './reward-server.js';
 import { defaultServiceConfig, type ServiceConfig } from '../methods/service/reward-routes.js';
 import { ChatBackend, llmRoles } from '../models/chat.js';
-import { ConfigError } from '../io/validate.js';
+import { ConfigError } from '../util/validate.js';
 import { AGGREGATORS } from '../rubrics/aggregators.js';
 
 runMain(async () => {

@@ -10,7 +10,7 @@
 //   [--chosen-out data/checkpoints/coldstart-transformer-S-wide-{budget}.json]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { intArg, intListArg, parseArgs, runMain } from './args.js';
+import { intArg, intListArg, parseArgs, runMain } from '../io/args.js';
 import { initBackend, tf } from '../models/backend.js';
 import { checkCheckpoints } from '../models/policy.js';
 import { loadPolicy } from '../models/index.js';
@@ -19,7 +19,7 @@ import { chooseSparseRegime, measureCell, sparseCriterion } from '../rl/sparse-c
 import { EVAL_SEED, generateEvalSet } from '../world/datasets.js';
 import { checkFamily, passWidths, type Family } from '../world/problems.js';
 import { writeCsv, type Row } from '../io/table.js';
-import { ConfigError } from '../io/validate.js';
+import { ConfigError } from '../util/validate.js';
 import { sha256Hex } from '../io/checksums.js';
 import { codeVersion } from '../io/run.js';
 import { makeRng } from '../util/random.js';

@@ -5,7 +5,7 @@
 // smallest difficulty whose pass rate is <= 0.05 and whose well-formed share is >= 0.5 (the cold start can write
 // traces that long); no accuracy of any trained policy is read.
 // Usage: tsx src/cli/sparse-regime.ts [--problems 64] [--samples 8] [--out results/sensitivity/regime_criterion.csv]
-import { intArg, parseArgs, runMain } from './args.js';
+import { intArg, parseArgs, runMain } from '../io/args.js';
 import { initBackend } from '../models/backend.js';
 import { checkCheckpoints } from '../models/policy.js';
 import { loadPolicy } from '../models/index.js';
@@ -14,7 +14,7 @@ import { EVAL_SEED, generateEvalSet } from '../world/datasets.js';
 import type { Family } from '../world/problems.js';
 import { processScore } from '../world/process.js';
 import { writeCsv, type Row } from '../io/table.js';
-import { ConfigError } from '../io/validate.js';
+import { ConfigError } from '../util/validate.js';
 import { makeRng } from '../util/random.js';
 import { mean } from '../util/stats.js';
 import { sampleSd } from '../util/power.js';

@@ -19,8 +19,8 @@
 // The executor options are src/cli/executor.ts's (the same in every campaign CLI).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ALLOW_DIRTY_HELP, allowDirtyIf, intArg, intListArg, parseCommand, runMain, type Command } from './args.js';
-import { ConfigError, RunFailure } from '../io/validate.js';
+import { ALLOW_DIRTY_HELP, allowDirtyIf, intArg, intListArg, parseCommand, runMain, type Command } from '../io/args.js';
+import { ConfigError, RunFailure } from '../util/validate.js';
 import { loadJsonConfig, refuseDirtyTree } from '../io/run.js';
 import { writeCsv, writeFileAtomic } from '../io/table.js';
 import { didYouMean } from '../util/names.js';

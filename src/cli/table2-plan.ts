@@ -4,10 +4,10 @@
 // before opening the run directory; src/cli/sweep.ts and src/cli/table2.ts check every run of a sweep or profile with
 // it before the first one starts (checking: a KL-matched row's target need not exist yet, checkpoints only exist).
 import * as fs from 'node:fs';
-import { choiceArg, intArg, intListArg, parseArgs, type Args } from './args.js';
+import { choiceArg, intArg, intListArg, parseArgs, type Args } from '../io/args.js';
 import { loadJsonConfig } from '../io/run.js';
 import { overlayConfig } from '../io/config.js';
-import { ConfigError } from '../io/validate.js';
+import { ConfigError } from '../util/validate.js';
 import { checkCheckpoints, SIZE_NAMES } from '../models/policy.js';
 import { KINDS, table2Row, type Row } from '../methods/tables/table2-kinds.js';
 import {

@@ -9,10 +9,10 @@
 //   [--checkpoint-every N]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs, runMain } from './args.js';
+import { parseArgs, runMain } from '../io/args.js';
 import { planTable2Run, TABLE2_RUN_FLAGS } from './table2-plan.js';
 import { checkResumeKernels, openRun, loadJsonConfig, readMetrics } from '../io/run.js';
-import { ConfigError } from '../io/validate.js';
+import { ConfigError } from '../util/validate.js';
 import { sha256Hex } from '../io/checksums.js';
 import { stepLine } from '../io/jobs.js';
 import { engineSettings, startEngine } from '../models/backend.js';

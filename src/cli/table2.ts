@@ -12,8 +12,8 @@
 //   [--squeue-patience 600]   (the executor options: src/cli/executor.ts; local is the job pool as before)
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ALLOW_DIRTY_HELP, allowDirtyIf, choiceListArg, intArg, intListArg, parseArgs, runMain } from './args.js';
-import { ConfigError, RunFailure } from '../io/validate.js';
+import { ALLOW_DIRTY_HELP, allowDirtyIf, choiceListArg, intArg, intListArg, parseArgs, runMain } from '../io/args.js';
+import { ConfigError, RunFailure } from '../util/validate.js';
 import { SIZE_NAMES } from '../models/policy.js';
 import { runLogged } from '../io/jobs.js';
 import { refuseDirtyTree } from '../io/run.js';

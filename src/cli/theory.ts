@@ -3,7 +3,7 @@
 //   runs/theory/seed-N/    the finite-sample experiments for seed N (metrics.jsonl: one line per GRPO step)
 // Usage: tsx src/cli/theory.ts [--config file.json] [--seeds 0,1,2,3,4] [--out runs/theory]
 import * as path from 'node:path';
-import { parseArgs, parseSeeds, runMain } from './args.js';
+import { parseArgs, parseSeeds, runMain } from '../io/args.js';
 import { openRun, loadJsonConfig } from '../io/run.js';
 import { startEngine } from '../models/backend.js';
 import { mergeConfig } from '../io/config.js';

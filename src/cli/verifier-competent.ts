@@ -6,11 +6,11 @@
 // `--drift yes` measures both again on teacher-labelled pairs of drifted policies -> results/verifier/drift.csv.
 import fs from 'node:fs';
 import path from 'node:path';
-import { intArg, parseArgs, runMain } from './args.js';
+import { intArg, parseArgs, runMain } from '../io/args.js';
 import { openRun } from '../io/run.js';
 import { readGzipLines } from '../io/gzip-lines.js';
 import { writeCsv } from '../io/table.js';
-import { ConfigError } from '../io/validate.js';
+import { ConfigError } from '../util/validate.js';
 import { startEngine } from '../models/backend.js';
 import { loadPolicy } from '../models/index.js';
 import { checkCheckpoints, type Policy } from '../models/policy.js';

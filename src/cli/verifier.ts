@@ -1,6 +1,6 @@
 // `make verifier`: distil the verifier from the teacher's judgements on cold-start rollouts; report its accuracy
 // per criterion kind on held-out rollouts (results/verifier/accuracy.csv); save data/checkpoints/verifier-S.json.
-import { intArg, parseArgs, runMain } from './args.js';
+import { intArg, parseArgs, runMain } from '../io/args.js';
 import { openRun } from '../io/run.js';
 import { startEngine, tf } from '../models/backend.js';
 import { loadPolicy } from '../models/index.js';

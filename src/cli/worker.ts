@@ -14,7 +14,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { resetVariables, tf } from '../models/backend.js';
-import { mainStatus } from './args.js';
+import { mainStatus } from '../io/args.js';
 import { table2Run } from './table2-run.js';
 import { TABLE2_RUN } from './run-checks.js';
 

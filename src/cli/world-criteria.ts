@@ -2,7 +2,7 @@
 // model and RLVR only (no rubric method), written to results/world/criteria.csv with their thresholds.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { intArg, parseArgs, runMain } from './args.js';
+import { intArg, parseArgs, runMain } from '../io/args.js';
 import { initBackend } from '../models/backend.js';
 import { checkCheckpoints } from '../models/policy.js';
 import { loadPolicy } from '../models/index.js';

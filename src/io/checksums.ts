@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
-import { ConfigError } from './validate.js';
+import { ConfigError } from '../util/validate.js';
 
 export const SUMS_FILE = 'SHA256SUMS';
 

@@ -1,7 +1,7 @@
 // Config files: a partial user config deep-merged over the defaults, unknown keys rejected by name (with the nearest
 // known keys), and every value checked against the default's type: a string where a number belongs is an error here,
 // before any check of ranges or any training.
-import { ConfigError } from './validate.js';
+import { ConfigError } from '../util/validate.js';
 import { didYouMean } from '../util/names.js';
 
 /**

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SUMS_FILE, writeSums } from './checksums.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ConfigError } from './validate.js';
+import { ConfigError } from '../util/validate.js';
 import { dirtyRecordProblem } from './run.js';
 import { drawsStatus, progressBar, statusLine, stepOf, tail, TerminalStatus } from './progress.js';
 

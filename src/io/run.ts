@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { writeFileAtomic, writeCsv, type Row } from './table.js';
-import { ConfigError } from './validate.js';
+import { ConfigError } from '../util/validate.js';
 import { verifySums } from './checksums.js';
 import { markStarted, noteRunFile, trackUnstarted } from './unstarted.js';
 

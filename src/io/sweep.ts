@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { ConfigError, RunFailure } from './validate.js';
+import { ConfigError, RunFailure } from '../util/validate.js';
 import { overlayConfig } from './config.js';
 import { didYouMean } from '../util/names.js';
 import { archiveRun, processAlive, runJobs, type PoolWorker } from './jobs.js';

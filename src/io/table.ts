@@ -1,7 +1,7 @@
 // Tidy tables as CSV, written atomically (temp file + rename): an interrupted run never leaves half a table.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ConfigError } from './validate.js';
+import { ConfigError } from '../util/validate.js';
 import { CsvSyntaxError, parseCsv } from './csv.js';
 
 export type Cell = number | string | boolean;

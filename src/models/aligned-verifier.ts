@@ -25,7 +25,7 @@ import { FAMILIES } from '../world/problems.js';
 import { parseTrace, type ParsedTrace } from '../world/trace.js';
 import { MAX_COLUMNS } from '../world/vocab.js';
 import { sha256Hex } from '../io/checksums.js';
-import { ConfigError } from '../io/validate.js';
+import { ConfigError } from '../util/validate.js';
 import { writeFileAtomic } from '../io/table.js';
 import { makeRng } from '../util/random.js';
 

@@ -4,7 +4,7 @@ import { tf } from './backend.js';
 import { writeFileAtomic } from '../io/table.js';
 import type { Rng } from '../util/random.js';
 import { EOS, PAD, V } from '../world/vocab.js';
-import { ConfigError } from '../io/validate.js';
+import { ConfigError } from '../util/validate.js';
 import { sha256Hex } from '../io/checksums.js';
 
 export const ARCHITECTURES = ['transformer', 'gru'] as const;

@@ -15,7 +15,7 @@ import {
 import type { Problem } from '../world/problems.js';
 import { promptTokens, parseTrace } from '../world/trace.js';
 import { encode, V } from '../world/vocab.js';
-import { ConfigError } from '../io/validate.js';
+import { ConfigError } from '../util/validate.js';
 import { makeRng } from '../util/random.js';
 import { alignedJudge, type AlignedVerifier } from './aligned-verifier.js';
 

@@ -9,7 +9,7 @@ import { clippedSurrogate, klK3, tokenMean } from './losses.js';
 import { mean, minibatches, toGrid, type Rollout } from './rollout.js';
 import { scoreRollouts } from './ppo.js';
 import type { Rng } from '../util/random.js';
-import { ConfigError, requireInteger, requireNonNegative, requirePositive } from '../io/validate.js';
+import { ConfigError, requireInteger, requireNonNegative, requirePositive } from '../util/validate.js';
 
 export interface GrpoConfig {
   clip: number;

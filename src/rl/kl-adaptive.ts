@@ -3,7 +3,7 @@
 // LR_FACTOR (not below MIN_LR), one below the target / KL_FACTOR multiplies it (not above MAX_LR); in between the
 // rate stays. With KL_FACTOR 2 the dead band is the parity band [0.5, 2] x the target (analysis/parity.ts).
 import type { tf } from '../models/backend.js';
-import { requirePositive } from '../io/validate.js';
+import { requirePositive } from '../util/validate.js';
 import { adamInternals } from './optim.js';
 
 export const KL_FACTOR = 2;

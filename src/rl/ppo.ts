@@ -16,7 +16,7 @@ import {
   requireNonNegative,
   requirePositive,
   requireProbability,
-} from '../io/validate.js';
+} from '../util/validate.js';
 
 export interface PpoConfig {
   clip: number;

@@ -1,7 +1,7 @@
 // Rubicon's aggregators: a response's reward vector (one score in [0, 1] per rubric dimension) to a scalar reward.
 // The paper describes them in prose only (docs/rubicon.md, Anchors and aggregators); the formulas here are our
 // explicit choices, each named beside the paper's wording.
-import { ConfigError } from '../io/validate.js';
+import { ConfigError } from '../util/validate.js';
 
 export interface Dimension {
   name: string;

@@ -1,5 +1,5 @@
 // Exact binomial distribution for small K: the expectations in CO-RL's binary reduction are finite sums.
-import { requireOddK, requireProbability, requireInteger } from '../io/validate.js';
+import { requireOddK, requireProbability, requireInteger } from '../util/validate.js';
 
 /** C(n, k) as a float, multiplicative form (exact for the n <= 60 used here). */
 export function choose(n: number, k: number): number {

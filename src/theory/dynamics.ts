@@ -1,7 +1,7 @@
 // CO-RL's binary-answer reduction (docs/theory.md, The binary theory): answers collapse to {correct, wrong},
 // p = P(correct), K odd samples per step, GRPO with group-normalised advantages, clipping and KL ignored.
 import { binomialExpect, choose, majorityCorrectProb, voteMoments } from './binomial.js';
-import { requireFinite, requireNonNegative, requireOddK, requireProbability } from '../io/validate.js';
+import { requireFinite, requireNonNegative, requireOddK, requireProbability } from '../util/validate.js';
 
 export interface TheoryParams {
   /** samples per prompt and step (odd, so a majority vote never ties) */

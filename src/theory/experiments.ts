@@ -31,7 +31,7 @@ import {
   requireOddK,
   requirePositive,
   requireProbability,
-} from '../io/validate.js';
+} from '../util/validate.js';
 
 export interface TheoryConfig {
   /** update rate eta of the ODEs */

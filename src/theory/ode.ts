@@ -6,7 +6,7 @@
 // `errorBound` = max |y_tol - y_tol/64| over the output times. For a 5th-order method the finer run's
 // global error is ~64x below the coarser one's, so this difference bounds the returned solution's global
 // error (it is the coarse run's error up to a few percent). Tests check it on an ODE with a closed form.
-import { requirePositive, requireFinite } from '../io/validate.js';
+import { requirePositive, requireFinite } from '../util/validate.js';
 
 export type Field = (t: number, y: number[]) => number[];
 

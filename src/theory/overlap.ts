@@ -3,7 +3,7 @@
 // wrong-agreement w (both wrong with the same answer), oracle accuracy u (not both wrong).
 import type { Rng } from '../util/random.js';
 import { agentFromProbs, type TabularAgent, answerProbs } from './tabular.js';
-import { requireProbability, requireInteger, requirePositive, requireFinite, ConfigError } from '../io/validate.js';
+import { requireProbability, requireInteger, requirePositive, requireFinite, ConfigError } from '../util/validate.js';
 
 export interface Overlap {
   kappa: number;

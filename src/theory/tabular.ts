@@ -6,7 +6,7 @@
 // the log-odds by 2*lr*(2Z-1)*sqrt(C(K-C))/K, i.e. the ODE with eta = 1 at time t = 2*lr*step.
 import type { Rng } from '../util/random.js';
 import { groupAdvantages } from '../util/advantages.js';
-import { requireOddK, requirePositive, requireInteger, requireNonNegative, ConfigError } from '../io/validate.js';
+import { requireOddK, requirePositive, requireInteger, requireNonNegative, ConfigError } from '../util/validate.js';
 
 export interface TabularAgent {
   problems: number;

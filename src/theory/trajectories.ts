@@ -4,7 +4,7 @@
 import { voteMoments } from './binomial.js';
 import { checkParams, type TheoryParams } from './dynamics.js';
 import { solveOde, type OdeOptions } from './ode.js';
-import { requireProbability } from '../io/validate.js';
+import { requireProbability } from '../util/validate.js';
 
 export const logit = (p: number) => Math.log(p / (1 - p));
 export const sigmoid = (l: number) => 1 / (1 + Math.exp(-l));

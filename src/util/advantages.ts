@@ -1,5 +1,5 @@
 // Advantage estimators on plain arrays: GRPO's group normalisation, GAE, whitening. Tensor-free: theory uses them too.
-import { ConfigError, requireNonNegative, requireProbability } from '../io/validate.js';
+import { ConfigError, requireNonNegative, requireProbability } from './validate.js';
 
 export interface GroupNorm {
   /** 'sample' (Bessel, as verl, OpenRLHF and TRL) or 'population' (CO-RL's theory) */

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { makeRng } from '../util/random.js';
 import { sampleProblem, solve, checkFamily, FAMILY_OPS, type Family, type Problem } from './problems.js';
-import { ConfigError } from '../io/validate.js';
+import { ConfigError } from '../util/validate.js';
 
 // The evaluation grid and the cells beyond it are declared per family in the registry (./families.ts).
 export { EVAL_GRID, EXTRA_EVAL_CELLS } from './families.js';

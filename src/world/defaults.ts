@@ -4,7 +4,7 @@
 import { sampleProblem, TRAIN_FAMILIES, type Family, type Problem, type ProblemKnobs } from './problems.js';
 import type { Rng } from '../util/random.js';
 import { EVAL_GRID } from './datasets.js';
-import { ConfigError } from '../io/validate.js';
+import { ConfigError } from '../util/validate.js';
 import { requireNotHeldOut } from './families.js';
 
 export interface WorldConfig {

@@ -3,7 +3,7 @@
 // else (problems, prompts, the teacher, the criteria, the data sets, the trainers' checks, the analysis) reads it.
 // An unknown family is refused with a ConfigError naming the known ones. docs/architecture.md (worked example 3)
 // lists what else a new family touches.
-import { ConfigError } from '../io/validate.js';
+import { ConfigError } from '../util/validate.js';
 
 export type Op = '+' | '-';
 

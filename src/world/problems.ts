@@ -2,7 +2,7 @@
 // Answers are fixed width (addition n+1 digits, subtraction n, chains n+1), leading zeros kept, so that
 // answer formatting is never the dominant error (the naive world's calibration found it was).
 import type { Rng } from '../util/random.js';
-import { ConfigError, requireInteger, requireProbability } from '../io/validate.js';
+import { ConfigError, requireInteger, requireProbability } from '../util/validate.js';
 import { MAX_COLUMNS } from './vocab.js';
 import { familySpec, type Family, type Op } from './families.js';
 

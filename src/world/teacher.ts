@@ -4,7 +4,7 @@
 import type { Rng } from '../util/random.js';
 import { answerWidth, passWidths, FAMILY_OPS, digitsLsb, type Problem } from './problems.js';
 import { answerFromPass, type Step } from './trace.js';
-import { ConfigError, requireProbability } from '../io/validate.js';
+import { ConfigError, requireProbability } from '../util/validate.js';
 
 export const STYLES = ['systematic', 'verified', 'shortcut', 'sloppy', 'redundant'] as const;
 export type Style = (typeof STYLES)[number];

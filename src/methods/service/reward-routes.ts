@@ -5,7 +5,7 @@
 // with a peer's majority vote (majorityAnswer, agreementRewards). Criterion satisfaction, rubrics and dimension
 // scores come with the label, or from an LLM judge (src/models/chat.ts) when the service has one.
 import { HttpError } from '../../io/json-http.js';
-import { ConfigError } from '../../io/validate.js';
+import { ConfigError } from '../../util/validate.js';
 import { makeRng } from '../../util/random.js';
 import { normalisedScore } from '../../rubrics/rewards.js';
 import {

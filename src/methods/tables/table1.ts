@@ -1,6 +1,6 @@
 // CO-RL's Table 1 analogue: which models each method trains, and the profiles. Single-agent methods are run on
 // each model of the cross-family pair; CO-RL settings name their ring of models (agent n supervised by n-1).
-import { ConfigError } from '../../io/validate.js';
+import { ConfigError } from '../../util/validate.js';
 import type { Row } from '../../io/table.js';
 import { TRAIN_FAMILIES } from '../../world/families.js';
 import type { DeepPartial } from '../../io/config.js';

@@ -5,7 +5,7 @@ import type { EvolmConfig } from '../trainers/evolm.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { DeepPartial } from '../../io/config.js';
-import { ConfigError } from '../../io/validate.js';
+import { ConfigError } from '../../util/validate.js';
 import { readMetrics } from '../../io/run.js';
 import { didYouMean } from '../../util/names.js';
 

@@ -18,7 +18,7 @@ import {
   requirePositive,
   requireInteger,
   requireProbability,
-} from '../../io/validate.js';
+} from '../../util/validate.js';
 
 export interface ColdStartData {
   /** families in the SFT mixture (chain_ood is held out) */

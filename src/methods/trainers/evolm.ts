@@ -33,7 +33,7 @@ import {
   requireNonNegative,
   requirePositive,
   requireProbability,
-} from '../../io/validate.js';
+} from '../../util/validate.js';
 import { hintTokens } from '../../rl/rubricator.js';
 import { isConcrete } from '../../rubrics/criteria.js';
 import { sourceRubrics } from '../../rl/rubricator.js';

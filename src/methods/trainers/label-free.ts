@@ -13,7 +13,7 @@ import { checkWorldConfig, defaultWorld, drawTrainingProblem, type WorldConfig }
 import { majorityAnswer } from '../../rl/evaluate.js';
 import { fromGrid, mean, type Rollout } from '../../rl/rollout.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../../rl/grpo.js';
-import { ConfigError, requireInteger, requirePositive } from '../../io/validate.js';
+import { ConfigError, requireInteger, requirePositive } from '../../util/validate.js';
 import { referencePolicy } from '../../rl/trainer.js';
 
 export const LABEL_FREE_METHODS = ['gt_reward', 'ttrl', 'intuitor', 'rent', 'corl'] as const;

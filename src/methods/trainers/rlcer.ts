@@ -43,7 +43,7 @@ import { mean, type Rollout } from '../../rl/rollout.js';
 import { optimizersState, restoreOptimizers, type OptimizerState } from '../../rl/optim.js';
 import { adaptOptimizer, rateOf, setRate } from '../../rl/kl-adaptive.js';
 import { classifyStyle } from '../../rl/evaluate.js';
-import { ConfigError, requireInteger, requireNonNegative, requirePositive } from '../../io/validate.js';
+import { ConfigError, requireInteger, requireNonNegative, requirePositive } from '../../util/validate.js';
 import {
   outcomeReward,
   referencePolicy,

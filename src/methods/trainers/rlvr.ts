@@ -28,7 +28,7 @@ import {
   type RewardFn,
   type Trainer,
 } from '../../rl/trainer.js';
-import { ConfigError, requireInteger, requirePositive } from '../../io/validate.js';
+import { ConfigError, requireInteger, requirePositive } from '../../util/validate.js';
 
 export interface RlvrConfig {
   steps: number;

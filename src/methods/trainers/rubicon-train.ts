@@ -22,7 +22,7 @@ import {
 import { referencePolicy } from '../../rl/trainer.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../../rl/grpo.js';
 import { mean, type Rollout } from '../../rl/rollout.js';
-import { ConfigError, requireInteger, requirePositive, requireProbability } from '../../io/validate.js';
+import { ConfigError, requireInteger, requirePositive, requireProbability } from '../../util/validate.js';
 import {
   ANCHORS,
   hackMeasures,

@@ -4,8 +4,8 @@
 // Bad input is a ConfigError with one clear line; runMain turns it into `error: <message>` (exit 2) and keeps the
 // stack trace for real bugs (exit 1).
 import { parseArgs as nodeParseArgs } from 'node:util';
-import { ConfigError, RunFailure } from '../io/validate.js';
-import { removeUnstartedRuns } from '../io/unstarted.js';
+import { ConfigError, RunFailure } from '../util/validate.js';
+import { removeUnstartedRuns } from './unstarted.js';
 
 /** One flag: its help text and, where it has one, its default (a string, as typed on the command line). */
 export interface Flag {
