@@ -162,25 +162,25 @@ export const SETTINGS: SettingGroup[] = [
           'an array task of a sweep: recorded in its status file and in the run lock it takes (with its host and ' +
           'pid), so that another task asks Slurm whether the holder still runs; the same job id in a lock is the ' +
           "task's own earlier attempt (requeued)",
-        readers: ['src/io/sweep.ts'],
+        readers: ['src/io/slurm.ts', 'src/io/executors.ts'],
       },
       {
         name: 'SLURM_ARRAY_JOB_ID',
         default: 'unset (set by Slurm)',
         does: "with SLURM_ARRAY_TASK_ID, the task's `<array job>_<index>`, recorded in its run lock",
-        readers: ['src/io/sweep.ts'],
+        readers: ['src/io/slurm.ts'],
       },
       {
         name: 'SLURM_ARRAY_TASK_ID',
         default: 'unset (set by Slurm)',
         does: 'the sweep index an array task runs (its script passes it to `sweep.ts run --index`); in its run lock',
-        readers: ['src/io/sweep.ts'],
+        readers: ['src/io/slurm.ts'],
       },
       {
         name: 'SLURM_RESTART_COUNT',
         default: '0 (set by Slurm on a requeue)',
         does: 'how often Slurm requeued the task, recorded in its run lock',
-        readers: ['src/io/sweep.ts'],
+        readers: ['src/io/slurm.ts'],
       },
     ],
   },

@@ -10,14 +10,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { mergeConfig } from '../src/io/config.js';
 import { didYouMean, nearestNames } from '../src/util/names.js';
-import {
-  aggregateSweep,
-  completeSweep,
-  expandSweep,
-  localExecutor,
-  writeSpecs,
-  type RunSpec,
-} from '../src/io/sweep.js';
+import { aggregateSweep } from '../src/io/sweep-aggregate.js';
+import { completeSweep, expandSweep, writeSpecs, type RunSpec } from '../src/io/sweep.js';
+import { localExecutor } from '../src/io/executors.js';
 import { readCsv } from '../src/io/table.js';
 import { checkRuns } from '../src/cli/run-checks.js';
 import { defaultRlcerConfig } from '../src/methods/trainers/rlcer.js';

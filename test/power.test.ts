@@ -340,8 +340,9 @@ describe('the power files: one row per claim, from the per-seed differences behi
     assert.equal(powerTable([], 'quick').length, power.length);
   });
 
-  it('the regime map (src/io/sweep.ts): power per cell; pooled over distinct cells, the baseline once', async () => {
-    const { aggregateSweep, expandSweep } = await import('../src/io/sweep.js');
+  it('the regime map (src/io/sweep-aggregate.ts): power per cell; pooled over distinct cells, the baseline once', async () => {
+    const { expandSweep } = await import('../src/io/sweep.js');
+    const { aggregateSweep } = await import('../src/io/sweep-aggregate.js');
     const c = { ...JSON.parse(fs.readFileSync('test/fixtures/sweep-fake.json', 'utf8')), root: '/r' };
     const specs = expandSweep(c);
     // b - a per seed: 0.1 + noise(seed) at the baseline, + 0.2 where x = 0.2 reaches b, - 0.05 at horizon = 5

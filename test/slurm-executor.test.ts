@@ -10,21 +10,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import {
-  expandSweep,
-  lockFile,
-  parseLock,
-  parseSacct,
-  parseSqueue,
-  retrying,
-  runIndex,
-  slurmExecutor,
-  sweepDir,
-  writeSpecs,
-  type RunSpec,
-  type SlurmAnswer,
-  type SweepConfig,
-} from '../src/io/sweep.js';
+import { expandSweep, sweepDir, writeSpecs, type RunSpec, type SweepConfig } from '../src/io/sweep.js';
+import { lockFile, parseLock, parseSacct, retrying, type SlurmAnswer } from '../src/io/slurm.js';
+import { parseSqueue, runIndex, slurmExecutor } from '../src/io/executors.js';
 import { RunFailure } from '../src/util/validate.js';
 import { campaignRoot, campaignSpecs, executorName } from '../src/cli/executor.js';
 

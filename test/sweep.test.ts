@@ -7,19 +7,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
-import {
-  aggregateSweep,
-  CLAIM_COLUMNS,
-  expandSweep,
-  localExecutor,
-  parseSqueue,
-  rangeList,
-  readFinal,
-  sbatchCommand,
-  verdictOf,
-  type RunSpec,
-  type SweepConfig,
-} from '../src/io/sweep.js';
+import { aggregateSweep, CLAIM_COLUMNS, readFinal, verdictOf } from '../src/io/sweep-aggregate.js';
+import { expandSweep, type RunSpec, type SweepConfig } from '../src/io/sweep.js';
+import { localExecutor, parseSqueue, rangeList, sbatchCommand } from '../src/io/executors.js';
 
 const fake = (root: string): SweepConfig => ({
   ...JSON.parse(fs.readFileSync('test/fixtures/sweep-fake.json', 'utf8')),

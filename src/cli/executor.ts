@@ -8,7 +8,9 @@ import { intArg, type Flags } from '../io/args.js';
 import { ConfigError } from '../util/validate.js';
 import { TABLE2_RUN } from './run-checks.js';
 import { runJobs, type Job, type PoolWorker } from '../io/jobs.js';
-import { makeExecutor, runToEnd, SLURM_DEFAULTS, type RunSpec, type SlurmOptions } from '../io/sweep.js';
+import { makeExecutor, runToEnd, type SlurmOptions } from '../io/executors.js';
+import { SLURM_DEFAULTS } from '../io/slurm.js';
+import type { RunSpec } from '../io/sweep.js';
 
 /** The options, with their help and defaults (each CLI adds its own --jobs: the local pool's parallel processes). */
 export const EXECUTOR_FLAGS = {

@@ -29,25 +29,24 @@ import { checkRuns, methodsOf } from './run-checks.js';
 import {
   aggregateSweep,
   CLAIM_COLUMNS,
+  POOLED_COLUMNS_SWEEP,
+  POWER_COLUMNS_SWEEP,
+  TABLE_COLUMNS,
+} from '../io/sweep-aggregate.js';
+import {
   completeSweep,
   defaultCommand,
   expandSweep,
-  POOLED_COLUMNS_SWEEP,
-  POWER_COLUMNS_SWEEP,
-  localExecutor,
-  makeExecutor,
   readSpecs,
-  runIndex,
   sweepDir,
-  TABLE_COLUMNS,
   writeSpecs,
   type Comparison,
-  type Executor,
   type Knob,
   type RunSpec,
   type SweepConfig,
   type SweepFile,
 } from '../io/sweep.js';
+import { localExecutor, makeExecutor, runIndex, type Executor } from '../io/executors.js';
 
 const CONFIG = {
     config: 'sweep config (JSON; docs/experiments.md)',
