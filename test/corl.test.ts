@@ -154,7 +154,7 @@ describe('CO-RL partners matched in cold-start accuracy', function () {
 describe('CO-RL theory rules (hand-made sample sets)', () => {
   it('plurality is right with p < 1/2 where the separatrix rule says wrong', async () => {
     const { correctShare, predictPlurality, predictPooledPlurality, predictCoTraining, predictSelfReward } =
-      await import('../src/methods/tables/corl-analysis.js');
+      await import('../src/rl/corl-analysis.js');
     const problems = [prob('3'), prob('4'), prob('5'), prob('6')];
     const answers = [
       ['3', '5', '7', '3', '9'], // p = 0.4: separatrix wrong, plurality '3' right
@@ -188,7 +188,7 @@ describe('CO-RL theory rules (hand-made sample sets)', () => {
 describe('CO-RL run records', function () {
   this.timeout(300000);
   it('the kept problems: per family, one per difficulty in turn', async () => {
-    const { sampleProblems } = await import('../src/methods/tables/corl-analysis.js');
+    const { sampleProblems } = await import('../src/rl/corl-analysis.js');
     const load = (f: string, d: number) =>
       Array.from({ length: 4 }, (_, i) => ({ ...prob('1', f), digits: d, operands: [i] }) as Problem);
     const ps = sampleProblems(5, load as never);
@@ -213,7 +213,7 @@ describe('CO-RL run records', function () {
   it('completion rows: the text, its answer and whether it is the truth', async () => {
     const { initBackend } = await import('../src/models/backend.js');
     const { loadPolicy } = await import('../src/models/index.js');
-    const { completionRows } = await import('../src/methods/tables/corl-analysis.js');
+    const { completionRows } = await import('../src/rl/corl-analysis.js');
     const { answerOf, parseTrace } = await import('../src/world/trace.js');
     const { makeRng } = await import('../src/util/random.js');
     await initBackend();

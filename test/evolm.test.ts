@@ -212,7 +212,7 @@ describe('EvoLM training', function () {
   });
   it('rubric quality reads what the writer reads: the committed cold start cannot write from the question alone', async function () {
     if (!fs.existsSync(coldStartCheckpoint('S'))) this.skip();
-    const { preferencePairs, rubricatorQuality } = await import('../src/methods/tables/rubric-quality.js');
+    const { preferencePairs, rubricatorQuality } = await import('../src/rl/rubric-quality.js');
     const policy = loadPolicy(coldStartCheckpoint('S'));
     const pairs = preferencePairs(policy, 1, 4, makeRng(1)).slice(0, 6);
     const judge = (

@@ -96,7 +96,7 @@ describe('CO-RL analysis (hand-computed)', () => {
       passes: [],
     }) as never;
   it('pair overlap codes correct as 0, shared wrong answers alike, silences apart', async () => {
-    const { pairOverlap } = await import('../src/methods/tables/corl-analysis.js');
+    const { pairOverlap } = await import('../src/rl/corl-analysis.js');
     const problems = [p('11'), p('22'), p('33'), p('44')];
     // draws: (correct, correct), (wrong 5, wrong 5), (correct, wrong), (none, none)
     const o = pairOverlap(problems, [['11'], ['05'], ['33'], [null]], [['11'], ['05'], ['34'], [null]]);
@@ -107,7 +107,7 @@ describe('CO-RL analysis (hand-computed)', () => {
   });
   it('theory predictions and their agreement with outcomes', async () => {
     const { predictCoTraining, predictSelfReward, predictionAgreement, correctShare } = await import(
-      '../src/methods/tables/corl-analysis.js'
+      '../src/rl/corl-analysis.js'
     );
     assert.deepEqual(predictCoTraining([0.9, 0.2, 0.5], [0.2, 0.7, 0.5]), [true, false, false]);
     assert.deepEqual(predictSelfReward([0.5, 0.51, 0.1]), [false, true, false]);

@@ -12,7 +12,7 @@ import {
   randomValidity,
   rubricatorReward,
 } from '../src/rubrics/rewards.js';
-import { judgePairs, pairwiseAccuracy } from '../src/methods/tables/rubric-quality.js';
+import { judgePairs, pairwiseAccuracy } from '../src/rl/rubric-quality.js';
 import { defaultPpoConfig, makeCritics, makeRoleOptimizers, ppoUpdate } from '../src/rl/ppo.js';
 import { defaultGrpoConfig, grpoUpdate } from '../src/rl/grpo.js';
 import {

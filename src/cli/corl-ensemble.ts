@@ -13,7 +13,7 @@ import { makeRng } from '../util/random.js';
 import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
 import type { Family } from '../world/problems.js';
 import { majorityAnswer } from '../rl/evaluate.js';
-import { sampleAnswers } from '../methods/tables/corl-analysis.js';
+import { sampleAnswers } from '../rl/corl-analysis.js';
 import { CORL_ARCHIVE, corlProfile } from '../methods/tables/table1.js';
 
 runMain(async () => {

@@ -6,7 +6,7 @@
 // completions per family and agent (samples.csv).
 // Usage: tsx src/cli/corl-run.ts --method corl_diff_family [--group 0] [--seed 0] [--steps N] [--out DIR] [--config F]
 //        [--agents transformer-S,gru-S]  (override the method's agents, e.g. for a smoke run)
-//        [--overlap-protocols paper,multi_sample]  (src/methods/tables/corl-analysis.ts OVERLAP_PROTOCOLS; default both)
+//        [--overlap-protocols paper,multi_sample]  (src/methods/tables/table1.ts OVERLAP_PROTOCOLS; default both)
 import * as fs from 'node:fs';
 import { choiceListArg, intArg, parseArgs, runMain } from '../io/args.js';
 import { openRun, loadJsonConfig } from '../io/run.js';
@@ -23,7 +23,6 @@ import { defaultLabelFreeConfig, makeLabelFreeTrainer } from '../methods/trainer
 import {
   completionRows,
   correctShare,
-  OVERLAP_PROTOCOLS,
   pairOverlap,
   predictCoTraining,
   predictionAgreement,
@@ -33,9 +32,8 @@ import {
   sampleAnswers,
   sampleProblems,
   THEORY_RULES,
-  type OverlapProtocol,
-} from '../methods/tables/corl-analysis.js';
-import { agentCheckpoint, corlMethodSpec } from '../methods/tables/table1.js';
+} from '../rl/corl-analysis.js';
+import { agentCheckpoint, corlMethodSpec, OVERLAP_PROTOCOLS, type OverlapProtocol } from '../methods/tables/table1.js';
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {

@@ -39,13 +39,8 @@ import { appendGzipLines, readGzipLines } from '../io/gzip-lines.js';
 import type { ReasonerRollout } from '../rl/trainer.js';
 import { hintReport } from '../rl/rubricator.js';
 import { pairsCacheFile, scalarRmCheckpoint, VERIFIER_CHECKPOINT } from '../methods/tables/table2.js';
-import {
-  preferencePairs,
-  rubricatorQuality,
-  scalarRmQuality,
-  teacherQuality,
-  type PreferencePair,
-} from '../methods/tables/rubric-quality.js';
+import { preferencePairs, rubricatorQuality, teacherQuality, type PreferencePair } from '../rl/rubric-quality.js';
+import { scalarRmQuality } from '../methods/trainers/scalar-rm.js';
 import { writeFileAtomic, type Row } from '../io/table.js';
 
 /** A fixed probe: the first 4 problems of every evaluation cell, one sample each (accuracy logged every step). */

@@ -9,6 +9,7 @@ import type { Problem } from '../../world/problems.js';
 import { isCorrect, promptTokens } from '../../world/trace.js';
 import { encode } from '../../world/vocab.js';
 import { bceStep, policyRollouts } from '../../rl/supervised.js';
+import { pairwiseAccuracy, type PreferencePair } from '../../rl/rubric-quality.js';
 
 export interface ScalarRmConfig {
   prompts: number;
@@ -69,4 +70,18 @@ export function trainScalarRm(
   const accuracy = held.filter((x, i) => scores[i] > 0.5 === label(x)).length / held.length;
   const positiveRate = held.filter(label).length / held.length;
   return { model, accuracy, positiveRate };
+}
+
+/** Pairwise accuracy of the static scalar reward model. */
+export function scalarRmQuality(rm: Policy, pairs: PreferencePair[]): number {
+  return pairwiseAccuracy(
+    rmScores(
+      rm,
+      pairs.map((x) => ({ p: x.p, completion: x.chosen })),
+    ),
+    rmScores(
+      rm,
+      pairs.map((x) => ({ p: x.p, completion: x.rejected })),
+    ),
+  );
 }

@@ -1,17 +1,16 @@
 // Rubric quality, the RewardBench-2 analogue of Table 2: on held-out preference pairs (a correct and an incorrect
 // response to the same problem), how often does a reward source rank the correct one higher? A rubric source is
 // read by the frozen judge (EvoLM's J: the weight-normalised sum of satisfied criteria, in [0, 1]); ties count 1/2.
-import { sample, type Policy } from '../../models/policy.js';
-import type { Rng } from '../../util/random.js';
-import { EVAL_GRID, loadEvalSet } from '../../world/datasets.js';
-import type { Family, Problem } from '../../world/problems.js';
-import { isCorrect, parseTrace, promptTokens } from '../../world/trace.js';
-import { decode, encode } from '../../world/vocab.js';
-import type { Criterion } from '../../rubrics/criteria.js';
-import { referenceRubric, type Parsed } from '../../rubrics/rubric.js';
-import { normalisedScore } from '../../rubrics/rewards.js';
-import { writeRubrics } from '../../rl/rubricator.js';
-import { rmScores } from '../trainers/scalar-rm.js';
+import { sample, type Policy } from '../models/policy.js';
+import type { Rng } from '../util/random.js';
+import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
+import type { Family, Problem } from '../world/problems.js';
+import { isCorrect, parseTrace, promptTokens } from '../world/trace.js';
+import { decode, encode } from '../world/vocab.js';
+import type { Criterion } from '../rubrics/criteria.js';
+import { referenceRubric, type Parsed } from '../rubrics/rubric.js';
+import { normalisedScore } from '../rubrics/rewards.js';
+import { writeRubrics } from './rubricator.js';
 
 export interface PreferencePair {
   p: Problem;
@@ -131,18 +130,4 @@ export function teacherQuality(pairs: PreferencePair[], judge: BatchJudge): numb
     judge,
   );
   return pairwiseAccuracy(s.chosen, s.rejected);
-}
-
-/** Pairwise accuracy of the static scalar reward model. */
-export function scalarRmQuality(rm: Policy, pairs: PreferencePair[]): number {
-  return pairwiseAccuracy(
-    rmScores(
-      rm,
-      pairs.map((x) => ({ p: x.p, completion: x.chosen })),
-    ),
-    rmScores(
-      rm,
-      pairs.map((x) => ({ p: x.p, completion: x.rejected })),
-    ),
-  );
 }

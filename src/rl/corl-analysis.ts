@@ -2,14 +2,14 @@
 // evaluation sets (Cohen's kappa, c, w, u), each problem's initial probability of a correct answer, the binary
 // theory's prediction of which problems end correct (the binary separatrix rule and the plurality rule), how often
 // trained agents agree with each prediction, and a few final completions per family for the run's record.
-import { sample, type Policy } from '../../models/policy.js';
-import type { Rng } from '../../util/random.js';
-import type { Family, Problem } from '../../world/problems.js';
-import { EVAL_GRID, loadEvalSet } from '../../world/datasets.js';
-import { majorityAnswer } from '../../rl/evaluate.js';
-import { answerOf, parseTrace, promptTokens } from '../../world/trace.js';
-import { decode, encode } from '../../world/vocab.js';
-import { errorOverlap, type Overlap } from '../../theory/overlap.js';
+import { sample, type Policy } from '../models/policy.js';
+import type { Rng } from '../util/random.js';
+import type { Family, Problem } from '../world/problems.js';
+import { EVAL_GRID, loadEvalSet } from '../world/datasets.js';
+import { majorityAnswer } from './evaluate.js';
+import { answerOf, parseTrace, promptTokens } from '../world/trace.js';
+import { decode, encode } from '../world/vocab.js';
+import { errorOverlap, type Overlap } from '../theory/overlap.js';
 
 /** Answers per problem (problem-major); null: no parseable, terminated answer. */
 type Answers = (string | null)[][];
@@ -29,8 +29,6 @@ export function sampleAnswers(policy: Policy, problems: Problem[], n: number, rn
   const outs = sampleCompletions(policy, problems, n, rng, temperature);
   return outs.map((os) => os.map((o) => answerOf(parseTrace(decode(o)))));
 }
-
-export { OVERLAP_PROTOCOLS, type OverlapProtocol } from './table1.js';
 
 /**
  * Error overlap of two agents from paired draws (the k-th draw of A with the k-th of B, on each problem). Answers are
