@@ -524,6 +524,23 @@ describe('Rubicon after the fair comparisons (docs/rubicon-fairness.md)', () => 
     );
     const dirs = new Set(RUBICON_RUNS.map((r) => rubiconRunDir(r, 0)));
     assert.equal(dirs.size, RUBICON_RUNS.length); // no two runs share a directory
+    // the campaign's joint aggregator runs are the ones it names, each a known aggregator; an aggregator added to
+    // src/rubrics/aggregators.ts does not join it by itself
+    const { RUBICON_CAMPAIGN_AGGREGATORS } = await import('../src/methods/trainers/rubicon-train.js');
+    const { AGGREGATORS } = await import('../src/rubrics/aggregators.js');
+    assert.deepEqual(
+      RUBICON_RUNS.filter(
+        (r) =>
+          r.tasks === 'standard' &&
+          r.schedule === 'joint' &&
+          !r.filter &&
+          r.defence === 'auto' &&
+          r.aggregator !== 'weighted_sum',
+      ).map((r) => r.aggregator),
+      ['veto', 'saturation', 'interaction', 'shaping'],
+    );
+    for (const a of RUBICON_CAMPAIGN_AGGREGATORS) assert.ok((AGGREGATORS as readonly string[]).includes(a), a);
+    assert.equal(RUBICON_RUNS.length, 16);
     assert.equal(
       rubiconRunDir({ aggregator: 'veto', schedule: 'joint', filter: false, defence: 'no', tasks: 'standard' }, 2),
       'standard/veto-nodefence/joint/seed-2',
