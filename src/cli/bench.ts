@@ -19,6 +19,8 @@ import { defaultRlvrConfig, makeRlvrTrainer } from '../methods/trainers/rlvr.js'
 import { makeRng } from '../util/random.js';
 import { V } from '../world/vocab.js';
 import { median } from '../util/stats.js';
+import { transformerFlops } from '../models/flops.js';
+import { cpuMhz, fmaPeakGflops, thisProcessor } from '../util/machine.js';
 
 const Tp = 16,
   Tc = 64;
@@ -213,6 +215,23 @@ runMain(async () => {
   const rlvrNote =
     `${fs.existsSync(ckpt(size)) ? 'cold-start checkpoint' : 'untrained model'}, ` +
     '16 prompts x 8 rollouts, PPO 1 epoch x 2 minibatches';
+  // distance to the limit: the update's products counted from the shapes, against one core's FMA peak
+  const fl = transformerFlops(mc, B, Tp + Tc),
+    G = (x: number) => (x / 1e9).toFixed(2);
+  const flopsLine =
+    `${G(fl.update)} GFLOP (forward ${G(fl.forward)}: projections ${G(fl.projections)}, MLP ${G(fl.mlp)}, ` +
+    `attention ${G(fl.attention)}, embedding ${G(fl.embedding)}, heads ${G(fl.heads)}; backward 2x the forward's ` +
+    'products; matrix products only, src/models/flops.ts)';
+  const proc = thisProcessor(),
+    mhz = cpuMhz(),
+    peak = fmaPeakGflops(proc.isa, mhz);
+  const achieved = (c: string) => {
+    const g = fl.update / 1e9 / (median(pick(c, 'update_ms')) / 1000);
+    return `${g.toFixed(1)} (${((100 * g) / peak.gflops).toFixed(0)}% of one core's FMA peak)`;
+  };
+  const peakLine =
+    `${peak.gflops.toFixed(1)} GFLOP/s (${peak.lanes} fp32 lanes x 2 flops per FMA x ${peak.units} FMA units, ` +
+    `assumed, x ${(mhz / 1000).toFixed(2)} GHz from /proc/cpuinfo; ${proc.isa}, ${proc.key})`;
   const lines: [string, string | number][] = [
     ['backend', p],
     ['model', `transformer-${size} d=${mc.dModel} layers=${mc.layers} heads=${mc.heads} vocab=${V}`],
@@ -231,6 +250,10 @@ runMain(async () => {
     ['sampling_tokens_per_s_torch', stat(pick('torch', 'sampling_tokens_per_s'))],
     ['sampling_tokens_per_s_ratio_tfjs_over_torch', `${sr} (per-run min-max ${srRange})`],
     ['rlvr_step_ms_tfjs', `${stat(pick(p, 'rlvr_step_ms'))}; ${rlvrNote}`],
+    ['update_arithmetic', flopsLine],
+    ['update_gflop_per_s_tfjs', achieved(p)],
+    ['update_gflop_per_s_torch', achieved('torch')],
+    ['fma_peak_one_core', peakLine],
     ['peak_rss_mb_tfjs', stat(pick(p, 'peak_rss_mb'))],
     ['peak_rss_mb_torch', stat(pick('torch', 'peak_rss_mb'))],
     ...backends.map((c): [string, string] => [

@@ -72,6 +72,29 @@ export function thisProcessor(): Processor {
   return parseCpuinfo(text, processorName());
 }
 
+/**
+ * One core's single-precision peak from the vector extensions and the clock: fp32 lanes of the widest vector unit
+ * the kernels use (16 with AVX-512, 8 with AVX2 or AVX, 4 otherwise), 2 flops per fused multiply-add (FMA; without it
+ * a multiply and an add pipe, the same 2 per lane), and 2 such units per core (Zen 2-4, Skylake-SP and later
+ * server cores: an assumption the bench states). `mhz`: /proc/cpuinfo's clock (a virtual machine reports the
+ * nominal one; turbo is not counted).
+ */
+export function fmaPeakGflops(isa: string, mhz: number): { gflops: number; lanes: number; units: number } {
+  const has = new Set(isa.split('+'));
+  const lanes = has.has('avx512f') ? 16 : has.has('avx2') || has.has('avx') ? 8 : 4,
+    units = 2;
+  return { gflops: (lanes * 2 * units * mhz) / 1000, lanes, units };
+}
+
+/** The clock /proc/cpuinfo reports for the first processor, in MHz (NaN where there is none). */
+export function cpuMhz(): number {
+  try {
+    return Number(cpuinfoField(fs.readFileSync('/proc/cpuinfo', 'utf8'), 'cpu MHz') ?? NaN);
+  } catch {
+    return Number.NaN;
+  }
+}
+
 if (process.argv[1]?.endsWith('machine.ts')) {
   const p = thisProcessor();
   console.log(process.argv[2] === '--json' ? JSON.stringify(p) : p.key);
