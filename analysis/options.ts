@@ -271,8 +271,9 @@ const code = (s: string) => `\`${s.replace(/`/g, "'")}\``;
 /** A method's own settings, as its spec gives them (over its kind's defaults). */
 function ownSettings(m: MethodSpec): string {
   const parts: string[] = [];
-  if (m.reward) parts.push(`reward ${code(m.reward)}`);
-  for (const o of [m.rlcer, m.evolm]) if (o && Object.keys(o).length) parts.push(code(JSON.stringify(o)));
+  if (m.kind === 'rlvr' && m.reward) parts.push(`reward ${code(m.reward)}`);
+  const own = m.kind === 'rlcer' ? m.rlcer : m.kind === 'evolm' ? m.evolm : undefined;
+  if (own && Object.keys(own).length) parts.push(code(JSON.stringify(own)));
   if (m.coldstart) parts.push(`cold start ${code(m.coldstart)}`);
   if (m.klMatch) parts.push("reasoner's rate KL-matched to RLVR's");
   return parts.join(', ');

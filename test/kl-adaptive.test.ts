@@ -147,10 +147,11 @@ describe("the KL-matched rows' target is RLVR's committed update size", () => {
     fs.rmSync(root, { recursive: true });
   });
   it('the rows are the rlcer and evolm rows with a target and nothing else', () => {
-    const [r, e] = [methodSpec('rlcer_kl_matched'), methodSpec('evolm_kl_matched')];
+    const [r, e, r0, e0] = ['rlcer_kl_matched', 'evolm_kl_matched', 'rlcer', 'evolm'].map(methodSpec);
+    assert.ok(r.kind === 'rlcer' && r0.kind === 'rlcer' && e.kind === 'evolm' && e0.kind === 'evolm');
     assert.equal(r.klMatch, 'rlvr');
-    assert.deepEqual(r.rlcer, methodSpec('rlcer').rlcer ?? {});
+    assert.deepEqual(r.rlcer, r0.rlcer ?? {});
     assert.equal(e.klMatch, 'rlvr');
-    assert.equal(e.evolm?.schedule ?? 'alternate', methodSpec('evolm').evolm?.schedule ?? 'alternate');
+    assert.equal(e.evolm?.schedule ?? 'alternate', e0.evolm?.schedule ?? 'alternate');
   });
 });

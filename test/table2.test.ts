@@ -19,7 +19,9 @@ import { regimeKnobFigure, regimeMapFigure } from '../analysis/regimes-figures.j
 import { readCsv, writeCsv } from '../src/io/table.js';
 import {
   LONG_ROWS,
+  checkMethodSpec,
   methodSpec,
+  type MethodSpec,
   pairsCacheFile,
   profileSpec,
   TABLE2_ARCHIVE,
@@ -489,6 +491,23 @@ describe('Table 2 aggregation', () => {
       assert.ok(TABLE2_ROWS.includes(m) && METHODS[m]);
     assert.throws(() => methodSpec('rlcer2'), ConfigError);
     assert.throws(() => profileSpec('huge'), /unknown profile/);
+  });
+  it("refuses a method spec's block that its kind does not read (a discriminated union; one line at run time)", () => {
+    for (const [id, spec] of Object.entries(METHODS)) checkMethodSpec(id, spec);
+    const base = { quality: 'policy', label: 'x' } as const;
+    // @ts-expect-error an EvoLM block on an RLCER row is a type error
+    const wrong: MethodSpec = { ...base, kind: 'rlcer', evolm: { schedule: 'alternate' } };
+    assert.throws(
+      () => checkMethodSpec('mine', wrong),
+      (e: Error) =>
+        e instanceof ConfigError &&
+        e.message === 'method mine: a rlcer row does not read "evolm" (its kind\'s own: rlcer)',
+    );
+    // @ts-expect-error a reward on an RLCER row, likewise
+    assert.throws(() => checkMethodSpec('m', { ...base, kind: 'rlcer', reward: 'random' }), /does not read "reward"/);
+    // @ts-expect-error and any block on the cold start's row
+    assert.throws(() => checkMethodSpec('m', { ...base, kind: 'sft', rlcer: {} }), /a sft row does not read "rlcer"$/);
+    checkMethodSpec('m', { ...base, kind: 'rlvr', reward: 'random', klMatch: 'rlvr', coldstart: 'q' });
   });
   it('caches the held-out pairs per profile, size, cold start and kernel generation (their samples differ)', () => {
     assert.equal(pairsCacheFile('quick', 'S', 'bb13adcfc3b2', 4), 'runs/table2/pairs-quick-S-bb13adcfc3b2-k4.json');

@@ -142,7 +142,8 @@ export async function table2Run(argv: string[]): Promise<void> {
     start,
   });
   const world = row.world;
-  const isProcessRow = spec.reward === 'process_oracle' || spec.reward === 'process_oracle_dense';
+  const isProcessRow =
+    spec.kind === 'rlvr' && (spec.reward === 'process_oracle' || spec.reward === 'process_oracle_dense');
   let pairsCount = 0;
   const curve: Record<string, string | number>[] = resume ? resume.curve : [];
   if (resume && saved) {

@@ -118,7 +118,7 @@ const rlvrConfig = (x: RowInputs, own: boolean): RlvrConfig =>
 
 /** The reward an RLVR-kind row trains on: the outcome, or a control, or a positive control. */
 function rlvrReward(x: RowInputs, c: RlvrConfig, m: RowModels): RewardFn | undefined {
-  switch (x.spec.reward) {
+  switch (x.spec.kind === 'rlvr' ? x.spec.reward : undefined) {
     case 'random': {
       // one number per rollout from its own stream: a resumed run skips the draws of the steps already taken
       const r = makeRng(7_000_000 + m.seed);
@@ -235,7 +235,12 @@ export const KINDS: Record<MethodSpec['kind'], Kind> = {
   rlcer: {
     trains: true,
     row: (x) => {
-      const c = specConfig<RlcerConfig>(defaultRlcerConfig, x.spec.rlcer, 'reasonKlTarget', x);
+      const c = specConfig<RlcerConfig>(
+        defaultRlcerConfig,
+        x.spec.kind === 'rlcer' ? x.spec.rlcer : undefined,
+        'reasonKlTarget',
+        x,
+      );
       const v = verifierShare(c.verifier);
       return {
         ...common,
@@ -261,7 +266,12 @@ export const KINDS: Record<MethodSpec['kind'], Kind> = {
   evolm: {
     trains: true,
     row: (x) => {
-      const c = specConfig<EvolmConfig>(defaultEvolmConfig, x.spec.evolm, 'policyKlTarget', x);
+      const c = specConfig<EvolmConfig>(
+        defaultEvolmConfig,
+        x.spec.kind === 'evolm' ? x.spec.evolm : undefined,
+        'policyKlTarget',
+        x,
+      );
       const v = verifierShare(c.verifier);
       return {
         ...common,

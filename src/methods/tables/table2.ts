@@ -17,16 +17,8 @@ export const VERIFIER_CHECKPOINT = 'data/checkpoints/verifier-S.json';
 /** The competent verifier (make verifier-competent; docs/verifier.md), the knob's `competent` setting. */
 export const COMPETENT_VERIFIER_CHECKPOINT = 'data/checkpoints/verifier-competent-S.json';
 
-export interface MethodSpec {
-  /** how the policy is trained: not at all (the cold start), RLVR, the static scalar RM, or RLCER with overrides */
-  kind: 'sft' | 'rlvr' | 'scalar_rm' | 'rlcer' | 'evolm';
-  /**
-   * the reward of an RLVR-kind row: the outcome (default), or a control: a random +1/-1, the format only, or a
-   * positive control: the outcome plus the exact process score on the last token, or on each step's last token
-   */
-  reward?: 'outcome' | 'random' | 'format' | 'process_oracle' | 'process_oracle_dense';
-  rlcer?: DeepPartial<RlcerConfig>;
-  evolm?: DeepPartial<EvolmConfig>;
+/** What every Table 2 row declares, whatever its kind. */
+interface MethodSpecBase {
   /**
    * whose rubrics the rubric-quality column reads: a fixed external source where the row's reward comes from one
    * (the cold-start rubricator, the teacher, the scalar RM), the row's trained generator where it has its own
@@ -44,6 +36,46 @@ export interface MethodSpec {
    * profile, size and seed (`rlvrKlTarget`, read from RLVR's committed record) by the KL-adaptive rate
    */
   klMatch?: 'rlvr';
+}
+
+/**
+ * A Table 2 row, by how its policy is trained (`kind`): not at all (the cold start), RLVR, the static scalar RM,
+ * RLCER or EvoLM. Each kind carries its own block only: an `evolm` block on an RLCER row is a type error here, and a
+ * one-line config error at run time (`checkMethodSpec`).
+ */
+export type MethodSpec =
+  | (MethodSpecBase & { kind: 'sft' | 'scalar_rm' })
+  | (MethodSpecBase & {
+      kind: 'rlvr';
+      /**
+       * the reward: the outcome (default), or a control: a random +1/-1, the format only, or a positive control: the
+       * outcome plus the exact process score on the last token, or on each step's last token
+       */
+      reward?: 'outcome' | 'random' | 'format' | 'process_oracle' | 'process_oracle_dense';
+    })
+  | (MethodSpecBase & { kind: 'rlcer'; rlcer?: DeepPartial<RlcerConfig> })
+  | (MethodSpecBase & { kind: 'evolm'; evolm?: DeepPartial<EvolmConfig> });
+
+/** The blocks a kind may carry beyond the common fields. */
+const KIND_BLOCKS: Record<MethodSpec['kind'], string[]> = {
+  sft: [],
+  scalar_rm: [],
+  rlvr: ['reward'],
+  rlcer: ['rlcer'],
+  evolm: ['evolm'],
+};
+const COMMON_FIELDS = ['kind', 'quality', 'label', 'coldstart', 'klMatch'];
+
+/** Throws a one-line ConfigError for a spec field its kind does not read (it would be ignored). */
+export function checkMethodSpec(id: string, spec: MethodSpec): void {
+  const own = KIND_BLOCKS[spec.kind];
+  if (!own) throw new ConfigError(`method ${id}: unknown kind "${spec.kind}" (known: ${Object.keys(KIND_BLOCKS)})`);
+  for (const k of Object.keys(spec))
+    if (!COMMON_FIELDS.includes(k) && !own.includes(k))
+      throw new ConfigError(
+        `method ${id}: a ${spec.kind} row does not read "${k}"` +
+          `${own.length ? ` (its kind's own: ${own.join(', ')})` : ''}`,
+      );
 }
 
 export const METHODS: Record<string, MethodSpec> = {
@@ -456,6 +488,7 @@ export function methodSpec(id: string): MethodSpec {
     const near = didYouMean(id, Object.keys(METHODS));
     throw new ConfigError(`unknown method "${id}"${near} (known: ${Object.keys(METHODS).join(', ')})`);
   }
+  checkMethodSpec(id, m);
   return m;
 }
 
