@@ -148,6 +148,9 @@ export function declarations(root = 'src'): Declarations {
   const out: Declarations = { interfaces: new Map(), literals: new Map() };
   const constLists = new Map<string, string[]>();
   const pending: { name: string; node: ts.TypeNode }[] = [];
+  // an interface's bases (`extends`): their fields come first, the interface's own after them (a field it declares
+  // again, with its own doc, replaces the base's)
+  const bases = new Map<string, string[]>();
   for (const file of tsFiles(root)) {
     const sf = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
     const visit = (n: ts.Node) => {
@@ -160,8 +163,10 @@ export function declarations(root = 'src'): Declarations {
               type: m.type ? m.type.getText(sf).replace(/\s+/g, ' ') : '',
               optional: m.questionToken !== undefined,
             });
-        if (out.interfaces.has(n.name.text)) out.interfaces.set(`${n.name.text}@${file}`, { file, fields });
-        else out.interfaces.set(n.name.text, { file, fields });
+        const ext = (n.heritageClauses ?? []).flatMap((h) => h.types.map((t) => t.expression.getText(sf)));
+        const key = out.interfaces.has(n.name.text) ? `${n.name.text}@${file}` : n.name.text;
+        out.interfaces.set(key, { file, fields });
+        if (ext.length) bases.set(key, ext);
       } else if (ts.isTypeAliasDeclaration(n)) pending.push({ name: n.name.text, node: n.type });
       else if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.initializer) {
         let init = n.initializer;
@@ -176,6 +181,12 @@ export function declarations(root = 'src'): Declarations {
     };
     visit(sf);
   }
+  const withBases = (name: string): Map<string, Field> => {
+    const own = out.interfaces.get(name)!.fields;
+    const inherited = (bases.get(name) ?? []).flatMap((b) => (out.interfaces.has(b) ? [...withBases(b)] : []));
+    return new Map([...inherited.filter(([k]) => !own.has(k)), ...own]);
+  };
+  for (const name of bases.keys()) out.interfaces.get(name)!.fields = withBases(name);
   for (const { name, node } of pending) {
     if (ts.isUnionTypeNode(node) && node.types.every(ts.isLiteralTypeNode))
       out.literals.set(

@@ -8,8 +8,33 @@ import type { Rng } from '../util/random.js';
 import type { Problem } from '../world/problems.js';
 import { isCorrect, parseTrace, promptTokens, type ParsedTrace } from '../world/trace.js';
 import { decode, encode } from '../world/vocab.js';
-import { drawTrainingProblem, type WorldConfig } from '../world/defaults.js';
+import { checkWorldConfig, drawTrainingProblem, type WorldConfig } from '../world/defaults.js';
+import { requireInteger, requirePositive } from '../util/validate.js';
 import type { Rollout } from './rollout.js';
+
+/**
+ * What every RL trainer's config holds, checked once (`checkRunBase`): the run's length, its batch (prompts per step,
+ * rollouts per prompt), the sampling temperature and the world its training problems come from. Each trainer's
+ * config extends it with its own settings.
+ */
+export interface RunBase {
+  steps: number;
+  /** prompts per step */
+  prompts: number;
+  /** rollouts per prompt */
+  rollouts: number;
+  temperature: number;
+  world: WorldConfig;
+}
+
+/** Throws a ConfigError naming the first bad field of a run's base (`least`: a trainer's own floors). */
+export function checkRunBase(c: RunBase, least: { prompts?: number; rollouts?: number } = {}): void {
+  requireInteger('steps', c.steps, 0);
+  requireInteger('prompts', c.prompts, least.prompts ?? 1);
+  requireInteger('rollouts', c.rollouts, least.rollouts ?? 1);
+  requirePositive('temperature', c.temperature);
+  checkWorldConfig(c.world);
+}
 
 /**
  * A reasoner rollout: `correct` is the exact outcome (logged accuracy), `label` the training label the rewards read

@@ -19,10 +19,10 @@ import type { Rng } from '../../util/random.js';
 import type { Problem } from '../../world/problems.js';
 import { isCorrect, parseTrace, promptTokens } from '../../world/trace.js';
 import { decode, encode } from '../../world/vocab.js';
-import { checkWorldConfig, defaultWorld, drawTrainingProblem, type WorldConfig } from '../../world/defaults.js';
+import { defaultWorld, drawTrainingProblem } from '../../world/defaults.js';
 import type { Parsed } from '../../rubrics/rubric.js';
 import { normalisedScore } from '../../rubrics/rewards.js';
-import { referencePolicy } from '../../rl/trainer.js';
+import { checkRunBase, referencePolicy, type RunBase } from '../../rl/trainer.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../../rl/grpo.js';
 import { optimizersState, restoreOptimizers, type OptimizerState } from '../../rl/optim.js';
 import { adaptOptimizer, rateOf, setRate } from '../../rl/kl-adaptive.js';
@@ -41,13 +41,11 @@ import { sourceRubrics } from '../../rl/rubricator.js';
 export const PAIR_SOURCES = ['temporal', 'perturbation', 'rubric_conditioned'] as const;
 export type PairSource = (typeof PAIR_SOURCES)[number];
 
-export interface EvolmConfig {
+export interface EvolmConfig extends RunBase {
   /** policy steps (the generator's steps come on top: as many again) */
   steps: number;
-  prompts: number;
   /** policy samples per prompt, and rubrics per prompt in a generator step (GRPO groups) */
   rollouts: number;
-  temperature: number;
   /** 'alternate' (co-evolving: K policy steps, then K generator steps, ...) or 'sequential' (all generator steps first, then frozen) */
   schedule: 'alternate' | 'sequential';
   /** alternation period K in policy steps; 0 = round(alternationFraction x steps) */
@@ -104,7 +102,6 @@ export interface EvolmConfig {
    */
   policyKlTarget: number | null;
   grpo: GrpoConfig;
-  world: WorldConfig;
 }
 
 export const defaultEvolmConfig: EvolmConfig = {
@@ -132,13 +129,9 @@ export const defaultEvolmConfig: EvolmConfig = {
 };
 
 export function checkEvolmConfig(c: EvolmConfig): void {
-  checkWorldConfig(c.world);
+  checkRunBase(c, { prompts: 2 });
   if ((c.world.labelNoise ?? 0) !== 0)
     throw new ConfigError('world.labelNoise is implemented for RLVR and RLCER only (EvoLM reads exact labels)');
-  requireInteger('steps', c.steps, 0);
-  requireInteger('prompts', c.prompts, 2);
-  requireInteger('rollouts', c.rollouts, 1);
-  requirePositive('temperature', c.temperature);
   requireInteger('alternation', c.alternation, 0);
   requireProbability('alternationFraction', c.alternationFraction);
   requireProbability('marginWeight', c.marginWeight);

@@ -9,12 +9,12 @@ import type { Rng } from '../../util/random.js';
 import { surfaceForm, type Problem } from '../../world/problems.js';
 import { answerOf, parseTrace, promptTokens } from '../../world/trace.js';
 import { encode, decode } from '../../world/vocab.js';
-import { checkWorldConfig, defaultWorld, drawTrainingProblem, type WorldConfig } from '../../world/defaults.js';
+import { defaultWorld, drawTrainingProblem } from '../../world/defaults.js';
 import { majorityAnswer } from '../../rl/evaluate.js';
 import { fromGrid, mean, type Rollout } from '../../rl/rollout.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../../rl/grpo.js';
-import { ConfigError, requireInteger, requirePositive } from '../../util/validate.js';
-import { referencePolicy } from '../../rl/trainer.js';
+import { ConfigError } from '../../util/validate.js';
+import { checkRunBase, referencePolicy, type RunBase } from '../../rl/trainer.js';
 
 export const LABEL_FREE_METHODS = ['gt_reward', 'ttrl', 'intuitor', 'rent', 'corl'] as const;
 export type LabelFreeMethod = (typeof LABEL_FREE_METHODS)[number];
@@ -40,18 +40,15 @@ export const rentReward = (entropy: ArrayLike<number>) => -mean(Array.from(entro
 
 // ---- the trainer ----
 
-export interface LabelFreeConfig {
-  steps: number;
+export interface LabelFreeConfig extends RunBase {
   /** prompts per step (the same problems for every agent) */
   prompts: number;
   /** completions per prompt and agent (K) */
   rollouts: number;
-  temperature: number;
   method: LabelFreeMethod;
   /** data decoupling: agents with an odd index see each problem in another surface form with the same answer */
   decoupled: boolean;
   grpo: GrpoConfig;
-  world: WorldConfig;
 }
 
 export const defaultLabelFreeConfig: LabelFreeConfig = {
@@ -66,15 +63,11 @@ export const defaultLabelFreeConfig: LabelFreeConfig = {
 };
 
 export function checkLabelFreeConfig(c: LabelFreeConfig, agents: number): void {
-  requireInteger('steps', c.steps, 0);
-  requireInteger('prompts', c.prompts, 1);
-  requireInteger('rollouts', c.rollouts, 1);
-  requirePositive('temperature', c.temperature);
+  checkRunBase(c);
   if (!LABEL_FREE_METHODS.includes(c.method))
     throw new ConfigError(`method must be one of ${LABEL_FREE_METHODS.join(', ')} (got "${c.method}")`);
   if (c.method === 'corl' && agents < 2) throw new ConfigError('corl needs at least two agents (a ring)');
   checkGrpoConfig(c.grpo);
-  checkWorldConfig(c.world);
 }
 
 interface AgentRollout extends Rollout {

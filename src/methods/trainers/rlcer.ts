@@ -9,7 +9,7 @@ import type { AlignedVerifier } from '../../models/aligned-verifier.js';
 import type { Rng } from '../../util/random.js';
 import { decode } from '../../world/vocab.js';
 import { domainOf } from '../../world/problems.js';
-import { checkWorldConfig, defaultWorld, type WorldConfig } from '../../world/defaults.js';
+import { defaultWorld } from '../../world/defaults.js';
 import {
   CRITERION_NAMES,
   criterionText,
@@ -50,16 +50,14 @@ import {
   rollOutReasoner,
   type ReasonerRollout,
   type Trainer,
+  checkRunBase,
+  type RunBase,
 } from '../../rl/trainer.js';
 import { sourceRubrics } from '../../rl/rubricator.js';
 
-export interface RlcerConfig {
-  steps: number;
-  /** prompts per step */
-  prompts: number;
+export interface RlcerConfig extends RunBase {
   /** reasoner rollouts per prompt (N) */
   rollouts: number;
-  temperature: number;
   /**
    * where rubrics come from: 'self' (the policy's own rubricator, trained), 'fixed_untrained' (a frozen copy of
    * the cold-start policy's rubricator: the "prompted rubrics" analogue), 'teacher' (the teacher's reference rubric)
@@ -110,7 +108,6 @@ export interface RlcerConfig {
    */
   reasonKlTarget: number | null;
   ppo: PpoConfig;
-  world: WorldConfig;
 }
 
 export const defaultRlcerConfig: RlcerConfig = {
@@ -142,10 +139,7 @@ const oneOf = <T extends string>(name: string, v: T, allowed: readonly T[]) => {
 };
 
 export function checkRlcerConfig(c: RlcerConfig): void {
-  requireInteger('steps', c.steps, 0);
-  requireInteger('prompts', c.prompts, 1);
-  requireInteger('rollouts', c.rollouts, 2);
-  requirePositive('temperature', c.temperature);
+  checkRunBase(c, { rollouts: 2 });
   requireNonNegative('outcomeWeight', c.outcomeWeight);
   requireNonNegative('cotWeight', c.cotWeight);
   requireInteger('agreementSample', c.agreementSample, 0);
@@ -170,7 +164,6 @@ export function checkRlcerConfig(c: RlcerConfig): void {
   checkPpoConfig(c.ppo);
   if (c.ppo.equalGroups === 'resample')
     throw new ConfigError('ppo.equalGroups "resample" is RLVR-kind only; RLCER takes "keep" or "zero"');
-  checkWorldConfig(c.world);
 }
 
 export interface RlcerModels {

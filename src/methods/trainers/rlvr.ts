@@ -4,7 +4,7 @@ import { tf } from '../../models/backend.js';
 import type { Policy } from '../../models/policy.js';
 import type { Rng } from '../../util/random.js';
 import type { ParsedTrace } from '../../world/trace.js';
-import { checkWorldConfig, defaultWorld, type WorldConfig } from '../../world/defaults.js';
+import { defaultWorld } from '../../world/defaults.js';
 import { classifyStyle } from '../../rl/evaluate.js';
 import {
   checkPpoConfig,
@@ -27,20 +27,15 @@ import {
   type ReasonerRollout,
   type RewardFn,
   type Trainer,
+  checkRunBase,
+  type RunBase,
 } from '../../rl/trainer.js';
-import { ConfigError, requireInteger, requirePositive } from '../../util/validate.js';
+import { ConfigError } from '../../util/validate.js';
 
-export interface RlvrConfig {
-  steps: number;
-  /** prompts per step */
-  prompts: number;
-  /** rollouts per prompt */
-  rollouts: number;
-  temperature: number;
+export interface RlvrConfig extends RunBase {
   algo: 'ppo' | 'grpo';
   ppo: PpoConfig;
   grpo: GrpoConfig;
-  world: WorldConfig;
 }
 
 export const defaultRlvrConfig: RlvrConfig = {
@@ -55,14 +50,10 @@ export const defaultRlvrConfig: RlvrConfig = {
 };
 
 export function checkRlvrConfig(c: RlvrConfig): void {
-  requireInteger('steps', c.steps, 0);
-  requireInteger('prompts', c.prompts, 1);
-  requireInteger('rollouts', c.rollouts, 1);
-  requirePositive('temperature', c.temperature);
+  checkRunBase(c);
   if (c.algo !== 'ppo' && c.algo !== 'grpo') throw new ConfigError(`algo must be "ppo" or "grpo" (got "${c.algo}")`);
   checkPpoConfig(c.ppo);
   checkGrpoConfig(c.grpo);
-  checkWorldConfig(c.world);
 }
 
 /** RLVR's reward: the outcome reward of each rollout's training label (its exact correctness unless labels are noisy). */

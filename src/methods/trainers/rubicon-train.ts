@@ -8,7 +8,7 @@ import type { Rng } from '../../util/random.js';
 import type { Problem } from '../../world/problems.js';
 import { isCorrect, parseTrace, promptTokens } from '../../world/trace.js';
 import { decode, encode } from '../../world/vocab.js';
-import { defaultWorld, drawTrainingProblem, type WorldConfig } from '../../world/defaults.js';
+import { defaultWorld, drawTrainingProblem } from '../../world/defaults.js';
 import { toTokens, type RubricItem } from '../../rubrics/rubric.js';
 import { domainOf } from '../../world/problems.js';
 import {
@@ -19,10 +19,10 @@ import {
   type AggregatorName,
   type AggregatorParams,
 } from '../../rubrics/aggregators.js';
-import { referencePolicy } from '../../rl/trainer.js';
+import { checkRunBase, referencePolicy, type RunBase } from '../../rl/trainer.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../../rl/grpo.js';
 import { mean, type Rollout } from '../../rl/rollout.js';
-import { ConfigError, requireInteger, requirePositive, requireProbability } from '../../util/validate.js';
+import { ConfigError, requireInteger, requireProbability } from '../../util/validate.js';
 import {
   ANCHORS,
   hackMeasures,
@@ -48,11 +48,7 @@ export type Defence = (typeof DEFENCES)[number];
 export const hasDefence = (defence: Defence, aggregator: AggregatorName | 'none') =>
   defence === 'yes' || (defence === 'auto' && aggregator === 'veto');
 
-export interface RubiconConfig {
-  steps: number;
-  prompts: number;
-  rollouts: number;
-  temperature: number;
+export interface RubiconConfig extends RunBase {
   aggregator: AggregatorName;
   aggregatorParams: AggregatorParams;
   schedule: Schedule;
@@ -78,7 +74,6 @@ export interface RubiconConfig {
   /** the task pair: 'standard' (TASK_FAMILIES) or 'competing' (a binding length budget against thoroughness) */
   tasks: TaskPair;
   grpo: GrpoConfig;
-  world: WorldConfig;
 }
 
 export const defaultRubiconConfig: RubiconConfig = {
@@ -101,10 +96,7 @@ export const defaultRubiconConfig: RubiconConfig = {
 };
 
 export function checkRubiconConfig(c: RubiconConfig): void {
-  requireInteger('steps', c.steps, 0);
-  requireInteger('prompts', c.prompts, 1);
-  requireInteger('rollouts', c.rollouts, 1);
-  requirePositive('temperature', c.temperature);
+  checkRunBase(c);
   if (!AGGREGATORS.includes(c.aggregator))
     throw new ConfigError(`aggregator must be one of ${AGGREGATORS.join(', ')} (got "${c.aggregator}")`);
   if (!SCHEDULES.includes(c.schedule))
