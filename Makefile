@@ -74,6 +74,7 @@ help:
 	@echo "make sparse-criterion-careful  its amendment 1: the same criterion on a careful-style cold start's budgets"
 	@echo "make sensitivity-pilot  RLVR and process_oracle, 3 seeds, both regimes, 60 and 300 steps -> results/sensitivity/pilot.csv, power.csv"
 	@echo "make sensitivity2-pilot  the clean instrument's pilot, 7 arms x 6 seeds, S, 60 steps -> results/sensitivity2/pilot.csv, power.csv, trajectory*.csv"
+	@echo "make verifier-dose-pilot  the verifier dose-response pilot: runs, paired spreads per level, seeds rule -> results/verifier-dose/"
 	@echo "make sensitivity2-preregister  the clean instrument's pre-registration (default regime) and its sweeps; make sensitivity2-campaign runs them"
 	@echo "make sensitivity-preregister  the pre-registration and the campaign's sweeps from the pilot's SDs (docs/sensitivity.md)"
 	@echo "make reproduce-sensitivity  the pre-registered confirmatory campaign (resumable) -> results/sensitivity/confirm/"
@@ -304,6 +305,8 @@ verify-results: verify-quick
 	$(if $(wildcard results/sensitivity2/preregistration.md),$(TSX) analysis/sensitivity2.ts preregister --out runs/verify/sensitivity2 --sweeps runs/verify/sensitivity2/sweeps > /dev/null)
 	$(if $(wildcard results/sensitivity2/preregistration.md),$(TSX) analysis/compare-results.ts runs/verify/sensitivity2 results/sensitivity2 --only preregistration.md)
 	$(if $(wildcard results/sensitivity2/preregistration.md),$(TSX) analysis/compare-results.ts runs/verify/sensitivity2/sweeps sweeps --only $(CAMPAIGN2_SWEEPS))
+	$(if $(wildcard results/verifier-dose/pilot.csv),rm -rf runs/verify/verifier-dose && $(TSX) analysis/verifier-dose.ts pilot --root /nonexistent --out runs/verify/verifier-dose > /dev/null)
+	$(if $(wildcard results/verifier-dose/pilot.csv),$(TSX) analysis/compare-results.ts runs/verify/verifier-dose results/verifier-dose --only pilot_records.csv,pilot.csv,power.csv,levels.csv)
 	rm -rf runs/verify/evolm-spread
 	$(TSX) analysis/evolm-spread.ts --out runs/verify/evolm-spread > /dev/null
 	$(TSX) analysis/compare-results.ts runs/verify/evolm-spread results/evolm --only $(EVOLM_SPREAD_TABLES)
@@ -390,7 +393,7 @@ clean-runs:
 	rm -rf runs
 
 # ---- the sensitivity pilot and campaign (docs/sensitivity.md; results/sensitivity/preregistration.md) ----
-.PHONY: sensitivity2-preregister sensitivity2-campaign sparse-criterion sparse-criterion-careful coldstart-wide sparse-regime-wide sensitivity-amend sparse-regime sensitivity-pilot sensitivity-preregister reproduce-sensitivity trace-split evolm-oracle
+.PHONY: verifier-dose-pilot sensitivity2-preregister sensitivity2-campaign sparse-criterion sparse-criterion-careful coldstart-wide sparse-regime-wide sensitivity-amend sparse-regime sensitivity-pilot sensitivity-preregister reproduce-sensitivity trace-split evolm-oracle
 # the sparse-outcome regime's criterion on the cold start alone -> results/sensitivity/regime_criterion.csv
 sparse-regime:
 	$(TSX) src/cli/sparse-regime.ts
@@ -407,6 +410,11 @@ sensitivity2-pilot:
 # the clean instrument's pre-registration (default regime) and its campaign's sweeps, from the clean pilot's SDs and the
 # first campaign's where the pilot has no horizon (committed before the campaign's first run); then the campaign
 CAMPAIGN2_SWEEPS = sensitivity2-S-baseline.json,sensitivity2-M-baseline.json
+# the verifier dose-response pilot (docs/verifier.md): its runs, then per level RLCER - RLVR and EvoLM - judge-only,
+# the seeds rule on their spread and each level's verifier accuracy -> results/verifier-dose/
+verifier-dose-pilot:
+	$(TSX) src/cli/sweep.ts submit --config sweeps/verifier-dose-pilot.json $(EXECUTOR_FLAGS) --wait yes
+	$(TSX) analysis/verifier-dose.ts pilot
 sensitivity2-preregister:
 	$(TSX) analysis/sensitivity2.ts preregister
 sensitivity2-campaign:
