@@ -71,6 +71,7 @@ help:
 	@echo "make mutation   StrykerJS over the reward and evaluation code -> results/mutation/ (incremental; FORCE=1 all: ~35 min, busy 2 cores)"
 	@echo "make sparse-regime  the sparse-outcome regime's criterion on the cold start alone -> results/sensitivity/regime_criterion.csv"
 	@echo "make sparse-criterion  the clean instrument's sparse regime: SFT budgets of one wide cold-start run, the criterion on them alone -> results/sensitivity2/sparse-criterion.csv"
+	@echo "make sparse-criterion-forced  its amendment 2: the per-step threshold read teacher-forced, on amendment 1's cold starts"
 	@echo "make sparse-criterion-careful  its amendment 1: the same criterion on a careful-style cold start's budgets"
 	@echo "make sensitivity-pilot  RLVR and process_oracle, 3 seeds, both regimes, 60 and 300 steps -> results/sensitivity/pilot.csv, power.csv"
 	@echo "make sensitivity2-pilot  the clean instrument's pilot, 7 arms x 6 seeds, S, 60 steps -> results/sensitivity2/pilot.csv, power.csv, trajectory*.csv"
@@ -393,7 +394,7 @@ clean-runs:
 	rm -rf runs
 
 # ---- the sensitivity pilot and campaign (docs/sensitivity.md; results/sensitivity/preregistration.md) ----
-.PHONY: verifier-dose-pilot sensitivity2-preregister sensitivity2-campaign sparse-criterion sparse-criterion-careful coldstart-wide sparse-regime-wide sensitivity-amend sparse-regime sensitivity-pilot sensitivity-preregister reproduce-sensitivity trace-split evolm-oracle
+.PHONY: sparse-criterion-forced verifier-dose-pilot sensitivity2-preregister sensitivity2-campaign sparse-criterion sparse-criterion-careful coldstart-wide sparse-regime-wide sensitivity-amend sparse-regime sensitivity-pilot sensitivity-preregister reproduce-sensitivity trace-split evolm-oracle
 # the sparse-outcome regime's criterion on the cold start alone -> results/sensitivity/regime_criterion.csv
 sparse-regime:
 	$(TSX) src/cli/sparse-regime.ts
@@ -474,6 +475,13 @@ sparse-criterion-careful:
 	  --config data/configs/coldstart-careful.json; done
 	$(TSX) src/cli/sparse-criterion.ts --budgets $$(echo $(SPARSE2_CAREFUL_BUDGETS) | tr ' ' ,) \
 	  --checkpoints 'runs/coldstart/careful-budget-{budget}.json' --out results/sensitivity2/sparse-criterion-careful.csv \
+	  --chosen-out 'data/checkpoints/coldstart-transformer-S-careful-{budget}.json'
+# amendment 2 (results/sensitivity2/sparse-criterion-forced.md): amendment 1's cold starts, the per-step threshold read
+# teacher-forced (each step given the right trace before it) -> sparse-criterion-forced.csv, and the chosen budget's
+# checkpoint -> data/checkpoints/coldstart-transformer-S-careful-<steps>.json
+sparse-criterion-forced:
+	$(TSX) src/cli/sparse-criterion.ts --budgets $$(echo $(SPARSE2_CAREFUL_BUDGETS) | tr ' ' ,) --step-measure forced \
+	  --checkpoints 'runs/coldstart/careful-budget-{budget}.json' --out results/sensitivity2/sparse-criterion-forced.csv \
 	  --chosen-out 'data/checkpoints/coldstart-transformer-S-careful-{budget}.json'
 # EvoLM's exact-judge rows at Table 2's full profile, S, 3 seeds, on kernel generation 1 (the committed EvoLM rows')
 evolm-oracle:

@@ -13,7 +13,13 @@ import {
   SPARSE2_MIN_STEP,
   sparseCriterion,
   stepCredits,
+  stepSpans,
+  knownStepAccuracy,
 } from '../src/rl/sparse-criterion.js';
+import { tf } from '../src/models/backend.js';
+import type { Policy } from '../src/models/policy.js';
+import type { SequenceBatch } from '../src/models/logprobs.js';
+import { V } from '../src/world/vocab.js';
 
 // 47 + 85: column 0: 7 + 5 = 12 (digit 2, carry 1); column 1: 4 + 8 + 1 = 13 (digit 3, carry 1); answer 132
 const add = solve('add', [47, 85]);
@@ -126,5 +132,47 @@ describe('sparse criterion: the rule', () => {
   });
   it('chooses nothing when no candidate meets the criterion', () => {
     assert.equal(chooseSparseRegime([{ budget: 4500, cell: 'chain-6', meets: false }]), null);
+  });
+});
+
+describe('sparse criterion, amendment 2: each step given the right trace before it', () => {
+  it('finds every true step of a systematic trace, pass by pass', () => {
+    const t = 'C0 7 5 0 1 2 C1 4 8 1 1 3 | C0 2 1 0 0 3 A 1 3 <eos>'.split(' ');
+    assert.deepEqual(stepSpans(t), [
+      [
+        [0, 6],
+        [6, 12],
+      ],
+      [[13, 19]],
+    ]);
+  });
+
+  // a model that puts probability q on the token that follows in its input (the teacher's next token) and spreads
+  // the rest evenly: each 6-token step is written right with probability q^6, whatever came before
+  const oracle = (q: number) =>
+    ({
+      forward: (b: SequenceBatch) =>
+        tf.tidy(() => {
+          const [B, T] = b.tokens.shape;
+          const next = tf.concat([b.tokens.slice([0, 1], [B, T - 1]), tf.zeros([B, 1], 'int32')], 1);
+          const lo = Math.log((1 - q) / (V - 1)),
+            hi = Math.log(q);
+          const logits = tf
+            .oneHot(next as tf.Tensor2D, V)
+            .toFloat()
+            .mul(hi - lo)
+            .add(lo);
+          return { logits, values: tf.zeros([B, T, 3]) };
+        }),
+    }) as unknown as Policy;
+
+  it('is q^6 per column for a model that knows each token with probability q', () => {
+    const ps = [solve('add', [47, 85]), solve('add', [12, 30]), solve('sub', [93, 48])];
+    for (const q of [0.9, 0.5]) {
+      const k = knownStepAccuracy(oracle(q), ps, 2);
+      assert.equal(k.length, 2);
+      // float32 log-probs: equal to 1e-6
+      for (const x of k) assert.ok(x !== null && Math.abs(x - q ** 6) < 1e-6, `${x} != ${q ** 6}`);
+    }
   });
 });

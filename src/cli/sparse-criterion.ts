@@ -7,7 +7,7 @@
 // meeting them there). No RL run and no accuracy of a compared method is read.
 // Usage: tsx src/cli/sparse-criterion.ts [--budgets 2000,...] [--checkpoints runs/coldstart/wide-budget-{budget}.json]
 //   [--cells add-7,sub-7,chain-6] [--problems 64] [--samples 8] [--out results/sensitivity2/sparse-criterion.csv]
-//   [--chosen-out data/checkpoints/coldstart-transformer-S-wide-{budget}.json]
+//   [--chosen-out data/checkpoints/coldstart-transformer-S-wide-{budget}.json] [--step-measure free|forced]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { intArg, intListArg, parseArgs, runMain } from '../io/args.js';
@@ -15,7 +15,7 @@ import { initBackend, tf } from '../models/backend.js';
 import { checkCheckpoints } from '../models/policy.js';
 import { loadPolicy } from '../models/index.js';
 import { evaluateReasoner } from '../rl/evaluate.js';
-import { chooseSparseRegime, measureCell, sparseCriterion } from '../rl/sparse-criterion.js';
+import { chooseSparseRegime, knownStepAccuracy, measureCell, sparseCriterion } from '../rl/sparse-criterion.js';
 import { EVAL_SEED, generateEvalSet } from '../world/datasets.js';
 import { checkFamily, passWidths, type Family } from '../world/problems.js';
 import { writeCsv, type Row } from '../io/table.js';
@@ -50,7 +50,16 @@ runMain(async () => {
     samples: { help: 'rollouts per group', default: '8' },
     out: { help: 'output CSV', default: 'results/sensitivity2/sparse-criterion.csv' },
     'chosen-out': "copy the chosen budget's checkpoint here ({budget} replaced); nothing copied when none is chosen",
+    'step-measure': {
+      help:
+        'what the per-step threshold reads: free (sampled traces against the truth) or forced ' +
+        '(amendment 2: each step given the right trace before it)',
+      default: 'free',
+    },
   });
+  if (a['step-measure'] !== 'free' && a['step-measure'] !== 'forced')
+    throw new ConfigError(`--step-measure must be free or forced (got "${a['step-measure']}")`);
+  const forced = a['step-measure'] === 'forced';
   const budgets = intListArg('budgets', a.budgets, 1),
     cells = a.cells.split(',').map(parseCell),
     perCell = intArg('problems', a.problems, 1),
@@ -70,14 +79,11 @@ runMain(async () => {
       const cell = `${family}-${digits}`;
       const t0 = Date.now();
       // the same problems and sampling stream at every budget (common random numbers across candidates)
-      const res = evaluateReasoner(
-        policy,
-        generateEvalSet(family, digits, SPARSE2_SEED, perCell),
-        n,
-        makeRng(7919 * digits + family.length),
-      );
+      const problems = generateEvalSet(family, digits, SPARSE2_SEED, perCell);
+      const res = evaluateReasoner(policy, problems, n, makeRng(7919 * digits + family.length));
       const m = measureCell(res.map((r) => ({ problem: r.problem, traces: r.traces })));
-      const v = sparseCriterion(m);
+      const knownCols = forced ? knownStepAccuracy(policy, problems) : null;
+      const v = sparseCriterion(knownCols ? { ...m, stepAccuracy: knownCols } : m);
       verdicts.push({ budget, cell, meets: v.meets });
       const known = m.stepAccuracy.filter((x): x is number => x !== null),
         knownAll = m.stepAccuracyAll.filter((x): x is number => x !== null);
@@ -103,12 +109,17 @@ runMain(async () => {
         step_acc_all_min: Math.min(...knownAll),
       };
       for (let k = 0; k < maxCols; k++) row[`step_acc_c${k}`] = fmt(m.stepAccuracy[k] ?? null);
+      if (knownCols) {
+        row.known_min = Math.min(...knownCols.filter((x): x is number => x !== null));
+        for (let k = 0; k < maxCols; k++) row[`known_c${k}`] = fmt(knownCols[k] ?? null);
+      }
       row.code = code;
       rows.push(row);
       console.log(
         `budget ${budget} ${cell}: pass ${m.pass.toFixed(3)}, step min ${Math.min(...known).toFixed(3)} ` +
           `(${known.map((x) => x.toFixed(2)).join(' ')}), well-formed ${m.wellFormed.toFixed(3)}, ` +
           `all-wrong ${m.allWrongGroups.toFixed(3)}, process sd within ${m.processSdWithin.toFixed(3)}` +
+          `${knownCols ? `, known (forced) ${knownCols.map((x) => (x ?? 0).toFixed(2)).join(' ')}` : ''}` +
           `${v.meets ? '  MEETS' : `  (fails: ${v.failed.join(', ')})`}  ${((Date.now() - t0) / 1000).toFixed(0)} s`,
       );
     }

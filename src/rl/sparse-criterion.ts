@@ -9,6 +9,13 @@ import type { ParsedTrace } from '../world/trace.js';
 import { isCorrect } from '../world/trace.js';
 import { processScore } from '../world/process.js';
 import { mean, sampleSd } from '../util/stats.js';
+import { makeRng } from '../util/random.js';
+import { writeTrace } from '../world/teacher.js';
+import { promptTokens } from '../world/trace.js';
+import { encode } from '../world/vocab.js';
+import { tf } from '../models/backend.js';
+import type { Policy } from '../models/policy.js';
+import { disposeSequenceBatch, makeSequenceBatch, tokenLogProbs } from '../models/logprobs.js';
 
 /** The thresholds: per-sample pass at most this... */
 export const SPARSE2_MAX_PASS = 0.05;
@@ -162,4 +169,53 @@ export function chooseSparseRegime<C>(
   if (ok.length === 0) return null;
   const budget = Math.max(...ok.map((r) => r.budget));
   return { budget, cells: ok.filter((r) => r.budget === budget).map((r) => r.cell) };
+}
+
+/**
+ * Where each true step of an error-free systematic trace lies in its tokens: out[i][k] = [start, end) of pass i's
+ * column k (a step is `C<k> x y cin cout d`; passes are split by `|`).
+ */
+export function stepSpans(tokens: readonly string[]): [number, number][][] {
+  const out: [number, number][][] = [[]];
+  tokens.forEach((t, j) => {
+    if (t === '|') out.push([]);
+    else if (/^C\d+$/.test(t)) out[out.length - 1][Number(t.slice(1))] = [j, j + 6];
+  });
+  return out;
+}
+
+/**
+ * Whether the cold start knows each step, apart from what it wrote before (amendment 2): per column k, the mean over
+ * the problems' true steps at column k (every pass) of the probability that sampling at temperature 1 writes the step
+ * exactly, given the teacher's error-free systematic trace before it (teacher forcing). Free-running per-step accuracy
+ * (`measureCell`) compares each written step with the truth, so one early wrong carry makes every later step wrong:
+ * it compounds by construction. This does not.
+ */
+export function knownStepAccuracy(policy: Policy, problems: readonly Problem[], batch = 64): (number | null)[] {
+  const traces = problems.map((p) => writeTrace(p, 'systematic', makeRng(0), { errorRate: 0, verifyMiss: 0 }).tokens);
+  const columns = Math.max(...problems.map((p) => Math.max(...p.passes.map((c) => c.length))));
+  const sum = new Array<number>(columns).fill(0),
+    n = new Array<number>(columns).fill(0);
+  for (let i = 0; i < problems.length; i += batch) {
+    const ps = problems.slice(i, i + batch),
+      ts = traces.slice(i, i + batch);
+    const sb = makeSequenceBatch(
+      ps.map((p) => encode(promptTokens(p, 'reason'))),
+      ts.map((t) => encode(t)),
+    );
+    const logp = tf.tidy(() => tokenLogProbs(policy, sb, 0, false).logp.arraySync() as number[][]);
+    ps.forEach((p, b) =>
+      stepSpans(ts[b]).forEach((pass, pi) =>
+        pass.forEach(([s, e], k) => {
+          if (!p.passes[pi]?.[k]) return;
+          let lp = 0;
+          for (let j = s; j < e; j++) lp += logp[b][sb.start[b] + j];
+          sum[k] += Math.exp(lp);
+          n[k]++;
+        }),
+      ),
+    );
+    disposeSequenceBatch(sb);
+  }
+  return n.map((x, k) => (x === 0 ? null : sum[k] / x));
 }
