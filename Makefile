@@ -71,6 +71,7 @@ help:
 	@echo "make mutation   StrykerJS over the reward and evaluation code -> results/mutation/ (incremental; FORCE=1 all: ~35 min, busy 2 cores)"
 	@echo "make sparse-regime  the sparse-outcome regime's criterion on the cold start alone -> results/sensitivity/regime_criterion.csv"
 	@echo "make sparse-criterion  the clean instrument's sparse regime: SFT budgets of one wide cold-start run, the criterion on them alone -> results/sensitivity2/sparse-criterion.csv"
+	@echo "make sparse-compounding  the pass beside the product of the known-step probabilities -> results/sensitivity2/compounding.csv"
 	@echo "make sparse-criterion-forced  its amendment 2: the per-step threshold read teacher-forced, on amendment 1's cold starts"
 	@echo "make sparse-criterion-careful  its amendment 1: the same criterion on a careful-style cold start's budgets"
 	@echo "make sensitivity-pilot  RLVR and process_oracle, 3 seeds, both regimes, 60 and 300 steps -> results/sensitivity/pilot.csv, power.csv"
@@ -306,6 +307,8 @@ verify-results: verify-quick
 	$(if $(wildcard results/sensitivity2/preregistration.md),$(TSX) analysis/sensitivity2.ts preregister --out runs/verify/sensitivity2 --sweeps runs/verify/sensitivity2/sweeps > /dev/null)
 	$(if $(wildcard results/sensitivity2/preregistration.md),$(TSX) analysis/compare-results.ts runs/verify/sensitivity2 results/sensitivity2 --only preregistration.md)
 	$(if $(wildcard results/sensitivity2/preregistration.md),$(TSX) analysis/compare-results.ts runs/verify/sensitivity2/sweeps sweeps --only $(CAMPAIGN2_SWEEPS))
+	$(TSX) analysis/sparse-compounding.ts --out runs/verify/sensitivity2 > /dev/null
+	$(TSX) analysis/compare-results.ts runs/verify/sensitivity2 results/sensitivity2 --only compounding.csv
 	$(if $(wildcard results/verifier-dose/pilot.csv),rm -rf runs/verify/verifier-dose && $(TSX) analysis/verifier-dose.ts pilot --root /nonexistent --out runs/verify/verifier-dose > /dev/null)
 	$(if $(wildcard results/verifier-dose/pilot.csv),$(TSX) analysis/compare-results.ts runs/verify/verifier-dose results/verifier-dose --only pilot_records.csv,pilot.csv,power.csv,levels.csv)
 	rm -rf runs/verify/evolm-spread
@@ -394,7 +397,7 @@ clean-runs:
 	rm -rf runs
 
 # ---- the sensitivity pilot and campaign (docs/sensitivity.md; results/sensitivity/preregistration.md) ----
-.PHONY: sparse-criterion-forced verifier-dose-pilot sensitivity2-preregister sensitivity2-campaign sparse-criterion sparse-criterion-careful coldstart-wide sparse-regime-wide sensitivity-amend sparse-regime sensitivity-pilot sensitivity-preregister reproduce-sensitivity trace-split evolm-oracle
+.PHONY: sparse-compounding sparse-criterion-forced verifier-dose-pilot sensitivity2-preregister sensitivity2-campaign sparse-criterion sparse-criterion-careful coldstart-wide sparse-regime-wide sensitivity-amend sparse-regime sensitivity-pilot sensitivity-preregister reproduce-sensitivity trace-split evolm-oracle
 # the sparse-outcome regime's criterion on the cold start alone -> results/sensitivity/regime_criterion.csv
 sparse-regime:
 	$(TSX) src/cli/sparse-regime.ts
@@ -483,6 +486,9 @@ sparse-criterion-forced:
 	$(TSX) src/cli/sparse-criterion.ts --budgets $$(echo $(SPARSE2_CAREFUL_BUDGETS) | tr ' ' ,) --step-measure forced \
 	  --checkpoints 'runs/coldstart/careful-budget-{budget}.json' --out results/sensitivity2/sparse-criterion-forced.csv \
 	  --chosen-out 'data/checkpoints/coldstart-transformer-S-careful-{budget}.json'
+# amendment 2's compounding check: the pass beside the product of the known-step probabilities -> compounding.csv
+sparse-compounding:
+	$(TSX) analysis/sparse-compounding.ts
 # EvoLM's exact-judge rows at Table 2's full profile, S, 3 seeds, on kernel generation 1 (the committed EvoLM rows')
 evolm-oracle:
 	WORKBENCH_KERNELS=1 $(TSX) src/cli/table2.ts --profile full --methods evolm-oracle --sizes S $(EXECUTOR_FLAGS)
