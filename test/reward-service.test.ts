@@ -349,3 +349,20 @@ describe('reward service: bad requests', function () {
     assert.equal(ok.text, '{"rewards": [1.0], "scores": [1.0], "extra_logs": {"correct": [1.0], "has_answer": [1.0]}}');
   });
 });
+
+describe('the reward service names its rewards from one list', () => {
+  it('spells out one rubicon route per aggregator, and serve-rewards refuses any other name', async () => {
+    const { rewardNames } = await import('../src/cli/reward-server.js');
+    const { AGGREGATORS } = await import('../src/rubrics/aggregators.js');
+    assert.deepEqual(rewardNames(), ['outcome', 'rlcer', 'evolm', 'corl', ...AGGREGATORS.map((g) => `rubicon/${g}`)]);
+    const { spawnSync } = await import('node:child_process');
+    const r = spawnSync('./node_modules/.bin/tsx', ['src/cli/serve-rewards.ts', '--reward', 'rubicon/geometric'], {
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 2);
+    assert.match(
+      r.stderr,
+      /--reward must be one of outcome, rlcer, evolm, corl, rubicon\/weighted_sum, .*got "rubicon\/geometric"/,
+    );
+  });
+});

@@ -492,6 +492,21 @@ describe('Table 2 aggregation', () => {
     assert.throws(() => methodSpec('rlcer2'), ConfigError);
     assert.throws(() => profileSpec('huge'), /unknown profile/);
   });
+  it('the bench times the rows each kind names, each a METHODS row of that kind (make bench-steps)', async () => {
+    const { BENCH_METHODS, KINDS } = await import('../src/methods/tables/table2-kinds.js');
+    for (const [kind, k] of Object.entries(KINDS))
+      for (const m of k.benchMethods) assert.equal(methodSpec(m).kind, kind, `${m} is not of kind ${kind}`);
+    assert.deepEqual(BENCH_METHODS, [
+      'sft',
+      'rlvr',
+      'process_oracle',
+      'process_oracle_dense',
+      'rlcer',
+      'fixed_teacher',
+      'evolm',
+      'corl_transformer_gru',
+    ]);
+  });
   it("refuses a method spec's block that its kind does not read (a discriminated union; one line at run time)", () => {
     for (const [id, spec] of Object.entries(METHODS)) checkMethodSpec(id, spec);
     const base = { quality: 'policy', label: 'x' } as const;

@@ -9,6 +9,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { floatJson, HttpError, parseJsonBody, readBody } from '../io/json-http.js';
 import { ConfigError } from '../util/validate.js';
+import { AGGREGATORS } from '../rubrics/aggregators.js';
 import {
   corlRoute,
   defaultServiceConfig,
@@ -24,6 +25,9 @@ import {
 } from '../methods/service/reward-routes.js';
 
 export const REWARDS = ['outcome', 'rlcer', 'evolm', 'corl', 'rubicon/<aggregator>'] as const;
+/** Every reward name the service serves: REWARDS with `rubicon/<aggregator>` spelled out for each aggregator. */
+export const rewardNames = (): string[] =>
+  REWARDS.flatMap((r) => (r === 'rubicon/<aggregator>' ? AGGREGATORS.map((g) => `rubicon/${g}`) : [r]));
 
 export interface ServerOptions {
   host: string;

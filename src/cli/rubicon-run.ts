@@ -21,6 +21,7 @@ import { evalReport, familyAccuracy } from '../rl/evaluate.js';
 import { mean } from '../util/stats.js';
 import { coldStartCheckpoint, VERIFIER_CHECKPOINT } from '../methods/tables/table2.js';
 import { ANCHORS, hackMeasures, rewardVectors, TASK_PAIRS } from '../rubrics/rubicon.js';
+import { AGGREGATORS } from '../rubrics/aggregators.js';
 import {
   defaultRubiconConfig,
   hasDefence,
@@ -32,7 +33,7 @@ import {
 
 runMain(async () => {
   const a = parseArgs(process.argv.slice(2), {
-    aggregator: 'weighted_sum, veto, saturation, interaction or shaping',
+    aggregator: `one of ${AGGREGATORS.join(', ')}`,
     schedule: 'joint, constraints_only, quality_only or stagewise',
     filter: '"yes" for central-quantile filtering (25-75%)',
     seed: { help: 'seed', default: '0' },

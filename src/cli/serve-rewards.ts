@@ -1,7 +1,7 @@
 // `make serve-rewards`: the reward service on 127.0.0.1:5057 (OpenRLHF's --reward.remote_url / --remote_rm_url
 // http://127.0.0.1:5057/get_reward; verl and TRL through python/reward_shims.py). docs/reward-service.md.
 import { choiceArg, intArg, parseArgs, runMain } from '../io/args.js';
-import { REWARDS, startRewardServer } from './reward-server.js';
+import { REWARDS, rewardNames, startRewardServer } from './reward-server.js';
 import { defaultServiceConfig, type ServiceConfig } from '../methods/service/reward-routes.js';
 import { ChatBackend, llmRoles } from '../models/chat.js';
 import { ConfigError } from '../util/validate.js';
@@ -29,11 +29,8 @@ runMain(async () => {
       '$REWARD_SERVICE_TOKEN, which keeps them out of the process list)',
   });
   const reward = a.reward;
-  if (!['outcome', 'rlcer', 'evolm', 'corl'].includes(reward) && !AGGREGATORS.some((g) => reward === `rubicon/${g}`)) {
-    throw new ConfigError(
-      `--reward must be one of outcome, rlcer, evolm, corl, rubicon/<${AGGREGATORS.join('|')}> ` + `(got "${reward}")`,
-    );
-  }
+  if (!rewardNames().includes(reward))
+    throw new ConfigError(`--reward must be one of ${rewardNames().join(', ')} (got "${reward}")`);
   const service: ServiceConfig = {
     ...defaultServiceConfig,
     groupSize: intArg('group-size', a['group-size'], 1, 4096),

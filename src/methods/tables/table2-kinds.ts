@@ -177,6 +177,11 @@ function verifierShare(setting: string) {
 /** A kind: whether its rows train (take steps), and its row built from a row's inputs. */
 export interface Kind {
   trains: boolean;
+  /**
+   * The METHODS rows of this kind that `make bench-steps` times (src/cli/bench-steps.ts), in order: a new kind names
+   * its own here (an empty list: the bench does not time it)
+   */
+  benchMethods: string[];
   row: (x: RowInputs) => Row;
 }
 
@@ -186,6 +191,7 @@ export const KINDS: Record<MethodSpec['kind'], Kind> = {
   // user's world where one is given (a sweep's regime: where its in-distribution endpoint is measured)
   sft: {
     trains: false,
+    benchMethods: [],
     row: (x) => {
       const c = mergeConfig(rlvrConfig(x, false), x.user.world ? { world: x.user.world } : {});
       return {
@@ -199,6 +205,7 @@ export const KINDS: Record<MethodSpec['kind'], Kind> = {
   },
   rlvr: {
     trains: true,
+    benchMethods: ['rlvr', 'process_oracle', 'process_oracle_dense'],
     row: (x) => {
       const c = rlvrConfig(x, true);
       return {
@@ -213,6 +220,7 @@ export const KINDS: Record<MethodSpec['kind'], Kind> = {
   // RLVR's trainer with the static scalar RM's score (2 s - 1) as the reward
   scalar_rm: {
     trains: true,
+    benchMethods: [],
     row: (x) => {
       const c = rlvrConfig(x, true);
       const reward =
@@ -234,6 +242,7 @@ export const KINDS: Record<MethodSpec['kind'], Kind> = {
   },
   rlcer: {
     trains: true,
+    benchMethods: ['rlcer', 'fixed_teacher'],
     row: (x) => {
       const c = specConfig<RlcerConfig>(
         defaultRlcerConfig,
@@ -265,6 +274,7 @@ export const KINDS: Record<MethodSpec['kind'], Kind> = {
   },
   evolm: {
     trains: true,
+    benchMethods: ['evolm'],
     row: (x) => {
       const c = specConfig<EvolmConfig>(
         defaultEvolmConfig,
@@ -295,3 +305,13 @@ export const KINDS: Record<MethodSpec['kind'], Kind> = {
 
 /** A row of the spec's kind, its config built from `x`. */
 export const table2Row = (x: RowInputs): Row => KINDS[x.spec.kind].row(x);
+
+/**
+ * The methods `make bench-steps` times, in order: the cold start's SFT step, the Table 2 rows each kind names
+ * (`benchMethods`, by their METHODS id), and CO-RL's pair.
+ */
+export const BENCH_METHODS: readonly string[] = [
+  'sft',
+  ...Object.values(KINDS).flatMap((k) => k.benchMethods),
+  'corl_transformer_gru',
+];
