@@ -20,6 +20,7 @@ import {
   MAX_SEEDS,
   MIN_SEEDS,
   RUBRIC_ARMS,
+  runCosts,
   TARGET_MDE,
   type CampaignSweep,
 } from './sensitivity.js';
@@ -63,17 +64,9 @@ export function pilotEngine(c: SweepConfig): { kernels: number; cpuKey: string; 
   return { kernels: Number(one('kernels')), cpuKey: one('cpuKey'), cpu: one('cpu'), code: one('code') };
 }
 
-/** Mean seconds per finished pilot run of each method (done.json). */
-export function pilotCosts(c: SweepConfig): Map<string, number> {
-  const acc = new Map<string, number[]>();
-  for (const s of expandSweep(c)) {
-    const dir = [s.archive, s.dir].find((d) => d && fs.existsSync(path.join(d, 'done.json')));
-    if (!dir) continue;
-    const secs = Number(JSON.parse(fs.readFileSync(path.join(dir, 'done.json'), 'utf8')).seconds);
-    acc.set(s.method, [...(acc.get(s.method) ?? []), secs]);
-  }
-  return new Map([...acc].map(([m, v]) => [m, mean(v)]));
-}
+/** Mean seconds per finished pilot run of each method (done.json; the pilot has one cell per method). */
+export const pilotCosts = (c: SweepConfig): Map<string, number> =>
+  new Map(runCosts(c).map((r) => [String(r.method), Number(r.seconds)]));
 
 /** The largest paired-difference SD on the accuracy endpoints among a first-campaign cell's arms against RLVR. */
 export function firstCampaignSd(power: Row[], size: string, horizon: number, arms: string[]): number {
