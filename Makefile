@@ -76,6 +76,7 @@ help:
 	@echo "make sparse-criterion-careful  its amendment 1: the same criterion on a careful-style cold start's budgets"
 	@echo "make sensitivity-pilot  RLVR and process_oracle, 3 seeds, both regimes, 60 and 300 steps -> results/sensitivity/pilot.csv, power.csv"
 	@echo "make sensitivity2-pilot  the clean instrument's pilot, 7 arms x 6 seeds, S, 60 steps -> results/sensitivity2/pilot.csv, power.csv, trajectory*.csv"
+	@echo "make verifier-dose-preregister  the dose campaign's pre-registration and sweeps from the pilot; make verifier-dose-campaign runs them"
 	@echo "make verifier-dose-pilot  the verifier dose-response pilot: runs, paired spreads per level, seeds rule -> results/verifier-dose/"
 	@echo "make sensitivity2-preregister  the clean instrument's pre-registration (default regime) and its sweeps; make sensitivity2-campaign runs them"
 	@echo "make sensitivity-preregister  the pre-registration and the campaign's sweeps from the pilot's SDs (docs/sensitivity.md)"
@@ -311,6 +312,9 @@ verify-results: verify-quick
 	$(TSX) analysis/compare-results.ts runs/verify/sensitivity2 results/sensitivity2 --only compounding.csv
 	$(if $(wildcard results/verifier-dose/pilot.csv),rm -rf runs/verify/verifier-dose && $(TSX) analysis/verifier-dose.ts pilot --root /nonexistent --out runs/verify/verifier-dose > /dev/null)
 	$(if $(wildcard results/verifier-dose/pilot.csv),$(TSX) analysis/compare-results.ts runs/verify/verifier-dose results/verifier-dose --only pilot_records.csv,pilot.csv,power.csv,levels.csv)
+	$(if $(wildcard results/verifier-dose/preregistration.md),$(TSX) analysis/verifier-dose.ts preregister --out runs/verify/verifier-dose --sweeps runs/verify/verifier-dose/sweeps > /dev/null)
+	$(if $(wildcard results/verifier-dose/preregistration.md),$(TSX) analysis/compare-results.ts runs/verify/verifier-dose results/verifier-dose --only preregistration.md)
+	$(if $(wildcard results/verifier-dose/preregistration.md),$(TSX) analysis/compare-results.ts runs/verify/verifier-dose/sweeps sweeps --only $(DOSE_SWEEPS))
 	rm -rf runs/verify/evolm-spread
 	$(TSX) analysis/evolm-spread.ts --out runs/verify/evolm-spread > /dev/null
 	$(TSX) analysis/compare-results.ts runs/verify/evolm-spread results/evolm --only $(EVOLM_SPREAD_TABLES)
@@ -397,7 +401,7 @@ clean-runs:
 	rm -rf runs
 
 # ---- the sensitivity pilot and campaign (docs/sensitivity.md; results/sensitivity/preregistration.md) ----
-.PHONY: sparse-compounding sparse-criterion-forced verifier-dose-pilot sensitivity2-preregister sensitivity2-campaign sparse-criterion sparse-criterion-careful coldstart-wide sparse-regime-wide sensitivity-amend sparse-regime sensitivity-pilot sensitivity-preregister reproduce-sensitivity trace-split evolm-oracle
+.PHONY: verifier-dose-preregister verifier-dose-campaign sparse-compounding sparse-criterion-forced verifier-dose-pilot sensitivity2-preregister sensitivity2-campaign sparse-criterion sparse-criterion-careful coldstart-wide sparse-regime-wide sensitivity-amend sparse-regime sensitivity-pilot sensitivity-preregister reproduce-sensitivity trace-split evolm-oracle
 # the sparse-outcome regime's criterion on the cold start alone -> results/sensitivity/regime_criterion.csv
 sparse-regime:
 	$(TSX) src/cli/sparse-regime.ts
@@ -419,6 +423,13 @@ CAMPAIGN2_SWEEPS = sensitivity2-S-baseline.json,sensitivity2-M-baseline.json
 verifier-dose-pilot:
 	$(TSX) src/cli/sweep.ts submit --config sweeps/verifier-dose-pilot.json $(EXECUTOR_FLAGS) --wait yes
 	$(TSX) analysis/verifier-dose.ts pilot
+# its pre-registration and sweeps from the pilot's tables (committed before the campaign's first run), then the campaign
+DOSE_SWEEPS = verifier-dose-S.json,verifier-dose-S300.json
+verifier-dose-preregister:
+	$(TSX) analysis/verifier-dose.ts preregister
+verifier-dose-campaign:
+	$(TSX) src/cli/sweep.ts submit --config sweeps/verifier-dose-S.json $(EXECUTOR_FLAGS) --wait yes
+	$(TSX) src/cli/sweep.ts submit --config sweeps/verifier-dose-S300.json $(EXECUTOR_FLAGS) --wait yes
 sensitivity2-preregister:
 	$(TSX) analysis/sensitivity2.ts preregister
 sensitivity2-campaign:

@@ -2,7 +2,8 @@
 // pair with every level, a knob method's baseline is its default level, and each level's verifier accuracy (the
 // figure's x-axis) by hand.
 import { strict as assert } from 'node:assert';
-import { doseCells, levelAccuracy } from '../analysis/verifier-dose.js';
+import { doseCells, doseLevel300, doseSeeds, doseSweeps, levelAccuracy } from '../analysis/verifier-dose.js';
+import type { SweepFile } from '../src/io/sweep.js';
 import { pairedDifferences } from '../analysis/sensitivity.js';
 import type { Row } from '../src/io/table.js';
 
@@ -50,5 +51,63 @@ describe('the verifier dose pilot', () => {
     assert.equal(levelAccuracy('oracle@0.8', heldOut), 0.8);
     assert.equal(levelAccuracy('oracle', heldOut), 1);
     assert.throws(() => levelAccuracy('huge', heldOut), /no held-out accuracy/);
+  });
+
+  it('sizes every arm by the level that asks most, the cap where a level could not spread', () => {
+    assert.equal(doseSeeds([{ seeds: 9 }, { seeds: 12 }]), 12);
+    assert.equal(doseSeeds([{ seeds: 3 }]), 8); // the floor
+    assert.equal(doseSeeds([{ seeds: 9 }, { seeds: '' }]), 20);
+  });
+
+  it("adds 300 steps at the level farthest from the learned verifier's difference", () => {
+    const row = (cell: string, delta: number, endpoint = 'in_distribution', horizon = 60): Row => ({
+      a: 'rlcer',
+      b: 'rlvr',
+      cell: `verifier=${cell}`,
+      endpoint,
+      horizon,
+      delta,
+    });
+    const paired = [
+      row('learned', -0.05),
+      row('competent', 0.01), // 0.06 away
+      row('oracle', -0.12), // 0.07 away: the farthest
+      row('oracle@0.8', 0.5, 'chain_ood'), // another endpoint: not read
+      row('oracle@0.8', 0.5, 'in_distribution', 300), // another horizon: not read
+    ];
+    assert.equal(doseLevel300(paired, 'rlcer', 'rlvr', 'learned'), 'oracle');
+    assert.throws(() => doseLevel300(paired, 'evolm', 'judge_teacher', 'learned'), /no evolm - judge_teacher/);
+  });
+
+  it('writes a 60-step sweep of every level and a 300-step sweep of each claim at its level', () => {
+    const pilot = {
+      name: 'p',
+      command: ['src/cli/table2-run.ts', '--steps', '60', '--out', '{dir}'],
+      methods: ['rlvr', 'rlcer', 'judge_teacher', 'evolm'],
+      seeds: [0, 1, 2],
+      knobs: [
+        {
+          name: 'verifier',
+          default: 'learned',
+          levels: [
+            { level: 'competent', overrides: { verifier: 'competent' } },
+            { level: 'oracle', overrides: { verifier: 'oracle' } },
+          ],
+        },
+      ],
+    } as unknown as SweepFile;
+    const sw = doseSweeps(pilot, 3, { rlcer_minus_rlvr: 'competent', evolm_minus_judge_teacher: 'oracle' });
+    const s60 = sw['verifier-dose-S.json'],
+      s300 = sw['verifier-dose-S300.json'];
+    assert.deepEqual(s60.seeds, [40, 41, 42]);
+    assert.equal(s60.knobs?.length, 1);
+    assert.deepEqual(s300.command, ['src/cli/table2-run.ts', '--steps', '300', '--out', '{dir}']);
+    assert.deepEqual(s300.overrides, {
+      rlcer: { verifier: 'competent' },
+      evolm: { verifier: 'oracle' },
+      judge_teacher: { verifier: 'oracle' },
+    });
+    assert.deepEqual(s300.knobs, []);
+    assert.equal(s300.archive, 'results/runs/verifier-dose/S300');
   });
 });
