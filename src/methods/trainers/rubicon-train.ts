@@ -22,6 +22,7 @@ import {
 import { checkRunBase, referencePolicy, type RunBase } from '../../rl/trainer.js';
 import { checkGrpoConfig, defaultGrpoConfig, grpoUpdate, type GrpoConfig } from '../../rl/grpo.js';
 import { mean, type Rollout } from '../../rl/rollout.js';
+import { optimizersState, restoreOptimizers, type OptimizerState } from '../../rl/optim.js';
 import { ConfigError, requireInteger, requireProbability } from '../../util/validate.js';
 import {
   ANCHORS,
@@ -219,6 +220,17 @@ export function makeRubiconTrainer(policy: Policy, c: RubiconConfig, verifier?: 
   };
 
   return {
+    /**
+     * What an exact resume needs beyond the weights: Adam's moments and the filter's pool (drawn and scored from the
+     * first step's stream, so it is kept, not drawn again at the step a resumed run starts from)
+     */
+    state: async () => ({ optimizers: await optimizersState({ grpo: opt }), pool }),
+    restore: async (s: Record<string, unknown>) => {
+      await restoreOptimizers({ grpo: opt }, s.optimizers as Record<string, OptimizerState>, () =>
+        Object.values(policy.weights),
+      );
+      pool = (s.pool as typeof pool) ?? null;
+    },
     step(step: number, rng: Rng): Record<string, number> {
       const chosen = poolFor(rng);
       const tasks = Array.from({ length: c.prompts }, () => {
