@@ -19,7 +19,7 @@ import {
 import { tf } from '../src/models/backend.js';
 import type { Policy } from '../src/models/policy.js';
 import type { SequenceBatch } from '../src/models/logprobs.js';
-import { V } from '../src/world/vocab.js';
+import { encode, V } from '../src/world/vocab.js';
 
 // 47 + 85: column 0: 7 + 5 = 12 (digit 2, carry 1); column 1: 4 + 8 + 1 = 13 (digit 3, carry 1); answer 132
 const add = solve('add', [47, 85]);
@@ -165,6 +165,36 @@ describe('sparse criterion, amendment 2: each step given the right trace before 
           return { logits, values: tf.zeros([B, T, 3]) };
         }),
     }) as unknown as Policy;
+
+  // a model whose probability of the next token depends on that token (0.5 + 0.04 x (id mod 10)): a step's known
+  // probability is then the product over its own six tokens, and reading the wrong positions changes it
+  const byToken = {
+    forward: (b: SequenceBatch) =>
+      tf.tidy(() => {
+        const [B, T] = b.tokens.shape;
+        const next = tf.concat([b.tokens.slice([0, 1], [B, T - 1]), tf.zeros([B, 1], 'int32')], 1) as tf.Tensor2D;
+        const q = next.mod(10).toFloat().mul(0.04).add(0.5);
+        const lo = tf.log(
+            tf
+              .scalar(1)
+              .sub(q)
+              .div(V - 1),
+          ),
+          hi = tf.log(q);
+        const oh = tf.oneHot(next, V).toFloat();
+        const logits = oh.mul(hi.sub(lo).expandDims(2)).add(lo.expandDims(2));
+        return { logits, values: tf.zeros([B, T, 3]) };
+      }),
+  } as unknown as Policy;
+
+  it('reads each step at its own six tokens (the product of their probabilities)', () => {
+    const p = solve('add', [47, 85]);
+    const qOf = (t: string) => 0.5 + 0.04 * (encode([t])[0] % 10);
+    const step = (toks: string[]) => toks.reduce((a, t) => a * qOf(t), 1);
+    const want = [step('C0 7 5 0 1 2'.split(' ')), step('C1 4 8 1 1 3'.split(' '))];
+    const got = knownStepAccuracy(byToken, [p], 1);
+    got.forEach((x, k) => assert.ok(x !== null && Math.abs(x - want[k]) < 1e-6, `column ${k}: ${x} != ${want[k]}`));
+  });
 
   it('is q^6 per column for a model that knows each token with probability q', () => {
     const ps = [solve('add', [47, 85]), solve('add', [12, 30]), solve('sub', [93, 48])];
