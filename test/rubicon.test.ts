@@ -1140,7 +1140,7 @@ describe('Rubicon trainer: exact resume', () => {
     const ck = 'data/checkpoints/coldstart-transformer-S.json';
     const c = {
       ...defaultRubiconConfig,
-      steps: 3,
+      steps: 4,
       prompts: 2,
       rollouts: 2,
       verifier: 'oracle' as const,
@@ -1154,7 +1154,7 @@ describe('Rubicon trainer: exact resume', () => {
       return { p, t: makeRubiconTrainer(p, c, undefined, loadPolicy(ck)) };
     };
     const a = fresh();
-    const whole = [0, 1, 2].map((i) => untimed(a.t.step(i, makeRng(i))));
+    const whole = [0, 1, 2, 3].map((i) => untimed(a.t.step(i, makeRng(i))));
     const b = fresh();
     b.t.step(0, makeRng(0));
     b.t.step(1, makeRng(1));
@@ -1166,7 +1166,11 @@ describe('Rubicon trainer: exact resume', () => {
     };
     const withState = resumed(saved);
     await withState.ready;
-    assert.deepEqual(untimed(withState.r.t.step(2, makeRng(2))), whole[2]);
+    // step 2's metrics come from rollouts before its update; step 3's show the update Adam made
+    assert.deepEqual(
+      [2, 3].map((i) => untimed(withState.r.t.step(i, makeRng(i)))),
+      whole.slice(2),
+    );
     // the weights alone are not enough: a fresh Adam and a pool drawn from step 2's stream move the step
     const without = resumed(null);
     assert.notDeepEqual(untimed(without.r.t.step(2, makeRng(2))), whole[2]);
