@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs, runMain } from '../src/io/args.js';
 import { loadJsonConfig } from '../src/io/run.js';
-import { defaultCommand, expandSweep, type SweepConfig } from '../src/io/sweep.js';
+import { defaultCommand, expandSweep, finishedDir, type SweepConfig } from '../src/io/sweep.js';
 import { readCsv, writeCsv, writeFileAtomic, type Row } from '../src/io/table.js';
 import { PROCESS_WEIGHT } from '../src/methods/trainers/process-oracle.js';
 import { verifySums } from '../src/io/checksums.js';
@@ -49,12 +49,7 @@ export const RECORD_COLUMNS = ['size', 'cell', 'method', 'seed', 'horizon', 'end
 export function sensitivityRecords(c: SweepConfig & { regime?: string }, kernels?: number): Row[] {
   const rows: Row[] = [];
   for (const s of expandSweep(c)) {
-    const dir =
-      s.archive && fs.existsSync(path.join(s.archive, 'done.json'))
-        ? s.archive
-        : fs.existsSync(path.join(s.dir, 'done.json'))
-          ? s.dir
-          : null;
+    const dir = finishedDir(s);
     if (!dir) continue;
     if (dir === s.archive) verifySums(dir);
     const gen = Number(JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')).engine?.kernels ?? 1);
@@ -422,7 +417,7 @@ sparse-outcome regime at S: the sparse outcome of the pre-registered cells comes
 export function runCosts(c: SweepConfig): Row[] {
   const acc = new Map<string, number[]>();
   for (const s of expandSweep(c)) {
-    const dir = [s.archive, s.dir].find((d) => d && fs.existsSync(path.join(d, 'done.json')));
+    const dir = finishedDir(s);
     if (!dir) continue;
     const secs = Number(JSON.parse(fs.readFileSync(path.join(dir, 'done.json'), 'utf8')).seconds);
     const k = `${s.method}|${s.cell}`;
@@ -868,7 +863,7 @@ export function confirmPooled(records: Row[], claims: Row[]): Row[] {
 export function sensitivityParity(sweeps: CampaignSweep[]): Row[] {
   const runs = sweeps.flatMap((c) =>
     expandSweep(c).flatMap((s) => {
-      const dir = [s.archive, s.dir].find((d) => d && fs.existsSync(path.join(d, 'done.json')));
+      const dir = finishedDir(s);
       const regime = c.regime ?? (s.cell === 'baseline' ? 'baseline' : s.cell.replace(/^regime=/, ''));
       return dir ? [{ regime, size: s.size, method: s.method, seed: s.seed, metrics: readMetrics(dir) }] : [];
     }),

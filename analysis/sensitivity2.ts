@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs, runMain } from '../src/io/args.js';
 import { loadJsonConfig } from '../src/io/run.js';
-import { expandSweep, type SweepConfig } from '../src/io/sweep.js';
+import { expandSweep, finishedDir, type SweepConfig } from '../src/io/sweep.js';
 import { readCsv, writeFileAtomic, type Row } from '../src/io/table.js';
 import { ConfigError } from '../src/util/validate.js';
 import { CAMPAIGN_ARMS, CAMPAIGN_ARMS_300, CAMPAIGN_ARMS_M } from '../src/methods/tables/table2.js';
@@ -45,7 +45,7 @@ export const EXPLORATORY_PAIRS: [string, string][] = [
 export function pilotEngine(c: SweepConfig): { kernels: number; cpuKey: string; cpu: string; code: string } {
   const seen = new Map<string, Set<string>>();
   for (const s of expandSweep(c)) {
-    const dir = [s.archive, s.dir].find((d) => d && fs.existsSync(path.join(d, 'done.json')));
+    const dir = finishedDir(s);
     if (!dir) continue;
     const cfg = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'));
     for (const [k, v] of [

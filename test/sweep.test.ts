@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
 import { aggregateSweep, CLAIM_COLUMNS, readFinal, verdictOf } from '../src/io/sweep-aggregate.js';
-import { expandSweep, type RunSpec, type SweepConfig } from '../src/io/sweep.js';
+import { expandSweep, finishedDir, isFinished, type RunSpec, type SweepConfig } from '../src/io/sweep.js';
 import { localExecutor, parseSqueue, rangeList, sbatchCommand } from '../src/io/executors.js';
 
 const fake = (root: string): SweepConfig => ({
@@ -255,6 +255,26 @@ describe('a sweep killed mid-way', () => {
     for (const s of specs) if (before[s.index]) assert.equal(starts(s.index), 1, `${s.label} ran again`);
     const { claims } = aggregateSweep(fake(root), specs, readFinal);
     close(claims[1].delta, 0.3);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+});
+
+describe('a finished run record', () => {
+  it('is read from the archive when it holds one, else from the run directory', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'finished-'));
+    const s = { dir: path.join(root, 'run'), archive: path.join(root, 'arch') } as RunSpec;
+    const done = (d: string) => {
+      fs.mkdirSync(d, { recursive: true });
+      fs.writeFileSync(path.join(d, 'done.json'), '{}');
+    };
+    assert.equal(finishedDir(s), undefined);
+    assert.equal(isFinished(s), false);
+    done(s.dir);
+    assert.equal(finishedDir(s), s.dir);
+    done(s.archive!);
+    assert.equal(finishedDir(s), s.archive);
+    assert.equal(finishedDir({ ...s, archive: undefined }), s.dir);
+    assert.ok(isFinished(s));
     fs.rmSync(root, { recursive: true, force: true });
   });
 });

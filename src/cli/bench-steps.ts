@@ -22,9 +22,6 @@ import { agentCheckpoint } from '../methods/tables/table1.js';
 import { makeRng, type Rng } from '../util/random.js';
 import { median } from '../util/stats.js';
 
-/** The methods timed, in order (BENCH_METHODS: derived from the Table 2 kinds' registry). */
-type BenchMethod = string;
-
 /** The parts of a step its trainer times (metrics `<part>_ms`); what the step spends beyond them is `other`. */
 const PARTS = ['sample', 'rubric', 'judge', 'update'] as const;
 
@@ -38,7 +35,7 @@ interface StepTime {
 /** A method's trainer as the bench drives it: one step at global step `i` with its own stream. */
 type Stepper = { step: (i: number, rng: Rng) => Record<string, number>; phaseOf?: (i: number) => string };
 
-function stepper(method: BenchMethod, steps: number): Stepper {
+function stepper(method: string, steps: number): Stepper {
   const ck = coldStartCheckpoint('S');
   if (method === 'sft') {
     const policy = createPolicy(modelConfig('transformer', 'S', 0)),
@@ -77,7 +74,7 @@ function stepper(method: BenchMethod, steps: number): Stepper {
 }
 
 /** The worker: every method's steps on the backend TFJS_BACKEND names; prints one JSON line. */
-async function worker(methods: readonly BenchMethod[], reps: number): Promise<void> {
+async function worker(methods: readonly string[], reps: number): Promise<void> {
   await initBackend();
   // untimed RLVR steps first: the native backend builds its graphs and kernels for the batch's shapes once per
   // process, which would otherwise fall on whichever method is timed first

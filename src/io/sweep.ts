@@ -301,6 +301,10 @@ export const isFinished = (s: RunSpec) =>
   fs.existsSync(path.join(s.dir, 'done.json')) ||
   (s.archive !== undefined && fs.existsSync(path.join(s.archive, 'done.json')));
 
+/** Where a finished run's record is: its archive when that holds one, else its directory; undefined if unfinished. */
+export const finishedDir = (s: RunSpec): string | undefined =>
+  [s.archive, s.dir].find((d): d is string => d !== undefined && fs.existsSync(path.join(d, 'done.json')));
+
 /** What a task wrote when it ended: its exit code (a task killed by the scheduler writes nothing). */
 export function readTaskStatus(dir: string, index: number): { exit: number } | null {
   const f = path.join(dir, 'status', `${index}.json`);
