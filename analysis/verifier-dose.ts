@@ -7,20 +7,21 @@
 // Usage: tsx analysis/verifier-dose.ts pilot [--config sweeps/verifier-dose-pilot.json] [--out results/verifier-dose]
 //   [--root DIR]
 import * as path from 'node:path';
-import { writeFileAtomic } from '../src/io/table.js';
 import { parseArgs, runMain } from '../src/io/args.js';
 import { loadJsonConfig } from '../src/io/run.js';
 import { completeSweep, type SweepFile } from '../src/io/sweep.js';
-import { readCsv, writeCsv, type Row } from '../src/io/table.js';
+import { readCsv, writeCsv, writeFileAtomic, type Row } from '../src/io/table.js';
 import { ConfigError } from '../src/util/validate.js';
-import { MAX_SEEDS, MIN_SEEDS, TARGET_MDE } from './sensitivity.js';
 import {
+  MAX_SEEDS,
+  MIN_SEEDS,
   PAIRED_COLUMNS,
   pairedDifferences,
   RECORD_COLUMNS,
   SEED_RULE_COLUMNS,
   seedRule,
   sensitivityRecords,
+  TARGET_MDE,
 } from './sensitivity.js';
 
 /** The pre-registered comparisons of the dose-response campaign: arm minus reference at each verifier level. */
