@@ -311,7 +311,7 @@ verify-results: verify-quick
 	$(TSX) analysis/sparse-compounding.ts --out runs/verify/sensitivity2 > /dev/null
 	$(TSX) analysis/compare-results.ts runs/verify/sensitivity2 results/sensitivity2 --only compounding.csv
 	$(if $(wildcard results/verifier-dose/pilot.csv),rm -rf runs/verify/verifier-dose && $(TSX) analysis/verifier-dose.ts pilot --root /nonexistent --out runs/verify/verifier-dose > /dev/null)
-	$(if $(wildcard results/verifier-dose/pilot.csv),$(TSX) analysis/compare-results.ts runs/verify/verifier-dose results/verifier-dose --only pilot_records.csv,pilot.csv,power.csv,levels.csv)
+	$(if $(wildcard results/verifier-dose/pilot.csv),$(TSX) analysis/compare-results.ts runs/verify/verifier-dose results/verifier-dose --only pilot_records.csv,pilot.csv,power.csv,levels.csv,parity.csv)
 	$(if $(wildcard results/verifier-dose/preregistration.md),$(TSX) analysis/verifier-dose.ts preregister --out runs/verify/verifier-dose --sweeps runs/verify/verifier-dose/sweeps > /dev/null)
 	$(if $(wildcard results/verifier-dose/preregistration.md),$(TSX) analysis/compare-results.ts runs/verify/verifier-dose results/verifier-dose --only preregistration.md)
 	$(if $(wildcard results/verifier-dose/preregistration.md),$(TSX) analysis/compare-results.ts runs/verify/verifier-dose/sweeps sweeps --only $(DOSE_SWEEPS))

@@ -8,8 +8,9 @@
 //   [--root DIR]
 import * as path from 'node:path';
 import { parseArgs, runMain } from '../src/io/args.js';
-import { loadJsonConfig } from '../src/io/run.js';
-import { completeSweep, type SweepFile } from '../src/io/sweep.js';
+import { loadJsonConfig, readMetrics } from '../src/io/run.js';
+import { completeSweep, expandSweep, finishedDir, type SweepConfig, type SweepFile } from '../src/io/sweep.js';
+import { PARITY_COLUMNS, updateParity } from './parity.js';
 import { readCsv, writeCsv, writeFileAtomic, type Row } from '../src/io/table.js';
 import { ConfigError } from '../src/util/validate.js';
 import {
@@ -42,6 +43,24 @@ export function doseCells(records: Row[], defaultLevel: string, levels: string[]
     r.method === NO_VERIFIER
       ? [defaultLevel, ...levels].map((l) => ({ ...r, cell: cellOf(l) }))
       : [{ ...r, cell: r.cell === 'baseline' ? cellOf(defaultLevel) : r.cell }],
+  );
+}
+
+/**
+ * Update parity per level (analysis/parity.ts): each arm's approx. KL per update, per role, against RLVR's on the same
+ * seed (RLVR reads no verifier: its runs stand beside every level's).
+ */
+export function doseParity(c: SweepConfig, defaultLevel: string, levels: string[]): Row[] {
+  const runs = expandSweep(c).flatMap((s) => {
+    const dir = finishedDir(s);
+    const cell = s.cell === 'baseline' ? `verifier=${defaultLevel}` : s.cell;
+    return dir ? [{ cell, size: s.size, method: s.method, seed: s.seed, metrics: readMetrics(dir) }] : [];
+  });
+  return [defaultLevel, ...levels].flatMap((l) =>
+    updateParity(runs.filter((r) => r.method === NO_VERIFIER || r.cell === `verifier=${l}`)).map((r) => ({
+      cell: `verifier=${l}`,
+      ...r,
+    })),
   );
 }
 
@@ -246,5 +265,6 @@ runMain(async () => {
   writeCsv(path.join(a.out, 'pilot.csv'), paired, PAIRED_COLUMNS);
   writeCsv(path.join(a.out, 'power.csv'), seedRule(paired), SEED_RULE_COLUMNS);
   writeCsv(path.join(a.out, 'levels.csv'), accuracy, ['level', 'cell', 'verifier_accuracy']);
+  writeCsv(path.join(a.out, 'parity.csv'), doseParity(c, knob.default, levels), ['cell', ...PARITY_COLUMNS]);
   console.log(`verifier dose pilot: ${records.length} endpoint values, ${paired.length} paired rows -> ${a.out}`);
 });
